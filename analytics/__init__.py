@@ -1,0 +1,1 @@
+"""Pure computation and queries for the app. Never imports streamlit."""

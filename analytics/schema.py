@@ -1,0 +1,96 @@
+"""Declarative schema of the curated LLM catalog (``data/catalog/*.csv``).
+
+One table of column specs per catalog file; the snapshot builder validates against it and
+``docs/data.md`` documents it. Types: ``str``, ``float``, ``int``, ``bool``, ``date``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SOURCE_KINDS = ("independent", "arena", "admin-run", "curated", "self-reported")
+"""Provenance of a score, in headline precedence order (seed 002, "Provenance")."""
+
+GPU_KINDS = ("datacenter", "consumer", "apple")
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    dtype: str
+    required: bool = True
+    help: str = ""
+
+
+TABLES: dict[str, tuple[Column, ...]] = {
+    "models": (
+        Column("model_id", "str", help="stable slug, unique"),
+        Column("display_name", "str"),
+        Column("organisation", "str"),
+        Column("family", "str", help="lineage family, e.g. 'llama'"),
+        Column("release_date", "date", required=False),
+        Column("total_params_b", "float", required=False, help="total parameters, billions"),
+        Column("active_params_b", "float", required=False, help="active params (MoE), billions"),
+        Column("is_moe", "bool"),
+        Column("open_weights", "bool"),
+        Column("licence_raw", "str", required=False, help="licence string as published"),
+        Column("vram_q4_gb", "float", required=False, help="curated Q4 VRAM, GB"),
+        Column("checkpoint_id", "str", help="reasoning/mode variants of one weight share it"),
+        Column("aliases", "str", required=False, help="';'-separated names used by sources"),
+        Column("n_layers", "int", required=False),
+        Column("n_kv_heads", "int", required=False),
+        Column("head_dim", "int", required=False),
+        Column("context_length", "int", required=False),
+        Column("metadata_source_url", "str", required=False),
+    ),
+    "benchmarks": (
+        Column("benchmark_id", "str"),
+        Column("name", "str"),
+        Column("category", "str"),
+        Column("higher_is_better", "bool"),
+        Column("lower_bound", "float", help="lowest valid score"),
+        Column("upper_bound", "float", help="highest valid score"),
+        Column("unit", "str", help="e.g. '%', 'elo', 'accuracy'"),
+    ),
+    "scores": (
+        Column("model_id", "str"),
+        Column("benchmark_id", "str"),
+        Column("score", "float"),
+        Column("source_kind", "str", help=f"one of {', '.join(SOURCE_KINDS)}"),
+        Column("source_name", "str", help="e.g. 'Epoch AI', 'Open LLM Leaderboard v2'"),
+        Column("source_url", "str"),
+        Column("date", "date", required=False),
+    ),
+    "gpus": (
+        Column("gpu_id", "str"),
+        Column("name", "str"),
+        Column("vendor", "str"),
+        Column("kind", "str", help="datacenter / consumer / apple"),
+        Column("memory_gb", "float", help="for apple: GPU-usable unified-memory budget"),
+        Column("memory_note", "str", required=False, help="discount applied and its source"),
+        Column("bf16_tflops_dense", "float", required=False),
+        Column("mem_bandwidth_gbps", "float", required=False),
+        Column("usd_per_hour", "float", required=False, help="typical rental $/GPU-hour"),
+        Column("price_date", "date", required=False),
+        Column("price_source_url", "str", required=False),
+        Column("spec_source_url", "str"),
+        Column("aliases", "str", required=False),
+    ),
+    "throughput": (
+        Column("model_id", "str", help="catalog model, or a generic label such as 'llama-3-8b'"),
+        Column("gpu_id", "str"),
+        Column("gpu_count", "int"),
+        Column("quant", "str"),
+        Column("phase", "str", help="'generation' or 'prompt'"),
+        Column("tokens_per_s", "float"),
+        Column("source_url", "str"),
+    ),
+}
+
+PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
+    "models": ("model_id",),
+    "benchmarks": ("benchmark_id",),
+    "scores": ("model_id", "benchmark_id", "source_kind", "source_name"),
+    "gpus": ("gpu_id",),
+    "throughput": ("model_id", "gpu_id", "gpu_count", "quant", "phase", "source_url"),
+}

@@ -1,0 +1,1 @@
+"""The open vision measuring harness. Never imports streamlit."""

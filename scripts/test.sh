@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Install everything the test suite needs into .venv and run the whole suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python3 -m venv .venv
+.venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  # Browser screenshots of the main pages; the suite skips them when chromium is absent.
+  (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) \
+    || echo "note: could not install chromium; browser screenshot tests will be skipped"
+fi
+.venv/bin/python -m ruff check .
+exec .venv/bin/python -m pytest "$@"
