@@ -46,7 +46,9 @@ def _add_views(con: duckdb.DuckDBPyConnection, folder: Path) -> None:
     for file in sorted(folder.glob("*.parquet")):
         name = file.stem
         if _IDENT.match(name):
-            con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet({_quote_path(file)})")
+            con.execute(
+                f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet({_quote_path(file)})"
+            )
 
 
 def _add_run_views(con: duckdb.DuckDBPyConnection, runs_dir: Path) -> None:

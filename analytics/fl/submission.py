@@ -1,0 +1,447 @@
+"""Submission ZIPs of the ranked track: the typed form, strict validation and deterministic writing.
+
+Layout of one ZIP (one per protocol, model and method)::
+
+    manifest.json              {"protocol", "model", "method", "simulator_version", "seed"}
+    runs/<dataset>/<condition>/checkpoints.csv   step, accuracy, loss, time_s, comm_bytes,
+                                                 energy_j, peak_mem_bytes (costs cumulative)
+    runs/<dataset>/<condition>/workload.csv      round, client, device, network, flops,
+                                                 bytes_up, bytes_down, mem_bytes
+    runs/<dataset>/<condition>/status.json       {"status": "oom" | "failed"} instead of the CSVs
+
+A missing run folder is a missing result. Every problem found is one line naming the ZIP, the
+member, the row and the fix; a ZIP with any problem is rejected whole.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+import stat
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+import numpy as np
+import pandas as pd
+
+from analytics.fl import simulator
+from analytics.fl.policy import Policy
+
+PROTOCOLS = ("A", "B", "C")
+CHECKPOINT_COLUMNS = (
+    "step",
+    "accuracy",
+    "loss",
+    "time_s",
+    "comm_bytes",
+    "energy_j",
+    "peak_mem_bytes",
+)
+RUN_STATUSES = ("oom", "failed")
+MAX_ZIP_BYTES = 64 * 2**20
+MAX_MEMBERS = 5000
+MAX_MEMBER_BYTES = 16 * 2**20
+MAX_TOTAL_BYTES = 256 * 2**20
+MAX_RATIO = 100  # uncompressed / compressed, above 1 MiB: a ZIP bomb
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_NAME = re.compile(r"^[A-Za-z0-9_.\- ]{1,80}$")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run: ``status`` is 'ok', 'oom' or 'failed'; checkpoints only when 'ok'."""
+
+    status: str
+    checkpoints: pd.DataFrame | None = None
+    workload: pd.DataFrame | None = None
+
+
+@dataclass(frozen=True)
+class Submission:
+    protocol: str
+    model: str
+    method: str
+    simulator_version: str
+    seed: int
+    runs: dict[tuple[str, str], Run] = field(default_factory=dict)
+    name: str = ""
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.protocol, self.model, self.method)
+
+
+@dataclass
+class Validation:
+    submission: Submission | None
+    problems: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return self.submission is not None and not self.problems
+
+
+class _Problems(list):
+    def add(self, where: str, message: str, fix: str) -> None:
+        self.append(f"{where}: {message}; fix: {fix}")
+
+
+def _unsafe_member(info: zipfile.ZipInfo) -> tuple[str, str] | None:
+    """Why a member may not be extracted safely, with the fix, or None."""
+    name = info.filename
+    mode = info.external_attr >> 16
+    if name.startswith(("/", "\\")) or _DRIVE.match(name):
+        return "absolute path", "store paths relative to the ZIP root"
+    if "\\" in name:
+        return "backslash in path", "use '/' separators"
+    if ".." in PurePosixPath(name).parts:
+        return "path traversal ('..')", "store paths inside the ZIP root"
+    if stat.S_ISLNK(mode):
+        return "symbolic link", "store regular files only"
+    if info.flag_bits & 0x1:
+        return "encrypted member", "store members unencrypted"
+    if info.file_size > MAX_MEMBER_BYTES:
+        return f"{info.file_size} bytes uncompressed", f"keep each file under {MAX_MEMBER_BYTES}"
+    if info.file_size > 2**20 and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+        return "compression ratio of a ZIP bomb", "submit ordinary CSV files"
+    return None
+
+
+def _archive_problems(zf: zipfile.ZipFile, label: str) -> _Problems:
+    problems = _Problems()
+    infos = zf.infolist()
+    if len(infos) > MAX_MEMBERS:
+        problems.add(label, f"{len(infos)} members", f"keep under {MAX_MEMBERS}")
+        return problems
+    if sum(i.file_size for i in infos) > MAX_TOTAL_BYTES:
+        problems.add(label, "uncompressed size of a ZIP bomb", "submit ordinary CSV files")
+    names = [i.filename for i in infos]
+    for dup in sorted({n for n in names if names.count(n) > 1}):
+        problems.add(f"{label}: {dup}", "duplicate member", "store each file once")
+    for info in infos:
+        unsafe = _unsafe_member(info)
+        if unsafe:
+            problems.add(f"{label}: {info.filename}", unsafe[0], unsafe[1])
+    return problems
+
+
+def _read_text(zf: zipfile.ZipFile, name: str) -> str:
+    return zf.read(name).decode("utf-8-sig")
+
+
+def _manifest(zf: zipfile.ZipFile, label: str, policy: Policy, problems: _Problems) -> dict | None:
+    where = f"{label}: manifest.json"
+    if "manifest.json" not in zf.namelist():
+        problems.add(where, "missing", "add manifest.json at the ZIP root")
+        return None
+    try:
+        raw = json.loads(_read_text(zf, "manifest.json"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        problems.add(where, f"not valid JSON ({exc})", "write a JSON object")
+        return None
+    if not isinstance(raw, dict):
+        problems.add(where, "not a JSON object", "write a JSON object")
+        return None
+    return _check_manifest(raw, where, policy, problems)
+
+
+def _check_manifest(raw: dict, where: str, policy: Policy, problems: _Problems) -> dict | None:
+    before = len(problems)
+    for key in ("protocol", "model", "method", "simulator_version", "seed"):
+        if key not in raw:
+            problems.add(where, f"missing key {key!r}", f"add {key!r}")
+    if len(problems) > before:
+        return None
+    if raw["protocol"] not in PROTOCOLS:
+        problems.add(where, f"protocol {raw['protocol']!r}", "use 'A', 'B' or 'C'")
+    if raw["model"] not in policy.models:
+        problems.add(where, f"model {raw['model']!r} not in the policy", f"use {policy.models}")
+    if not isinstance(raw["method"], str) or not _NAME.match(raw["method"]):
+        problems.add(where, f"method {raw['method']!r}", "use 1-80 letters, digits, ' ._-'")
+    if raw["simulator_version"] != simulator.SIMULATOR_VERSION:
+        problems.add(
+            where,
+            f"simulator_version {raw['simulator_version']!r}",
+            f"recompute costs with simulator {simulator.SIMULATOR_VERSION}",
+        )
+    if not isinstance(raw["seed"], int) or isinstance(raw["seed"], bool):
+        problems.add(where, f"seed {raw['seed']!r} is not an integer", "give the integer seed")
+    if raw["method"] == "Centralized" and raw["protocol"] == "C":
+        problems.add(where, "Centralized takes part in A/B only", "drop the Protocol C ZIP")
+    return raw if len(problems) == before else None
+
+
+def _parse_number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _read_csv(
+    zf: zipfile.ZipFile, name: str, columns: tuple[str, ...], where: str, problems: _Problems
+) -> list[dict[str, str]] | None:
+    try:
+        text = _read_text(zf, name)
+        rows = list(csv.DictReader(io.StringIO(text), strict=True))
+    except (UnicodeDecodeError, csv.Error) as exc:
+        problems.add(where, f"not a readable CSV ({exc})", "write UTF-8 comma-separated text")
+        return None
+    header = list(rows[0].keys()) if rows else next(csv.reader(io.StringIO(text)), [])
+    missing = [c for c in columns if c not in header]
+    if missing:
+        problems.add(where, f"missing columns {missing}", f"header must hold {list(columns)}")
+        return None
+    if not rows:
+        problems.add(where, "no rows", "write at least one row")
+        return None
+    for i, row in enumerate(rows, start=2):
+        if None in row or any(v is None for v in row.values()):
+            problems.add(f"{where} row {i}", "wrong number of fields", "one value per column")
+            return None
+    return rows
+
+
+def _checkpoints(rows: list[dict[str, str]], where: str, problems: _Problems) -> pd.DataFrame:
+    before = len(problems)
+    records = []
+    for i, row in enumerate(rows, start=2):
+        rec = {}
+        for col in CHECKPOINT_COLUMNS:
+            value = _parse_number(row[col])
+            if value is None or value < 0:
+                problems.add(f"{where} row {i}", f"{col} {row[col]!r}", "a finite number >= 0")
+            rec[col] = value
+        if rec["accuracy"] is not None and rec["accuracy"] > 1:
+            problems.add(f"{where} row {i}", f"accuracy {row['accuracy']}", "a fraction in [0, 1]")
+        if rec["step"] is not None and rec["step"] != int(rec["step"]):
+            problems.add(f"{where} row {i}", f"step {row['step']!r}", "an integer step")
+        records.append(rec)
+    if len(problems) > before:
+        return pd.DataFrame()
+    frame = pd.DataFrame.from_records(records, columns=list(CHECKPOINT_COLUMNS))
+    frame["step"] = frame["step"].astype(int)
+    _monotone(frame, where, problems)
+    return frame
+
+
+def _monotone(frame: pd.DataFrame, where: str, problems: _Problems) -> None:
+    steps = frame["step"].to_numpy()
+    bad = np.flatnonzero(np.diff(steps) <= 0)
+    if bad.size:
+        problems.add(f"{where} row {bad[0] + 3}", "steps not strictly increasing", "sort by step")
+        return
+    for col in simulator.COST_COLUMNS:
+        down = np.flatnonzero(np.diff(frame[col].to_numpy(dtype=float)) < 0)
+        if down.size:
+            problems.add(
+                f"{where} row {down[0] + 3}", f"{col} decreases", "costs are cumulative, never down"
+            )
+            return
+
+
+def _workload(rows: list[dict[str, str]], where: str, problems: _Problems) -> pd.DataFrame:
+    before = len(problems)
+    numeric = ("round", "flops", "bytes_up", "bytes_down", "mem_bytes")
+    records = []
+    for i, row in enumerate(rows, start=2):
+        rec = {k: row[k] for k in ("client", "device", "network")}
+        for col in numeric:
+            value = _parse_number(row[col])
+            if value is None or value < 0:
+                problems.add(f"{where} row {i}", f"{col} {row[col]!r}", "a finite number >= 0")
+            rec[col] = value
+        records.append(rec)
+    if len(problems) > before:
+        return pd.DataFrame()
+    return pd.DataFrame.from_records(records, columns=list(simulator.WORKLOAD_COLUMNS))
+
+
+def _run_members(zf: zipfile.ZipFile) -> dict[tuple[str, str], set[str]]:
+    folders: dict[tuple[str, str], set[str]] = {}
+    for name in zf.namelist():
+        parts = PurePosixPath(name).parts
+        if len(parts) == 4 and parts[0] == "runs" and not name.endswith("/"):
+            folders.setdefault((parts[1], parts[2]), set()).add(parts[3])
+    return folders
+
+
+def _stray_members(zf: zipfile.ZipFile, label: str, problems: _Problems) -> None:
+    for name in zf.namelist():
+        parts = PurePosixPath(name).parts
+        is_dir = name.endswith("/") and parts[0] == "runs" and len(parts) <= 3
+        is_file = len(parts) == 4 and parts[0] == "runs" and not name.endswith("/")
+        if name != "manifest.json" and not is_dir and not is_file:
+            problems.add(f"{label}: {name}", "unexpected member", "keep to the documented layout")
+
+
+def _status_run(
+    zf: zipfile.ZipFile, prefix: str, files: set[str], where: str, problems: _Problems
+) -> Run | None:
+    if files & {"checkpoints.csv", "workload.csv"}:
+        problems.add(where, "status.json beside checkpoints", "give either status.json or CSVs")
+        return None
+    try:
+        raw = json.loads(_read_text(zf, prefix + "status.json"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        problems.add(f"{where}/status.json", f"not valid JSON ({exc})", "write a JSON object")
+        return None
+    status = raw.get("status") if isinstance(raw, dict) else None
+    if status not in RUN_STATUSES:
+        problems.add(f"{where}/status.json", f"status {status!r}", f"use one of {RUN_STATUSES}")
+        return None
+    return Run(status)
+
+
+def _one_run(
+    zf: zipfile.ZipFile, prefix: str, files: set[str], label: str, problems: _Problems
+) -> Run | None:
+    where = f"{label}: {prefix.rstrip('/')}"
+    unknown = files - {"checkpoints.csv", "workload.csv", "status.json"}
+    for name in sorted(unknown):
+        problems.add(f"{where}/{name}", "unexpected file", "keep checkpoints/workload/status")
+    if "status.json" in files:
+        return _status_run(zf, prefix, files, where, problems)
+    for needed in ("checkpoints.csv", "workload.csv"):
+        if needed not in files:
+            problems.add(f"{where}/{needed}", "missing", "add it, or status.json if the run died")
+    if problems:
+        return None
+    ck_where, wl_where = f"{where}/checkpoints.csv", f"{where}/workload.csv"
+    ck_rows = _read_csv(zf, prefix + "checkpoints.csv", CHECKPOINT_COLUMNS, ck_where, problems)
+    wl_rows = _read_csv(zf, prefix + "workload.csv", simulator.WORKLOAD_COLUMNS, wl_where, problems)
+    if ck_rows is None or wl_rows is None:
+        return None
+    checkpoints = _checkpoints(ck_rows, ck_where, problems)
+    workload = _workload(wl_rows, wl_where, problems)
+    if problems:
+        return None
+    return _recomputed(checkpoints, workload, ck_where, problems)
+
+
+def _recomputed(
+    checkpoints: pd.DataFrame, workload: pd.DataFrame, where: str, problems: _Problems
+) -> Run | None:
+    try:
+        wrong = simulator.mismatches(checkpoints, workload)
+    except ValueError as exc:
+        problems.add(where.replace("checkpoints.csv", "workload.csv"), str(exc), "see docs/fl.md")
+        return None
+    for line in wrong[:3]:
+        problems.add(f"{where} {line}", "cost does not recompute", "run the common simulator")
+    return None if wrong else Run("ok", checkpoints, workload)
+
+
+def _runs(
+    zf: zipfile.ZipFile, manifest: dict, label: str, policy: Policy, problems: _Problems
+) -> dict[tuple[str, str], Run]:
+    runs: dict[tuple[str, str], Run] = {}
+    allowed = policy.conditions(manifest["protocol"])
+    for (dataset, condition), files in sorted(_run_members(zf).items()):
+        where = f"{label}: runs/{dataset}/{condition}"
+        if dataset not in policy.datasets:
+            problems.add(where, f"dataset {dataset!r} not in the policy", f"use {policy.datasets}")
+            continue
+        if condition not in allowed:
+            problems.add(where, f"condition {condition!r} not allowed", f"use one of {allowed}")
+            continue
+        local = _Problems()
+        run = _one_run(zf, f"runs/{dataset}/{condition}/", files, label, local)
+        problems.extend(local)
+        if run is not None:
+            runs[(dataset, condition)] = run
+    return runs
+
+
+def validate_zip(source: Path | bytes, policy: Policy, name: str | None = None) -> Validation:
+    """Check a submission ZIP against the policy and the simulator; never half-accepts."""
+    label = name or (source.name if isinstance(source, Path) else "upload.zip")
+    problems = _Problems()
+    data = source.read_bytes() if isinstance(source, Path) else bytes(source)
+    if len(data) > MAX_ZIP_BYTES:
+        problems.add(label, f"{len(data)} bytes", f"keep the ZIP under {MAX_ZIP_BYTES} bytes")
+        return Validation(None, problems)
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as exc:
+        problems.add(label, f"not a ZIP file ({exc})", "upload the .zip the packer wrote")
+        return Validation(None, problems)
+    with zf:
+        problems.extend(_archive_problems(zf, label))
+        if problems:
+            return Validation(None, problems)
+        _stray_members(zf, label, problems)
+        manifest = _manifest(zf, label, policy, problems)
+        if manifest is None or problems:
+            return Validation(None, problems)
+        runs = _runs(zf, manifest, label, policy, problems)
+    if problems:
+        return Validation(None, problems)
+    sub = Submission(
+        manifest["protocol"],
+        manifest["model"],
+        manifest["method"],
+        manifest["simulator_version"],
+        int(manifest["seed"]),
+        runs,
+        label,
+    )
+    return Validation(sub, [])
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def frame_to_csv(frame: pd.DataFrame) -> bytes:
+    """Deterministic CSV text: header, then values with Python's round-trip float repr."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(list(frame.columns))
+    for row in frame.itertuples(index=False):
+        writer.writerow([_fmt(v.item() if hasattr(v, "item") else v) for v in row])
+    return out.getvalue().encode("utf-8")
+
+
+def zip_bytes(files: dict[str, bytes]) -> bytes:
+    """A ZIP with sorted members, fixed timestamps and modes: same input, same bytes."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+        for name in sorted(files):
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, files[name], compresslevel=9)
+    return buffer.getvalue()
+
+
+def submission_files(sub: Submission) -> dict[str, bytes]:
+    """The member files of a submission (manifest plus one folder per run)."""
+    manifest = {
+        "protocol": sub.protocol,
+        "model": sub.model,
+        "method": sub.method,
+        "simulator_version": sub.simulator_version,
+        "seed": sub.seed,
+    }
+    files = {"manifest.json": (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()}
+    for (dataset, condition), run in sorted(sub.runs.items()):
+        prefix = f"runs/{dataset}/{condition}/"
+        if run.status != "ok":
+            files[prefix + "status.json"] = (json.dumps({"status": run.status}) + "\n").encode()
+            continue
+        files[prefix + "checkpoints.csv"] = frame_to_csv(run.checkpoints)
+        files[prefix + "workload.csv"] = frame_to_csv(run.workload)
+    return files
+
+
+def zip_name(sub: Submission) -> str:
+    """Canonical file name: <protocol>_<model>_<method>.zip with spaces as '-'."""
+    return f"{sub.protocol}_{sub.model}_{sub.method.replace(' ', '-')}.zip"

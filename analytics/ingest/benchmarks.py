@@ -1,0 +1,86 @@
+"""The curated benchmark table (``benchmarks.csv`` next to this file) and unit conversion.
+
+Every benchmark has one unit for all its rows: '%' (0-100), 'elo', 'score 0-10' or 'minutes'.
+Sources that publish fractions are converted to that unit here (see docs/data.md, "Units").
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+BENCHMARKS_CSV = Path(__file__).with_name("benchmarks.csv")
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    benchmark_id: str
+    name: str
+    category: str
+    higher_is_better: bool
+    lower_bound: float
+    upper_bound: float
+    unit: str
+
+    def in_bounds(self, score: float) -> bool:
+        """True when the score lies within [lower_bound, upper_bound]."""
+        return self.lower_bound <= score <= self.upper_bound
+
+    def as_row(self) -> dict:
+        return {
+            "benchmark_id": self.benchmark_id,
+            "name": self.name,
+            "category": self.category,
+            "higher_is_better": self.higher_is_better,
+            "lower_bound": self.lower_bound,
+            "upper_bound": self.upper_bound,
+            "unit": self.unit,
+        }
+
+
+@cache
+def _load(path: Path = BENCHMARKS_CSV) -> tuple[dict[str, Benchmark], dict[str, str]]:
+    table: dict[str, Benchmark] = {}
+    by_name: dict[str, str] = {}
+    with open(path, newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            bench = Benchmark(
+                benchmark_id=row["benchmark_id"],
+                name=row["name"],
+                category=row["category"],
+                higher_is_better=row["higher_is_better"] == "true",
+                lower_bound=float(row["lower_bound"]),
+                upper_bound=float(row["upper_bound"]),
+                unit=row["unit"],
+            )
+            table[bench.benchmark_id] = bench
+            for name in filter(None, (row["source_names"] or "").split(";")):
+                by_name[name.strip().lower()] = bench.benchmark_id
+    return table, by_name
+
+
+def all_benchmarks() -> dict[str, Benchmark]:
+    """benchmark_id -> Benchmark for every curated benchmark."""
+    return _load()[0]
+
+
+def benchmark_for_name(dataset_name: str) -> str | None:
+    """Curated benchmark_id for a source's dataset name (case-insensitive), else None."""
+    return _load()[1].get(dataset_name.strip().lower())
+
+
+def from_fraction_or_percent(value: float, unit: str) -> tuple[float, str]:
+    """Convert an LLM-Stats style value to `unit`; returns (value, conversion label).
+
+    LLM Stats stores fractions (0.873 = 87.3 %); a few rows are already in percent (81.4). A
+    value <= 1 is read as a fraction and scaled (x100 for '%', x10 for 'score 0-10'); a larger
+    value is taken as already in the benchmark's unit.
+    """
+    scale = {"%": 100.0, "score 0-10": 10.0}.get(unit)
+    if scale is None:
+        return value, "as published"
+    if 0 <= value <= 1:
+        return value * scale, f"fraction x{scale:g}"
+    return value, "already in unit"

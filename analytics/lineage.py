@@ -1,0 +1,83 @@
+"""Version lineage and "biggest movers" (seed 002, "Movers & lineage").
+
+Each model links to its nearest strictly-older member of the same family. Models released on the
+same day are size variants of one release, not successions, so a model never links to a same-day
+sibling. When several members share the nearest older release date, the one closest in size
+(|log params|, unknown sizes last) is the predecessor, then the smaller model id.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+EDGE_COLUMNS = ("model_id", "predecessor_id")
+
+
+def predecessors(models: pd.DataFrame) -> pd.DataFrame:
+    """One row per model: ``model_id`` and ``predecessor_id`` (NA when it has none).
+
+    Needs columns model_id, family, release_date; total_params_b breaks date ties.
+    """
+    frame = _lineage_frame(models)
+    links = {mid: pd.NA for mid in models["model_id"]}
+    for _, members in frame.groupby("family", sort=True):
+        for row in members.itertuples(index=False):
+            older = members[members["release_date"] < row.release_date]
+            if len(older):
+                links[row.model_id] = _closest(older, row.total_params_b)
+    out = pd.DataFrame({"model_id": list(links), "predecessor_id": list(links.values())})
+    out["predecessor_id"] = out["predecessor_id"].astype("string")
+    return out
+
+
+def _lineage_frame(models: pd.DataFrame) -> pd.DataFrame:
+    frame = models[["model_id", "family", "release_date"]].copy()
+    frame["release_date"] = pd.to_datetime(frame["release_date"])
+    params = models["total_params_b"] if "total_params_b" in models else np.nan
+    frame["total_params_b"] = pd.to_numeric(pd.Series(params, index=models.index))
+    family = frame["family"].astype("string").str.strip()
+    keep = family.notna() & (family != "") & frame["release_date"].notna()
+    return frame.assign(family=family)[keep]
+
+
+def _closest(older: pd.DataFrame, params_b: float) -> str:
+    """Among the newest of ``older``, the member closest in size, then the smallest id."""
+    newest = older[older["release_date"] == older["release_date"].max()]
+    size = newest["total_params_b"].to_numpy(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gap = np.abs(np.log(size) - np.log(params_b))
+    gap = np.where(np.isfinite(gap), gap, np.inf)
+    order = np.lexsort((newest["model_id"].to_numpy(str), gap))
+    return str(newest["model_id"].iloc[order[0]])
+
+
+def successors(edges: pd.DataFrame, model_id: str) -> list[str]:
+    """Models whose predecessor is ``model_id``, sorted by id."""
+    hits = edges.loc[edges["predecessor_id"] == model_id, "model_id"]
+    return sorted(str(m) for m in hits)
+
+
+def movers(edges: pd.DataFrame, ratings: pd.DataFrame, *, top: int | None = None) -> pd.DataFrame:
+    """Largest positive rating gains along lineage edges, biggest first.
+
+    ``ratings`` has columns model_id and rating. Returns model_id, predecessor_id, rating,
+    predecessor_rating and gain (rating - predecessor_rating > 0).
+    """
+    rated = ratings.set_index("model_id")["rating"]
+    linked = edges.dropna(subset=["predecessor_id"])
+    linked = linked[
+        linked["model_id"].isin(rated.index) & linked["predecessor_id"].isin(rated.index)
+    ]
+    out = pd.DataFrame(
+        {
+            "model_id": linked["model_id"].to_numpy(),
+            "predecessor_id": linked["predecessor_id"].to_numpy(),
+            "rating": rated.reindex(linked["model_id"]).to_numpy(float),
+            "predecessor_rating": rated.reindex(linked["predecessor_id"]).to_numpy(float),
+        }
+    )
+    out["gain"] = (out["rating"] - out["predecessor_rating"]).round(1)
+    out = out[out["gain"] > 0].sort_values(["gain", "model_id"], ascending=[False, True])
+    out = out.reset_index(drop=True)
+    return out if top is None else out.head(top)

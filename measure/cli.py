@@ -1,0 +1,119 @@
+"""``python -m measure run`` and ``python -m measure sweep``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from analytics import paths
+from measure import protocol
+from measure.adapters import MissingPackageError, registry
+from measure.runner import RunRequest, run_measurement
+
+
+def _run_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m measure run", description="measure one adapter")
+    p.add_argument("--adapter", required=True, help="registry name or path/file.py:Class")
+    p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    p.add_argument("--inputs", type=Path, help="image folder (default: the task's shared set)")
+    p.add_argument("--runs", type=int, default=protocol.RUNS)
+    p.add_argument("--warmup", type=int, default=protocol.WARMUP_CALLS)
+    p.add_argument("--calls", type=int, default=protocol.TIMED_CALLS)
+    p.add_argument("--precision", choices=("fp16", "bf16", "fp32"), help="override (non-standard)")
+    p.add_argument("--weights", help="local weights file or folder")
+    p.add_argument("--accuracy-gt", type=Path, help="COCO annotation JSON (default: the task's)")
+    p.add_argument("--accuracy-images", type=Path, help="images of --accuracy-gt")
+    p.add_argument("--out", type=Path, default=None, help="runs folder (default data/runs)")
+    p.add_argument("--progress-file", type=Path, help="also write progress as JSON lines here")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    return p
+
+
+class _Progress:
+    """tqdm on stderr, plus optional JSON lines for the 'Run a measurement' page."""
+
+    def __init__(self, file: Path | None, show: bool) -> None:
+        self.file, self.show, self.bar, self.label = file, show, None, None
+
+    def __call__(self, label: str, done: int, total: int) -> None:
+        if self.show:
+            from tqdm import tqdm
+
+            if label != self.label:
+                if self.bar is not None:
+                    self.bar.close()
+                self.bar, self.label = tqdm(total=total, desc=label, file=sys.stderr), label
+            self.bar.update(done - self.bar.n)
+        if self.file is not None and (done == total or done % 5 == 0):
+            with open(self.file, "a") as handle:
+                handle.write(json.dumps({"label": label, "done": done, "total": total}) + "\n")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def run_main(argv: list[str]) -> int:
+    args = _run_parser().parse_args(argv[1:])
+    req = RunRequest(
+        adapter=args.adapter, device=args.device, inputs=args.inputs, runs=args.runs,
+        warmup=args.warmup, calls=args.calls, out=args.out, precision=args.precision,
+        weights=args.weights, accuracy_gt=args.accuracy_gt, accuracy_images=args.accuracy_images,
+    )  # fmt: skip
+    progress = _Progress(args.progress_file, not args.no_progress)
+    try:
+        record = run_measurement(req, progress)
+    except (ValueError, FileExistsError, MissingPackageError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        progress.close()
+    out = Path(args.out or paths.RUNS_DIR) / "records" / f"{record['run_id']}.json"
+    _report(record, out)
+    return 0 if record["status"] == "ok" else 1
+
+
+def _report(record: dict, out: Path) -> None:
+    peak_key = "vram_peak_mib" if record["memory_kind"] == "vram" else "ram_peak_mib"
+    if record["status"] != "ok":
+        print(f"failed: {record['error']} (recorded in {out})", file=sys.stderr)
+        return
+    line = (
+        f"{record['adapter']['name']} on {record['environment']['device_name']}: "
+        f"median {record['median_ms']:.3f} ms, p90 {record['p90_ms']:.3f} ms, "
+        f"{peak_key} {record[peak_key]:.1f}, sampler median "
+        f"{record['sampler']['interval_median_ms']:.2f} ms"
+    )
+    if record["discarded"]:
+        line += f"; DISCARDED: {record['discard_reason']}"
+    if not record["protocol"]["standard"]:
+        line += "; non-standard protocol (never ranked)"
+    print(line)
+    print(f"record: {out}")
+
+
+def sweep_main(argv: list[str]) -> int:
+    """Measure every registered adapter, each in its own ``measure run`` process."""
+    p = argparse.ArgumentParser(prog="python -m measure sweep")
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--only", nargs="*", help="adapter names (default: the whole registry)")
+    p.add_argument("--out", type=Path, default=None)
+    args, passthrough = p.parse_known_args(argv[1:])
+    names = args.only or list(registry())
+    failures = 0
+    for name in names:
+        cmd = [sys.executable, "-m", "measure", "run", "--adapter", name, "--device", args.device]
+        cmd += ["--no-progress", *passthrough] + (["--out", str(args.out)] if args.out else [])
+        done = subprocess.run(cmd, cwd=paths.REPO_ROOT, capture_output=True, text=True)
+        tail = (done.stdout + done.stderr).strip().splitlines()[-1:] or [""]
+        print(f"{name}: {'ok' if done.returncode == 0 else 'FAILED'}: {tail[0]}")
+        failures += done.returncode != 0
+    print(f"sweep: {len(names) - failures} ok, {failures} failed")
+    return 0 if failures == 0 else 1
+
+
+def main(argv: list[str]) -> int:
+    return sweep_main(argv) if argv[0] == "sweep" else run_main(argv)

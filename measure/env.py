@@ -1,0 +1,132 @@
+"""What a run record says about where it ran: tool commit, lock file, machine, hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from analytics import paths
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp")
+
+
+def sha256_file(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def image_files(folder: Path) -> list[Path]:
+    """The images of an input set, sorted by name; raises when there are none."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ValueError(f"--inputs {folder}: not a folder; fix: give a folder of images")
+    files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    if not files:
+        raise ValueError(f"--inputs {folder}: no {'/'.join(IMAGE_SUFFIXES)} files; fix: add images")
+    return files
+
+
+def display_path(path: Path) -> str:
+    """A path relative to the repository when inside it, else absolute."""
+    path = Path(path).resolve()
+    try:
+        return str(path.relative_to(paths.REPO_ROOT))
+    except ValueError:
+        return str(path)
+
+
+def resolve_path(text: str) -> Path:
+    """Inverse of ``display_path``."""
+    path = Path(text)
+    return path if path.is_absolute() else paths.REPO_ROOT / path
+
+
+def git_state() -> dict[str, Any]:
+    """The tool's commit and whether the working tree had uncommitted changes."""
+
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(
+                ["git", *args], cwd=paths.REPO_ROOT, capture_output=True, text=True, timeout=10
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    status = git("status", "--porcelain", "--untracked-files=no")
+    return {
+        "git_commit": git("rev-parse", "HEAD"),
+        "git_dirty": bool(status) if status is not None else None,
+    }
+
+
+def lock_state() -> dict[str, Any]:
+    """Hashes of requirements.txt and of the installed distributions (a pip-freeze equivalent)."""
+    requirements = paths.REPO_ROOT / "requirements.txt"
+    freeze = sorted(
+        f"{d.metadata['Name']}=={d.version}"
+        for d in importlib.metadata.distributions()
+        if d.metadata["Name"]
+    )
+    return {
+        "requirements_file": "requirements.txt",
+        "requirements_sha256": sha256_file(requirements) if requirements.is_file() else None,
+        "pip_freeze": freeze,
+        "pip_freeze_sha256": sha256_text("\n".join(freeze)),
+    }
+
+
+def cpu_model() -> str:
+    """The CPU's model name as the kernel reports it."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def environment(device: str, gpu_facts: dict[str, Any] | None) -> dict[str, Any]:
+    """Machine facts for the record; GPU facts come from NVML (``measure.nvml``)."""
+    freq = psutil.cpu_freq()
+    env: dict[str, Any] = {
+        "device": device,
+        "device_kind": "gpu" if device.startswith("cuda") else "cpu",
+        "cpu_model": cpu_model(),
+        "cpu_count_logical": psutil.cpu_count(logical=True),
+        "cpu_max_mhz": freq.max if freq else None,
+        "memory_total_mib": psutil.virtual_memory().total / 2**20,
+        "python_version": sys.version.split()[0],
+        "torch_version": _version("torch"),
+        "platform": platform.platform(),
+        "hostname_sha256": sha256_text(platform.node())[:12],
+        "pid": os.getpid(),
+    }
+    env.update(gpu_facts or {})
+    env["device_name"] = env.get("gpu_name") if env["device_kind"] == "gpu" else env["cpu_model"]
+    env.setdefault("power_limited", "unknown" if env["device_kind"] == "gpu" else "n/a")
+    return env

@@ -1,0 +1,227 @@
+"""One measurement: three fresh worker processes, accuracy, the record, the tables.
+
+A worker that crashes, runs out of memory or fails to import its model is recorded as a failed
+run (the record says why) instead of stopping a sweep.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from analytics import paths
+from measure import env, protocol, record, store
+from measure.adapters import resolve, source_file
+from measure.coco import evaluate, load_ground_truth
+from measure.tasks import Task, get_task
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class RunRequest:
+    """What ``python -m measure run`` was asked to do."""
+
+    adapter: str
+    device: str = "cpu"
+    inputs: Path | None = None
+    runs: int = protocol.RUNS
+    warmup: int = protocol.WARMUP_CALLS
+    calls: int = protocol.TIMED_CALLS
+    out: Path | None = None
+    precision: str | None = None
+    weights: str | None = None
+    accuracy_gt: Path | None = None
+    accuracy_images: Path | None = None
+    timeout_s: float = 3600.0
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+
+def _check_request(req: RunRequest) -> None:
+    if req.runs < 1 or req.warmup < 0 or req.calls < 1:
+        raise ValueError("--runs and --calls must be >= 1 and --warmup >= 0")
+    if req.device != "cpu" and not req.device.startswith("cuda"):
+        raise ValueError(f"--device {req.device!r}: use cpu, cuda or cuda:N")
+
+
+def _protocol(req: RunRequest, cls: type, task: Task, inputs: Path) -> dict[str, Any]:
+    chosen, reason = protocol.choose_precision(cls.precisions, req.device)
+    precision = req.precision or chosen
+    if precision not in cls.precisions and not (req.device == "cpu" and precision == "fp32"):
+        raise ValueError(f"--precision {precision}: adapter supports {list(cls.precisions)}")
+    off = []
+    if (req.runs, req.warmup, req.calls) != (
+        protocol.RUNS,
+        protocol.WARMUP_CALLS,
+        protocol.TIMED_CALLS,
+    ):
+        off.append(f"runs/warmup/calls {req.runs}/{req.warmup}/{req.calls} instead of 3/10/100")
+    if precision != chosen:
+        off.append(f"precision {precision} overrides the protocol's {chosen}")
+    if inputs.resolve() != task.inputs.resolve():
+        off.append(f"inputs {env.display_path(inputs)} instead of the task's shared set")
+    return {
+        "runs": req.runs,
+        "warmup": req.warmup,
+        "calls": req.calls,
+        "batch_size": protocol.BATCH_SIZE,
+        "precision": precision,
+        "precision_reason": reason if precision == chosen else "set by --precision",
+        "standard": not off,
+        "nonstandard_reasons": off,
+        "task": task.name,
+        "score_threshold": task.score_threshold,
+        "timer": "time.perf_counter around each predict() call",
+        "sync": "torch.cuda.synchronize before and after each call"
+        if req.device.startswith("cuda")
+        else "none (cpu)",
+    }
+
+
+def _worker_command(req: RunRequest, proto: dict, inputs: Path, out: Path, first: bool,
+                    gt: Path | None, gt_images: Path | None) -> list[str]:  # fmt: skip
+    cmd = [sys.executable, "-m", "measure.worker", "--adapter", req.adapter, "--device",
+           req.device, "--precision", proto["precision"], "--inputs", str(inputs),
+           "--warmup", str(req.warmup), "--calls", str(req.calls), "--out", str(out)]  # fmt: skip
+    if req.weights:
+        cmd += ["--weights", req.weights]
+    if first:
+        cmd += ["--predict"]
+        if gt is not None:
+            cmd += ["--accuracy-gt", str(gt), "--accuracy-images", str(gt_images or inputs)]
+    return cmd
+
+
+def _run_worker(cmd: list[str], out: Path, label: str, progress: Progress | None,
+                req: RunRequest) -> dict[str, Any]:  # fmt: skip
+    import os
+
+    child_env = {**os.environ, **req.extra_env, "PYTHONPATH": str(paths.REPO_ROOT)}
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=paths.REPO_ROOT,
+        env=child_env,
+    )  # fmt: skip
+    for line in proc.stdout:
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "progress" and progress is not None:
+            progress(label, int(parts[1]), int(parts[2]))
+    try:
+        stderr = proc.communicate(timeout=req.timeout_s)[1]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return {"error": f"timed out after {req.timeout_s:.0f} s"}
+    if out.is_file():
+        return json.loads(out.read_text())
+    tail = (stderr or "").strip().splitlines()[-1:] or [""]
+    code = proc.returncode
+    why = f"killed by signal {-code} (out of memory?)" if code < 0 else f"exit code {code}"
+    return {"error": f"worker {why}: {tail[0]}"}
+
+
+def _run_id(adapter: str, device: str, created: datetime) -> str:
+    stamp = created.strftime("%Y%m%dT%H%M%SZ")
+    salt = hashlib.sha256(f"{adapter}{device}{created.isoformat()}".encode()).hexdigest()[:6]
+    kind = "gpu" if device.startswith("cuda") else "cpu"
+    return f"{adapter}-{kind}-{stamp}-{salt}"
+
+
+def _accuracy(task: Task, gt_path: Path | None, first: dict, precision: str) -> dict | None:
+    if gt_path is None or first.get("error"):
+        return None
+    gt = load_ground_truth(gt_path)
+    detections = [
+        {k: d[k] for k in ("image_id", "category_id", "bbox", "score")}
+        for d in first.get("accuracy_detections", [])
+    ]
+    ids = sorted(img["id"] for img in gt["images"])
+    return {
+        "benchmark": task.benchmark if gt_path == task.ground_truth else env.display_path(gt_path),
+        "ground_truth": env.display_path(gt_path),
+        "ground_truth_sha256": env.sha256_file(gt_path),
+        "image_ids": ids,
+        "precision": precision,
+        "detections": detections,
+        "stats": evaluate(gt, detections, ids),
+    }
+
+
+def _adapter_block(req: RunRequest, cls: type) -> dict[str, Any]:
+    src = source_file(cls)
+    return {
+        "spec": req.adapter,
+        "name": cls.name,
+        "task": cls.task,
+        "source_file": env.display_path(src),
+        "source_sha256": env.sha256_file(src),
+        "info": cls.info.as_dict() if getattr(cls, "info", None) else None,
+    }
+
+
+def run_measurement(req: RunRequest, progress: Progress | None = None) -> dict[str, Any]:
+    """Measure one adapter under the protocol, store the record and tables, return the record."""
+    _check_request(req)
+    cls = resolve(req.adapter)
+    task = get_task(cls.task)
+    inputs = Path(req.inputs) if req.inputs else task.inputs
+    files = env.image_files(inputs)
+    gt_path = req.accuracy_gt or task.ground_truth
+    if gt_path is not None:
+        load_ground_truth(gt_path)  # fail before any run on a bad file
+    proto = _protocol(req, cls, task, inputs)
+    runs: list[dict] = []
+    with tempfile.TemporaryDirectory(prefix="atlas-measure-") as tmp:
+        for k in range(req.runs):
+            out = Path(tmp) / f"run{k}.json"
+            cmd = _worker_command(req, proto, inputs, out, k == 0, gt_path,
+                                  req.accuracy_images or task.accuracy_images)  # fmt: skip
+            runs.append(_run_worker(cmd, out, f"run {k + 1}/{req.runs}", progress, req))
+            if runs[-1].get("error"):
+                break
+    return _finish(req, cls, task, proto, files, inputs, runs, gt_path)
+
+
+def _finish(req: RunRequest, cls: type, task: Task, proto: dict, files: list[Path],
+            inputs: Path, runs: list[dict], gt_path: Path | None) -> dict[str, Any]:  # fmt: skip
+    first = runs[0]
+    created = datetime.now(UTC)
+    gpu_facts = dict(first.get("gpu_facts") or {})
+    if first.get("torch_cuda"):
+        gpu_facts["cuda_version"] = first["torch_cuda"]
+    observed = {
+        "run_id": _run_id(cls.name, req.device, created),
+        "created_utc": created.isoformat(timespec="seconds"),
+        "error": next((r["error"] for r in runs if r.get("error")), None),
+        "tool": env.git_state(),
+        "adapter": _adapter_block(req, cls),
+        "lock": env.lock_state(),
+        "inputs": {
+            "dir": env.display_path(inputs),
+            "files": [{"name": f.name, "sha256": env.sha256_file(f)} for f in files],
+        },
+        "weights": first.get("weights", []),
+        "environment": env.environment(req.device, gpu_facts),
+        "protocol": proto,
+        "runs": [_slim(r) for r in runs],
+        "accuracy": _accuracy(task, gt_path, first, proto["precision"]),
+        "outputs": [
+            {k: d[k] for k in ("input_index", "bbox", "score", "category_id")}
+            for d in first.get("outputs", [])
+        ],
+    }
+    rec = record.build(observed)
+    store.save(rec, record.to_tables(rec), Path(req.out or paths.RUNS_DIR))
+    return rec
+
+
+def _slim(run: dict[str, Any]) -> dict[str, Any]:
+    """A worker's payload without what the record keeps elsewhere."""
+    drop = {"outputs", "accuracy_detections", "weights", "gpu_facts", "torch_cuda", "traceback"}
+    return {k: v for k, v in run.items() if k not in drop}

@@ -1,0 +1,120 @@
+"""Home: what Model Atlas is, which snapshot is served, and what the catalog holds."""
+
+from __future__ import annotations
+
+import plotly.express as px
+import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
+
+import ui.data
+from analytics import overview, paths
+from analytics.snapshot import CatalogError
+
+TRACK_PAGES: list[tuple[str, str, str, str]] = [
+    ("LLM leaderboard", "pages/llm_leaderboard.py", "Leaderboard", ":material/leaderboard:"),
+    ("LLM leaderboard", "pages/hardware_fit.py", "What fits my hardware", ":material/memory:"),
+    ("LLM leaderboard", "pages/finetune_planner.py", "Fine-tune planner", ":material/tune:"),
+    (
+        "Verified vision",
+        "pages/vision_leaderboard.py",
+        "Vision leaderboard",
+        ":material/visibility:",
+    ),
+    ("Federated track", "pages/fl_ranked.py", "Ranked track", ":material/emoji_events:"),
+]
+
+INTRO = """
+Model Atlas ranks AI models from numbers whose origin you can check, in three tracks that share
+one store. **LLM leaderboard**: Elo ratings fitted over head-to-head benchmark results, with a
+provenance badge on every score, plus calculators for what fits your GPU and what a fine-tune
+needs and costs. **Verified vision**: detectors timed and scored under one protocol on one
+machine, with community runs shown beside ours but never mixed in. **Federated track**: submitted
+federated-learning runs scored per protocol (quality, efficiency, robustness) with system costs
+from one calibrated simulator.
+"""
+
+
+@st.cache_data(show_spinner=False)
+def load_overview(version: str) -> overview.Overview:
+    """Catalog figures for one snapshot version (the cache key)."""
+    return overview.catalog_overview(ui.data.connection())
+
+
+def show_catalog_error(exc: CatalogError) -> None:
+    lines = "\n".join(f"- `{line}`" for line in exc.problems[:20])
+    more = len(exc.problems) - 20
+    st.error(
+        "The catalog does not validate, so no snapshot can be served. "
+        "Run `python -m analytics snapshot validate` for the full list.\n\n"
+        + lines
+        + (f"\n- … and {more} more" if more > 0 else "")
+    )
+
+
+def show_counts(ov: overview.Overview) -> None:
+    cols = st.columns(5)
+    cols[0].metric("Models", f"{ov.models:,}", help=f"{ov.open_weight_models:,} open-weight")
+    cols[1].metric("Benchmarks", f"{ov.benchmarks:,}")
+    cols[2].metric("Categories", f"{ov.categories:,}")
+    cols[3].metric("Scores", f"{ov.scores:,}", help=f"from {ov.sources:,} named sources")
+    cols[4].metric("GPUs", f"{ov.gpus:,}", help=f"{ov.throughput_rows:,} measured throughput rows")
+
+
+def show_charts(ov: overview.Overview) -> None:
+    left, right = st.columns(2)
+    with left:
+        st.subheader("Where the scores come from")
+        fig = px.bar(
+            ov.provenance,
+            x="source_kind",
+            y="score_rows",
+            text="score_rows",
+            labels={"source_kind": "source kind (headline precedence →)", "score_rows": "scores"},
+        )
+        fig.update_traces(texttemplate="%{text:,}", textposition="outside", cliponaxis=False)
+        fig.update_layout(height=380, margin={"t": 30})
+        st.plotly_chart(fig, key="home_provenance")
+        st.caption(
+            "Rows of each provenance are stored apart; where a model has several results on "
+            "one benchmark, the headline uses the leftmost kind."
+        )
+    with right:
+        st.subheader("Scores per benchmark category")
+        fig = px.bar(
+            ov.by_category,
+            x="score_rows",
+            y="category",
+            orientation="h",
+            text="score_rows",
+            hover_data=["benchmarks", "models"],
+            labels={"score_rows": "scores", "category": ""},
+        )
+        fig.update_traces(texttemplate="%{text:,}", textposition="outside", cliponaxis=False)
+        fig.update_layout(height=380, margin={"t": 30}, yaxis={"autorange": "reversed"})
+        st.plotly_chart(fig, key="home_categories")
+
+
+def show_links() -> None:
+    st.subheader("Start here")
+    present = [p for p in TRACK_PAGES if (paths.REPO_ROOT / p[1]).exists()]
+    if not present:
+        st.caption("The track pages are not installed in this checkout yet.")
+    for track, file, label, icon in present:
+        try:
+            st.page_link(file, label=f"{track}: {label}", icon=icon)
+        except StreamlitPageNotFoundError:  # page run on its own, outside app.py's navigation
+            st.caption(f"{track}: {label} (open it through `streamlit run app.py`)")
+
+
+st.title("Model Atlas")
+st.markdown(INTRO)
+try:
+    version = ui.data.snapshot_version()
+except CatalogError as exc:
+    show_catalog_error(exc)
+    st.stop()
+ov = load_overview(version)
+st.caption(f"Catalog snapshot **{version}** · every figure below is computed from it.")
+show_counts(ov)
+show_charts(ov)
+show_links()

@@ -1,0 +1,222 @@
+"""Hardware fit (seed 002, "Hardware fit"): formula, thresholds at their boundaries, KV cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from analytics import fit, fit_cli, paths
+from tests.test_discovery import make_catalog
+
+
+def test_curated_q4_figure_beats_the_formula() -> None:
+    assert fit.required_gb(params_b=70, vram_q4_gb=10.0) == pytest.approx(10.8)
+
+
+def test_estimate_without_curated_figure() -> None:
+    # 8B x 4.5/8 bytes x 1.08 = 4.86 GB
+    assert fit.required_gb(params_b=8) == pytest.approx(4.86)
+    assert fit.required_gb(params_b=None, vram_q4_gb=None) is None
+    assert fit.required_gb(params_b=8, vram_q4_gb=float("nan")) == pytest.approx(4.86)
+
+
+@pytest.mark.parametrize(
+    ("ratio", "expected"),
+    [
+        (0.0, "fits comfortably"),
+        (0.8, "fits comfortably"),
+        (0.800001, "fits (tight)"),
+        (1.0, "fits (tight)"),
+        (1.000001, "partial offload"),
+        (1.3, "partial offload"),
+        (1.300001, "won't run"),
+        (50.0, "won't run"),
+    ],
+)
+def test_verdict_thresholds_at_boundaries(ratio: float, expected: str) -> None:
+    assert fit.verdict(ratio) == expected
+    assert fit.fits(ratio) == (expected in ("fits comfortably", "fits (tight)"))
+
+
+@pytest.mark.parametrize(
+    ("budget_gb", "expected"),
+    [(13.5, "fits comfortably"), (10.8, "fits (tight)"), (10.8 / 1.3, "partial offload")],
+)
+def test_end_to_end_boundaries(budget_gb: float, expected: str) -> None:
+    # curated 10 GB -> 10.8 GB required; the budgets give ratios of exactly 0.8, 1.0 and 1.3
+    result = fit.hardware_fit(params_b=None, budget=budget_gb, vram_q4_gb=10.0)
+    assert result is not None and result.verdict == expected
+    assert result.as_dict()["required_gb"] == pytest.approx(10.8)
+
+
+def test_budget_is_count_times_memory() -> None:
+    assert fit.budget_gb(80, 2) == 160
+    with pytest.raises(ValueError):
+        fit.budget_gb(80, 0)
+
+
+def test_kv_cache_is_gqa_aware() -> None:
+    # Llama-3-8B: 32 layers, 8 KV heads, head_dim 128; 8192 tokens x 2 bytes x (K, V)
+    # = 2 * 32 * 8 * 128 * 8192 * 2 bytes = 1,073,741,824 bytes
+    assert fit.kv_cache_gb(32, 8, 128, 8192) == pytest.approx(1.073741824)
+    # counting 32 query heads instead would be 4x larger
+    assert fit.kv_cache_gb(32, 32, 128, 8192) == pytest.approx(4 * 1.073741824)
+    assert fit.kv_cache_gb(None, 8, 128, 8192) is None
+    assert fit.kv_cache_gb(32, float("nan"), 128, 8192) is None
+
+
+def _models() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "model_id": ["dense-8b", "moe-47b", "curated-70b", "unknown"],
+            "total_params_b": [8.0, 46.7, 70.0, None],
+            "active_params_b": [None, 12.9, None, None],
+            "vram_q4_gb": [None, None, 40.0, None],
+            "n_layers": [32, None, 80, None],
+            "n_kv_heads": [8, None, 8, None],
+            "head_dim": [128, None, 128, None],
+        }
+    )
+
+
+def test_fit_table_uses_total_params_for_moe_and_adds_kv_beside() -> None:
+    table = fit.fit_table(_models(), budget=24.0, context_tokens=8192).set_index("model_id")
+    # MoE memory tracks total parameters: 46.7 x 0.5625 x 1.08, not the 12.9B active
+    assert table.loc["moe-47b", "required_gb"] == pytest.approx(46.7 * 0.5625 * 1.08)
+    assert table.loc["moe-47b", "verdict"] == "partial offload"  # 28.4 / 24 = 1.18
+    assert table.loc["curated-70b", "required_gb"] == pytest.approx(43.2)
+    assert table.loc["dense-8b", "verdict"] == "fits comfortably"
+    assert table.loc["dense-8b", "kv_cache_gb"] == pytest.approx(1.073741824)
+    assert table.loc["dense-8b", "q4_plus_kv_gb"] == pytest.approx(4.5 + 1.073741824)
+    # the refinement never changes the seed verdict
+    plain = fit.fit_table(_models(), budget=24.0).set_index("model_id")
+    assert (plain["verdict"].fillna("") == table["verdict"].fillna("")).all()
+    assert pd.isna(table.loc["moe-47b", "kv_cache_gb"])
+    assert pd.isna(table.loc["unknown", "verdict"]) and not table.loc["unknown", "fits"]
+
+
+def _throughput() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "model_id": ["llama-3-8b", "llama-3-8b", "llama-3-8b", "dense-8b"],
+            "gpu_id": ["h100-sxm", "h100-sxm", "h100-sxm", "rtx-4090"],
+            "gpu_count": [1, 1, 2, 1],
+            "quant": ["Q4_K_M", "F16", "Q4_K_M", "Q4_K_M"],
+            "phase": ["generation", "generation", "generation", "prompt"],
+            "tokens_per_s": [140.0, 70.0, 150.0, 9000.0],
+            "source_url": ["https://a", "https://b", "https://c", "https://d"],
+        }
+    )
+
+
+def test_measured_throughput_only_for_exact_gpu_and_count() -> None:
+    aliases = {"dense-8b": ["llama-3-8b"]}
+    one = fit.measured_throughput(_throughput(), "H100-SXM", 1, aliases)
+    assert one.to_dict("records") == [
+        {
+            "model_id": "dense-8b",
+            "tokens_per_s": 140.0,
+            "quant": "Q4_K_M",
+            "source_url": "https://a",
+        }
+    ]
+    # no 4x row exists: nothing is interpolated
+    assert fit.measured_throughput(_throughput(), "h100-sxm", 4, aliases).empty
+    # prompt-phase rows are not generation speed
+    assert fit.measured_throughput(_throughput(), "rtx-4090", 1, aliases).empty
+    assert fit.measured_throughput(pd.DataFrame(), "h100-sxm", 1).empty
+
+
+@given(
+    params=st.floats(0.1, 2000),
+    extra=st.floats(0, 2000),
+    budget=st.floats(1, 2000),
+    more=st.floats(0, 2000),
+)
+def test_monotone_in_params_and_budget(
+    params: float, extra: float, budget: float, more: float
+) -> None:
+    assert fit.required_gb(params) <= fit.required_gb(params + extra)
+    order = {v: i for i, v in enumerate(fit.VERDICTS)}
+    small = fit.hardware_fit(params, budget)
+    large = fit.hardware_fit(params, budget + more)
+    assert order[large.verdict] <= order[small.verdict]
+
+
+# --- command line: python -m analytics fit ----------------------------------------------------
+
+
+@pytest.fixture()
+def store(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    """The tiny catalog of tests/test_discovery.py as the current catalog."""
+    monkeypatch.setattr(paths, "CATALOG_DIR", make_catalog(tmp_path))
+    monkeypatch.setattr(paths, "SNAPSHOTS_DIR", tmp_path / "snapshots")
+    monkeypatch.setattr(paths, "RUNS_DIR", tmp_path / "runs")
+    return tmp_path
+
+
+def _cli(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
+    rc = fit_cli.main(["fit", *argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_cli_json_keys_and_values(capsys: pytest.CaptureFixture) -> None:
+    rc, out, _ = _cli(capsys, "--params-b", "70", "--vram-q4-gb", "40", "--vram-gb", "48", "--json")
+    assert rc == 0
+    got = json.loads(out)
+    assert {"required_gb", "budget_gb", "ratio", "verdict"} <= set(got)
+    assert got["required_gb"] == pytest.approx(43.2)
+    assert got["ratio"] == pytest.approx(0.9) and got["verdict"] == "fits (tight)"
+
+
+def test_cli_gpu_name_and_count(store, capsys: pytest.CaptureFixture) -> None:
+    rc, out, _ = _cli(capsys, "--params-b", "70", "--gpu", "rtx 4090", "--count", "2", "--json")
+    assert rc == 0
+    got = json.loads(out)
+    assert got["budget_gb"] == 48 and got["verdict"] == "fits (tight)"  # 42.5 / 48
+    rc, out, _ = _cli(capsys, "--params-b", "70", "--gpu", "RTX 4090")
+    assert rc == 0 and out.strip().endswith("-> won't run")  # 42.5 / 24 = 1.77
+
+
+def test_cli_unknown_gpu_lists_closest(store, capsys: pytest.CaptureFixture) -> None:
+    rc, out, err = _cli(capsys, "--params-b", "7", "--gpu", "H1000")
+    assert rc != 0 and not out
+    assert len(err.strip().splitlines()) == 1
+    assert "unknown GPU 'H1000'" in err and "h100-sxm" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("--params-b", "-3", "--vram-gb", "24"),
+        ("--params-b", "abc", "--vram-gb", "24"),
+        ("--params-b", "7"),
+        ("--params-b", "7", "--vram-gb", "24", "--gpu", "h100"),
+        ("--params-b", "7", "--vram-gb", "24", "--count", "0"),
+    ],
+)
+def test_cli_bad_input_is_one_line(capsys: pytest.CaptureFixture, argv: tuple[str, ...]) -> None:
+    rc, out, err = _cli(capsys, *argv)
+    assert rc == 2 and not out
+    assert len(err.strip().splitlines()) == 1 and err.startswith("error: ")
+
+
+def test_cli_through_the_dispatcher(store) -> None:
+    env = {
+        **os.environ,
+        "MODELATLAS_DATA_DIR": str(store),
+        "MODELATLAS_SNAPSHOTS_DIR": str(store / "snapshots"),
+        "MODELATLAS_RUNS_DIR": str(store / "runs"),
+    }
+    cmd = [sys.executable, "-m", "analytics", "fit", "--params-b", "8", "--gpu", "h100", "--json"]
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=paths.REPO_ROOT)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["verdict"] == "fits comfortably"

@@ -1,0 +1,105 @@
+"""AppTest runs of the hardware-fit and fine-tune planner pages on the tiny catalog."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from analytics import paths
+from tests.test_discovery import make_catalog
+
+ROOT = paths.REPO_ROOT
+
+
+@pytest.fixture()
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(paths, "CATALOG_DIR", make_catalog(tmp_path))
+    monkeypatch.setattr(paths, "SNAPSHOTS_DIR", tmp_path / "snapshots")
+    monkeypatch.setattr(paths, "RUNS_DIR", tmp_path / "runs")
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    return tmp_path
+
+
+def _page(name: str, **query: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / name), default_timeout=60)
+    at.query_params.update(query)
+    return at.run()
+
+
+def _frame(at: AppTest):
+    (element,) = at.dataframe  # each page shows exactly one table
+    return element.value
+
+
+def test_hardware_fit_page_renders(store: Path) -> None:
+    at = _page("hardware_fit.py", gpu="rtx-4090")
+    assert not at.exception
+    assert at.title[0].value == "What fits my hardware"
+    table = _frame(at)
+    assert set(table["Model"]) == {"llama-3.1-8b", "nc-model-7b", "qwen3-32b", "qwen3-32b-thinking"}
+    row = table.set_index("Model").loc["llama-3.1-8b"]
+    assert row["Verdict"] == "fits comfortably"
+    assert row["Measured tok/s"] == pytest.approx(127.7)  # the measured RTX 4090 row
+    assert row["KV cache GB"] == pytest.approx(1.073741824)  # 8,192-token default
+    assert row["Elo rating"] > 0
+    assert "Smallest rentable config" not in table
+    assert at.query_params["gpu"] == "rtx-4090"
+
+
+def test_hardware_fit_show_all_and_count(store: Path) -> None:
+    at = _page("hardware_fit.py", gpu="h100-sxm", count="2", all="1")
+    assert not at.exception
+    table = _frame(at).set_index("Model")
+    assert table.loc["llama-3.1-405b", "Smallest rentable config"] == "4× A100 80GB ($6.00/h)"
+    assert table.loc["llama-3.1-405b", "Budget GB"] == 160
+    # no measured row exists for 2x H100: nothing is interpolated from the 1x row
+    assert table["Measured tok/s"].isna().all()
+
+
+def test_hardware_fit_apple_profile(store: Path) -> None:
+    at = _page("hardware_fit.py", kind="Apple profile")
+    assert not at.exception
+    table = _frame(at).set_index("Model")
+    assert (table["Budget GB"] == 144).all()
+    assert "mixtral-8x7b" in table.index
+
+
+def test_finetune_planner_renders(store: Path) -> None:
+    at = _page(
+        "finetune_planner.py", model="llama-3.1-8b", gpu_False="h100-sxm", count="2",
+        method="full", recipe="rl", samples="10000",
+    )  # fmt: skip
+    assert not at.exception
+    assert at.title[0].value == "Fine-tune planner"
+    metrics = {m.label: m.value for m in at.metric}
+    # 8.03B full GRPO: 16 x 8.03 + 2 + 2 x 8.03 + 2 = 148.5 GB on 160 GB
+    assert metrics["Verdict"] == "fits (tight)"
+    assert metrics["Required"] == "148.5 GB"
+    # 6e9 x 8.03 x 30.72e6 tokens x 8 / (989.4e12 x 0.35 x 3600) = 9.5 GPU-hours
+    assert metrics["GPU-hours (rough)"] == "9.5"
+    assert metrics["Wall-clock (rough)"] == "4.7 h"
+    assert metrics["Cost (rough)"] == "$24"
+    assert len(at.get("plotly_chart")) == 1
+    listed = _frame(at)
+    assert "closed-chat" not in set(listed["Model"])
+    assert listed["Model"].tolist().count("qwen3-32b") == 0  # collapsed into its variant
+
+
+def test_finetune_planner_apple_has_no_cost(store: Path) -> None:
+    at = _page("finetune_planner.py", kind="Apple profile", model="mixtral-8x7b")
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Cost (rough)"] == "—" and metrics["GPU-hours (rough)"] == "—"
+    assert any("Apple silicon" in i.value for i in at.info)
+
+
+def test_finetune_show_all_lists_configs(store: Path) -> None:
+    at = _page("finetune_planner.py", gpu_False="rtx-4090", all="1")
+    assert not at.exception
+    listed = _frame(at).set_index("Model")
+    assert listed.loc["llama-3.1-405b", "Verdict"] == "won't fit"
+    assert listed.loc["llama-3.1-405b", "Smallest rentable config"] == "4× A100 80GB ($6.00/h)"

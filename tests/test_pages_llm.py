@@ -1,0 +1,310 @@
+"""Leaderboard assembly, filters, snapshot diff, and the four LLM pages (AppTest).
+
+The store is a tiny hand-made catalog written straight to snapshot Parquet in tmp_path (test data
+only, not real figures), so these tests do not depend on the real catalog.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from analytics import db, elo_cli, leaderboard, paths, schema
+
+ROOT = paths.REPO_ROOT
+OLD, NEW = "vtest-llm-old", "vtest-llm-new"
+ARROW = {"str": pa.string(), "float": pa.float64(), "int": pa.int64(), "bool": pa.bool_()}
+URL = "https://example.org/fixture"
+
+MODELS = [
+    # model_id, organisation, family, release_date, total_params_b, open_weights, licence_raw
+    ("acme-1-7b", "Acme", "acme", "2024-01-10", 7.0, True, "Apache-2.0"),
+    ("acme-2-7b", "Acme", "acme", "2024-06-01", 7.0, True, "Apache-2.0"),
+    ("acme-2-70b", "Acme", "acme", "2024-06-01", 70.0, True, "Llama 3 Community License"),
+    ("beta-pro", "Beta Labs", "beta", "2024-03-01", None, False, "Proprietary"),
+    ("beta-pro-2", "Beta Labs", "beta", "2024-09-01", None, False, "Proprietary"),
+    ("gamma-r", "Gamma", "gamma", "2024-05-01", 13.0, True, "CC-BY-NC-4.0"),
+    ("delta-noscore", "Delta", "delta", "2024-02-01", 3.0, True, None),
+]
+BENCHMARKS = [
+    # benchmark_id, category, higher_is_better, lower_bound, upper_bound, unit
+    ("kn1", "knowledge", True, 0.0, 100.0, "%"),
+    ("kn2", "knowledge", True, 0.0, 100.0, "%"),
+    ("ma1", "math", True, 0.0, 100.0, "%"),
+    ("co1", "code", True, 0.0, 100.0, "%"),
+    ("hal", "safety", False, 0.0, 100.0, "%"),
+    ("arena", "chat", True, 800.0, 1600.0, "elo"),
+]
+SCORES = [
+    # model_id, benchmark_id, score, source_kind, date
+    ("acme-1-7b", "kn1", 40, "independent", "2024-02-01"),
+    ("acme-1-7b", "ma1", 20, "independent", "2024-02-01"),
+    ("acme-1-7b", "co1", 15, "self-reported", "2024-01-10"),
+    ("acme-1-7b", "hal", 30, "independent", "2024-02-01"),
+    ("acme-2-7b", "kn1", 55, "independent", "2024-07-01"),
+    ("acme-2-7b", "ma1", 35, "independent", "2024-07-01"),
+    ("acme-2-7b", "co1", 30, "independent", "2024-07-01"),
+    ("acme-2-7b", "hal", 20, "independent", "2024-07-01"),
+    ("acme-2-70b", "kn1", 70, "independent", "2024-07-01"),
+    ("acme-2-70b", "kn1", 75, "self-reported", "2024-08-01"),
+    ("acme-2-70b", "kn2", 68, "self-reported", "2024-06-01"),
+    ("acme-2-70b", "ma1", 60, "independent", "2024-07-01"),
+    ("acme-2-70b", "co1", 55, "self-reported", "2024-06-01"),
+    ("acme-2-70b", "arena", 1200, "arena", "2024-08-01"),
+    ("beta-pro", "kn1", 65, "self-reported", "2024-03-01"),
+    ("beta-pro", "ma1", 50, "self-reported", "2024-03-01"),
+    ("beta-pro", "arena", 1150, "arena", "2024-04-01"),
+    ("beta-pro", "hal", 15, "self-reported", "2024-03-01"),
+    ("beta-pro-2", "kn1", 80, "self-reported", "2024-09-01"),
+    ("beta-pro-2", "kn2", 78, "independent", "2024-10-01"),
+    ("beta-pro-2", "ma1", 75, "self-reported", "2024-09-01"),
+    ("beta-pro-2", "co1", 70, "self-reported", "2024-09-01"),
+    ("beta-pro-2", "arena", 1280, "arena", "2024-10-01"),
+    ("gamma-r", "kn1", 50, "independent", "2024-06-01"),
+]
+
+
+def _arrow(name: str, rows: list[dict]) -> pa.Table:
+    arrays = {}
+    for col in schema.TABLES[name]:
+        values = [row.get(col.name) for row in rows]
+        if col.dtype == "date":
+            values = [None if v is None else pd.Timestamp(v).date() for v in values]
+            arrays[col.name] = pa.array(values, type=pa.date32())
+        else:
+            arrays[col.name] = pa.array(values, type=ARROW[col.dtype])
+    return pa.table(arrays)
+
+
+def catalog_rows(old: bool = False) -> dict[str, list[dict]]:
+    models = [
+        dict(model_id=m, display_name=m.replace("-", " ").title(), organisation=o, family=f,
+             release_date=d, total_params_b=p, is_moe=False, open_weights=w, licence_raw=lic,
+             checkpoint_id=m)
+        for m, o, f, d, p, w, lic in MODELS
+    ]  # fmt: skip
+    benchmarks = [
+        dict(benchmark_id=b, name=b.upper(), category=c, higher_is_better=h, lower_bound=lo,
+             upper_bound=hi, unit=u)
+        for b, c, h, lo, hi, u in BENCHMARKS
+    ]  # fmt: skip
+    scores = [
+        dict(model_id=m, benchmark_id=b, score=float(s), source_kind=k, source_name=f"src-{k}",
+             source_url=URL, date=d)
+        for m, b, s, k, d in SCORES
+        if not (old and m == "beta-pro-2")
+    ]  # fmt: skip
+    return {"models": models, "benchmarks": benchmarks, "scores": scores}
+
+
+def write_snapshot(snapshots: Path, version: str, old: bool = False) -> None:
+    folder = snapshots / version
+    folder.mkdir(parents=True)
+    for name, rows in catalog_rows(old).items():
+        pq.write_table(_arrow(name, rows), folder / f"{name}.parquet")
+    (folder / "MANIFEST.json").write_text(json.dumps({"version": version}))
+
+
+@pytest.fixture()
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Two built snapshots (OLD then NEW) in tmp_path; the app serves NEW."""
+    snapshots = tmp_path / "snapshots"
+    write_snapshot(snapshots, OLD, old=True)
+    write_snapshot(snapshots, NEW)
+    old_manifest = snapshots / OLD / "MANIFEST.json"
+    stamp = old_manifest.stat().st_mtime
+    import os
+
+    os.utime(snapshots / NEW / "MANIFEST.json", (stamp + 10, stamp + 10))
+    monkeypatch.setattr(paths, "SNAPSHOTS_DIR", snapshots)
+    monkeypatch.setattr(paths, "RUNS_DIR", tmp_path / "runs")
+    monkeypatch.setattr(db, "ensure_snapshot", lambda *args, **kwargs: NEW)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    return tmp_path
+
+
+@pytest.fixture()
+def board(store: Path) -> leaderboard.Leaderboard:
+    return leaderboard.for_version(NEW, bootstrap=50)
+
+
+# --- the leaderboard frame -----------------------------------------------------------------
+
+
+def test_table_ranks_eligible_models_first(board: leaderboard.Leaderboard) -> None:
+    table = board.table.set_index("model_id")
+    assert "delta-noscore" not in table.index  # no score, nothing to rate
+    assert table.index[-1] == "gamma-r" and pd.isna(table.loc["gamma-r", "rank"])
+    assert not table.loc["gamma-r", "eligible"] and table.loc["gamma-r", "n_benchmarks"] == 1
+    assert table.loc["beta-pro-2", "rank"] == 1  # wins every battle it has
+    assert table.loc["acme-1-7b", "rank"] == 5  # loses every battle it has
+    assert table["rank"].dropna().tolist() == [1, 2, 3, 4, 5]
+    assert (table["rating_low"] <= table["rating_high"]).all()
+    assert list(board.table.columns) == list(leaderboard.TABLE_COLUMNS)
+
+
+def test_provenance_badge_and_licence_class(board: leaderboard.Leaderboard) -> None:
+    table = board.table.set_index("model_id")
+    # kn1: independent 70 beats the newer self-reported 75
+    assert table.loc["acme-2-70b", "provenance"] == "independent 2 · arena 1 · self-reported 2"
+    assert table.loc["gamma-r", "provenance"] == "independent 1"
+    assert table.loc["acme-1-7b", "licence_class"] == "permissive"
+    assert table.loc["acme-2-70b", "licence_class"] == "conditional / custom"
+    assert table.loc["gamma-r", "licence_class"] == "research-only"
+
+
+def test_every_stored_score_is_kept_with_one_headline(board: leaderboard.Leaderboard) -> None:
+    rows = leaderboard.model_scores(board, "acme-2-70b")
+    assert len(rows) == 6  # both kn1 rows are kept
+    kn1 = rows[rows.benchmark == "kn1"]
+    assert kn1[["source", "is_headline"]].values.tolist() == [
+        ["independent", True],
+        ["self-reported", False],
+    ]
+    assert rows.groupby("benchmark")["is_headline"].sum().eq(1).all()
+
+
+def test_filters(board: leaderboard.Leaderboard) -> None:
+    def ids(**kwargs) -> list[str]:
+        flt = leaderboard.LeaderboardFilter(**kwargs)
+        return leaderboard.filter_table(board, flt)["model_id"].tolist()
+
+    everyone = board.table["model_id"].tolist()
+    assert ids() == everyone
+    assert ids(category="chat") == ["beta-pro-2", "acme-2-70b", "beta-pro"]
+    assert ids(organisations=("Beta Labs",)) == ["beta-pro-2", "beta-pro"]
+    assert set(ids(open_weights=False)) == {"beta-pro", "beta-pro-2"}
+    assert ids(licence_classes=("research-only",)) == ["gamma-r"]
+    assert set(ids(size_b=(7.0, 13.0))) == {"acme-1-7b", "acme-2-7b", "gamma-r"}  # unknown hidden
+    assert "beta-pro" not in ids(provenance=("independent",))
+    ranks = leaderboard.filter_table(board, leaderboard.LeaderboardFilter(category="chat"))
+    assert (
+        ranks["rank"].tolist()
+        == board.table.set_index("model_id")
+        .loc[["beta-pro-2", "acme-2-70b", "beta-pro"], "rank"]
+        .tolist()
+    )  # ranks are those of the whole board
+    assert ranks["category_profile"].tolist() == [60.0, 50.0, 43.8]  # (1280-800)/800 etc.
+
+
+def test_model_summary_and_lineage(board: leaderboard.Leaderboard) -> None:
+    top = leaderboard.model_summary(board, "beta-pro-2")
+    assert top.rank == 1 and top.rank_text.startswith("1 (")
+    unrated = leaderboard.model_summary(board, "gamma-r")
+    assert unrated.rank is None and unrated.rank_text.startswith("unrated")
+    empty = leaderboard.model_summary(board, "delta-noscore")
+    assert empty.rating is None and empty.interval_text == "—"
+    fam = leaderboard.lineage_of(board, "acme-1-7b")
+    assert fam[["relation", "model_id"]].values.tolist() == [
+        ["successor", "acme-2-70b"],
+        ["successor", "acme-2-7b"],
+    ]
+    assert leaderboard.lineage_of(board, "acme-2-7b")["model_id"].tolist() == ["acme-1-7b"]
+
+
+def test_movers_of_the_board(board: leaderboard.Leaderboard) -> None:
+    moves = leaderboard.movers(board)
+    assert set(moves["model_id"]) == {"acme-2-70b", "acme-2-7b", "beta-pro-2"}
+    assert moves["gain"].is_monotonic_decreasing and (moves["gain"] > 0).all()
+    assert moves.loc[moves.model_id == "acme-2-7b", "predecessor_name"].item() == "Acme 1 7B"
+
+
+# --- changes between snapshots -------------------------------------------------------------
+
+
+def test_rating_changes_hand_example() -> None:
+    old = pd.DataFrame({"model_id": ["a", "b", "c"], "rating": [1100.0, 1000.0, 900.0]})
+    old["rank"] = pd.array([1, 2, None], dtype="Int64")
+    new = pd.DataFrame({"model_id": ["b", "a", "d"], "rating": [1120.0, 1100.0, 950.0]})
+    new["rank"] = pd.array([1, 2, None], dtype="Int64")
+    out = leaderboard.rating_changes(old, new).set_index("model_id")
+    assert out["change"].to_dict() == {"d": "added", "c": "removed", "b": "moved", "a": "moved"}
+    assert out.loc["b", "rating_delta"] == 120.0 and out.loc["b", "rank_delta"] == 1
+    assert out.loc["a", "rating_delta"] == 0.0 and out.loc["a", "rank_delta"] == -1
+    same = leaderboard.rating_changes(old, old)
+    assert set(same["change"]) == {"unchanged"}
+
+
+def test_elo_diff_between_snapshots(store: Path, capsys) -> None:
+    changes = leaderboard.diff_versions(OLD, NEW).set_index("model_id")
+    assert changes.loc["beta-pro-2", "change"] == "added"
+    # the fit is joint: the newcomer's battles move every other rating
+    assert set(changes.drop(index="beta-pro-2")["change"]) == {"moved"}
+    assert changes.loc["acme-2-7b", "rating_delta"] < 0  # it loses all three battles to it
+    assert elo_cli.main(["elo-diff", OLD, NEW]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("model_id,change,rating_old,rank_old,rating_new,rank_new")
+    assert lines[1].startswith("beta-pro-2,added,")
+    assert elo_cli.main(["elo-diff", OLD, "v-missing"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no snapshot 'v-missing'" in err[0] and "fix:" in err[0]
+
+
+# --- pages ---------------------------------------------------------------------------------
+
+
+def run_page(name: str, **params: str | list[str]) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / name), default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def test_leaderboard_page(store: Path) -> None:
+    at = run_page("llm_leaderboard.py")
+    assert not at.exception
+    assert at.title[0].value == "LLM leaderboard"
+    ranked, unrated, diff = at.dataframe
+    assert ranked.value["display_name"].tolist()[0] == "Beta Pro 2"
+    assert len(ranked.value) == 5 and unrated.value["display_name"].tolist() == ["Gamma R"]
+    assert ranked.value["provenance"].str.len().gt(0).all()
+    assert [b.label for b in at.get("download_button")] == ["Download CSV", "Download Parquet"]
+    assert diff.value["model_id"].tolist()[0] == "beta-pro-2"
+    assert any("added 1" in c.value for c in at.caption)
+
+
+def test_leaderboard_page_filters_from_query_params(store: Path) -> None:
+    at = run_page("llm_leaderboard.py", org="Beta Labs", category="chat")
+    assert not at.exception
+    assert at.selectbox(key="lb_category").value == "chat"
+    assert at.dataframe[0].value["display_name"].tolist() == ["Beta Pro 2", "Beta Pro"]
+    at.multiselect(key="lb_org").set_value([]).run()
+    print(dict(at.query_params))
+    assert at.query_params["category"] == ["chat"] and "org" not in at.query_params
+    assert len(at.dataframe[0].value) == 3
+
+
+def test_model_page(store: Path) -> None:
+    at = run_page("llm_model.py", model="acme-2-7b")
+    assert not at.exception
+    assert at.header[0].value == "Acme 2 7B"
+    scores, family = at.dataframe[0], at.dataframe[1]
+    assert len(scores.value) == 4 and scores.value["source_url"].eq(URL).all()
+    assert family.value["model_id"].tolist() == ["acme-1-7b"]
+    assert len(at.get("plotly_chart")) == 1
+    unscored = run_page("llm_model.py", model="delta-noscore")
+    assert not unscored.exception
+
+
+def test_movers_page(store: Path) -> None:
+    at = run_page("llm_movers.py", top="5")
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert table["gain"].is_monotonic_decreasing and len(table) == 3
+    assert len(at.get("plotly_chart")) == 1
+
+
+def test_compare_page(store: Path) -> None:
+    at = run_page("llm_compare.py", models=["beta-pro-2", "acme-2-70b"])
+    assert not at.exception
+    assert at.multiselect(key="cmp_models").value == ["beta-pro-2", "acme-2-70b"]
+    assert len(at.get("plotly_chart")) == 1
+    assert any("not a ranking" in c.value for c in at.caption)

@@ -1,0 +1,133 @@
+"""Quality axes and ranking honesty rules (seed 002, licence/quality paragraph)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analytics import quality
+from tests.test_discovery import BENCHMARKS, MODELS, SCORES
+
+AXES2 = ["Documents", "Instruction following"]
+
+
+def _frames() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    scores = pd.DataFrame(SCORES, columns=["model_id", "benchmark_id", "score", "source_kind"])
+    scores["source_name"] = scores["source_kind"]
+    bench_cols = [
+        "benchmark_id",
+        "name",
+        "category",
+        "higher_is_better",
+        "lower_bound",
+        "upper_bound",
+        "unit",
+    ]
+    benchmarks = pd.DataFrame(BENCHMARKS, columns=bench_cols)
+    models = pd.DataFrame(
+        {"model_id": [m[0] for m in MODELS], "checkpoint_id": [m[7] for m in MODELS]}
+    )
+    return scores, benchmarks, models
+
+
+def test_axis_values_golden() -> None:
+    scores, benchmarks, _ = _frames()
+    values = quality.axis_values(scores, benchmarks).set_index("model_id")
+    # IFEval headline is the independent 80 (not the self-reported 90): 80 / 100
+    assert values.loc["llama-3.1-8b", "Instruction following"] == pytest.approx(0.80)
+    assert values.loc["llama-3.1-8b", "Documents"] == pytest.approx(0.70)
+    # arena score 1120 against bounds [800, 1600] -> 0.4
+    assert values.loc["mixtral-8x7b", "Chat quality"] == pytest.approx(0.40)
+    assert values.loc["mixtral-8x7b", "Instruction following n"] == 1
+
+
+def test_sparse_coverage_is_none_never_zero() -> None:
+    scores, benchmarks, _ = _frames()
+    values = quality.axis_values(scores, benchmarks).set_index("model_id")
+    assert pd.isna(values.loc["mixtral-8x7b", "Documents"])
+    assert values.loc["mixtral-8x7b", "Documents n"] == 0
+    assert pd.isna(values.loc["llama-3.1-8b", "Chat quality"])
+
+
+def test_axis_mean_over_the_basket_the_model_has() -> None:
+    scores = pd.DataFrame(
+        {
+            "model_id": ["m", "m"],
+            "benchmark_id": ["docvqa", "chartqa"],
+            "score": [90.0, 60.0],
+            "source_kind": ["independent", "self-reported"],
+            "source_name": ["a", "b"],
+        }
+    )
+    _, benchmarks, _ = _frames()
+    values = quality.axis_values(scores, benchmarks)
+    assert values.loc[0, "Documents"] == pytest.approx(0.75)
+    assert values.loc[0, "Documents n"] == 2
+
+
+def test_lower_is_better_is_flipped() -> None:
+    benchmarks = pd.DataFrame(
+        {
+            "benchmark_id": ["err"],
+            "lower_bound": [0.0],
+            "upper_bound": [50.0],
+            "higher_is_better": [False],
+        }
+    )
+    head = pd.DataFrame({"model_id": ["m"], "benchmark_id": ["err"], "score": [10.0]})
+    assert quality.normalised(head, benchmarks)["norm"].iloc[0] == pytest.approx(0.8)
+
+
+def test_coverage_tiers_first_then_collapse_variants() -> None:
+    scores, benchmarks, models = _frames()
+    ranked = quality.quality_ranking(scores, benchmarks, models, AXES2)
+    order = ranked["model_id"].tolist()
+    # 2-of-2 models first (thinking variant 0.89, llama 0.75), then the 0.99 single-axis model
+    assert order[:3] == ["qwen3-32b-thinking", "llama-3.1-8b", "closed-chat"]
+    assert ranked.loc[0, "coverage_label"] == "2 of 2"
+    assert ranked.loc[2, "coverage_label"] == "1 of 2"
+    # one row per checkpoint: the thinking variant represents qwen3-32b (wider coverage)
+    assert "qwen3-32b" not in order and ranked["checkpoint_id"].is_unique
+    row = ranked.set_index("model_id").loc["qwen3-32b-thinking"]
+    assert row["variants"] == "qwen3-32b, qwen3-32b-thinking"
+    # models with no score at all rank last with quality None
+    assert pd.isna(ranked.set_index("model_id").loc["nc-model-7b", "quality"])
+    assert order[-1] in {"nc-model-7b", "big-moe-secret"}
+
+
+def test_rank_needs_an_axis() -> None:
+    with pytest.raises(ValueError):
+        quality.rank_by_axes(pd.DataFrame({"model_id": ["a"], "Documents": [0.5]}), [])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.none() | st.floats(0, 1), st.none() | st.floats(0, 1)),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_coverage_always_dominates_value(rows: list[tuple[float | None, float | None]]) -> None:
+    values = pd.DataFrame(
+        {
+            "model_id": [f"m{i}" for i in range(len(rows))],
+            "Documents": [r[0] for r in rows],
+            "Instruction following": [r[1] for r in rows],
+        }
+    ).astype({"Documents": float, "Instruction following": float})
+    ranked = quality.rank_by_axes(values, AXES2)
+    assert list(ranked["coverage"]) == sorted(ranked["coverage"], reverse=True)
+    shuffled = quality.rank_by_axes(values.iloc[::-1], AXES2)
+    assert ranked["model_id"].tolist() == shuffled["model_id"].tolist()
+
+
+def test_local_headline_matches_precedence() -> None:
+    scores, _, _ = _frames()
+    local = quality._local_headline_scores(scores).set_index(["model_id", "benchmark_id"])
+    shared = quality.headline_scores(scores).set_index(["model_id", "benchmark_id"])
+    assert local.loc[("llama-3.1-8b", "ifeval"), "score"] == 80.0
+    assert shared.loc[("llama-3.1-8b", "ifeval"), "score"] == 80.0
+    assert len(local) == len(shared)

@@ -1,0 +1,567 @@
+"""Catalog validation, content-hash versions and atomic snapshot builds (analytics.snapshot)."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from analytics import db, paths, schema, snapshot
+
+MODELS = [
+    {
+        "model_id": "alpha-7b",
+        "display_name": "Alpha 7B",
+        "organisation": "Alpha Lab",
+        "family": "alpha",
+        "release_date": "2024-03-01",
+        "total_params_b": "7",
+        "is_moe": "false",
+        "open_weights": "true",
+        "checkpoint_id": "alpha-7b",
+        "aliases": "Alpha-7B-Instruct;alpha 7b",
+        "n_layers": "32",
+    },
+    {
+        "model_id": "beta-70b",
+        "display_name": "Beta 70B",
+        "organisation": "Beta Inc",
+        "family": "beta",
+        "release_date": "2024-06-15",
+        "total_params_b": "70.6",
+        "is_moe": "false",
+        "open_weights": "true",
+        "checkpoint_id": "beta-70b",
+        "aliases": "Beta-70B",
+    },
+    {
+        "model_id": "gamma-pro",
+        "display_name": "Gamma Pro",
+        "organisation": "Gamma",
+        "family": "gamma",
+        "is_moe": "true",
+        "open_weights": "false",
+        "checkpoint_id": "gamma-pro",
+    },
+]
+BENCHMARKS = [
+    {
+        "benchmark_id": "mmlu",
+        "name": "MMLU",
+        "category": "knowledge",
+        "higher_is_better": "true",
+        "lower_bound": "0",
+        "upper_bound": "100",
+        "unit": "%",
+    },
+    {
+        "benchmark_id": "arena",
+        "name": "Chatbot Arena",
+        "category": "chat",
+        "higher_is_better": "true",
+        "lower_bound": "800",
+        "upper_bound": "1600",
+        "unit": "elo",
+    },
+]
+URL = "https://example.org/results"
+SCORES = [
+    ("alpha-7b", "mmlu", "63.5", "self-reported"),
+    ("alpha-7b", "mmlu", "61.2", "independent"),
+    ("beta-70b", "mmlu", "79", "self-reported"),
+    ("gamma-pro", "mmlu", "88.1", "curated"),
+    ("beta-70b", "arena", "1210", "arena"),
+    ("gamma-pro", "arena", "1330", "arena"),
+]
+GPUS = [
+    {
+        "gpu_id": "rtx-4090",
+        "name": "GeForce RTX 4090",
+        "vendor": "NVIDIA",
+        "kind": "consumer",
+        "memory_gb": "24",
+        "usd_per_hour": "0.4",
+        "spec_source_url": "https://www.nvidia.com/en-us/geforce/graphics-cards/40-series/",
+        "aliases": "4090",
+    },
+    {
+        "gpu_id": "h100-sxm",
+        "name": "H100 SXM",
+        "vendor": "NVIDIA",
+        "kind": "datacenter",
+        "memory_gb": "80",
+        "spec_source_url": "https://www.nvidia.com/en-us/data-center/h100/",
+    },
+]
+THROUGHPUT = [
+    {
+        "model_id": "llama-3-8b",
+        "gpu_id": "rtx-4090",
+        "gpu_count": "1",
+        "quant": "q4_k_m",
+        "phase": "generation",
+        "tokens_per_s": "127.7",
+        "source_url": "https://github.com/XiongjieDai/GPU-Benchmarks-on-LLM-Inference",
+    }
+]
+
+
+def _score_rows() -> list[dict[str, str]]:
+    return [
+        {
+            "model_id": m,
+            "benchmark_id": b,
+            "score": s,
+            "source_kind": k,
+            "source_name": f"{k} source",
+            "source_url": URL,
+            "date": "2024-07-01",
+        }
+        for m, b, s, k in SCORES
+    ]
+
+
+def write_table(path: Path, columns: list[str], rows: list[dict[str, str]]) -> None:
+    """Write a CSV with the given header; cells missing from a row are left empty."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([[row.get(c, "") for c in columns] for row in rows])
+
+
+def write_catalog(root: Path) -> Path:
+    """A small valid catalog (every schema table, one extra CSV and one JSON) under ``root``."""
+    tables = {
+        "models": MODELS,
+        "benchmarks": BENCHMARKS,
+        "scores": _score_rows(),
+        "gpus": GPUS,
+        "throughput": THROUGHPUT,
+    }
+    for name, rows in tables.items():
+        write_table(root / f"{name}.csv", [c.name for c in schema.TABLES[name]], rows)
+    extra = [{"method": "lora", "bytes_per_param": "2", "note": "bf16"}]
+    write_table(root / "finetune_memory.csv", ["method", "bytes_per_param", "note"], extra)
+    (root / "fl").mkdir(exist_ok=True)
+    (root / "fl" / "policy.json").write_text('{"weights": {"A": 1, "B": 1, "C": 1}}\n')
+    return root
+
+
+def read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    with path.open(newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        return list(reader.fieldnames or []), list(reader)
+
+
+def edit(path: Path, line: int, **cells: str) -> None:
+    """Set cells of the data row on 1-based file ``line`` (header is line 1)."""
+    header, rows = read_rows(path)
+    rows[line - 2].update(cells)
+    write_table(path, header, rows)
+
+
+def tree_digest(folder: Path) -> dict[str, str]:
+    """Relative path -> sha256 of every file under ``folder`` (byte-identity check)."""
+    if not folder.exists():
+        return {}
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    } | {p.relative_to(folder).as_posix() + "/": "" for p in folder.rglob("*") if p.is_dir()}
+
+
+@pytest.fixture()
+def catalog(tmp_path: Path) -> Path:
+    return write_catalog(tmp_path / "catalog")
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Path:
+    """A snapshots folder that already holds one unrelated file (it must stay untouched)."""
+    folder = tmp_path / "snapshots"
+    folder.mkdir()
+    (folder / "README").write_text("keep me\n")
+    return folder
+
+
+def test_valid_catalog_has_no_problems(catalog: Path) -> None:
+    assert snapshot.validate(catalog) == []
+
+
+def _rejected(catalog: Path, store: Path) -> list[str]:
+    before = tree_digest(store)
+    with pytest.raises(snapshot.CatalogError) as info:
+        snapshot.build(catalog, store)
+    assert tree_digest(store) == before, "a rejected build wrote something"
+    assert snapshot.validate(catalog) == info.value.problems
+    return info.value.problems
+
+
+def _where(catalog: Path, name: str, line: int | None = None) -> str:
+    shown = snapshot.display_path(catalog / name)
+    return shown if line is None else f"{shown}:{line}"
+
+
+def test_unknown_model_rejected(catalog: Path, store: Path) -> None:
+    edit(catalog / "scores.csv", 4, model_id="gpt-9")
+    assert _rejected(catalog, store) == [
+        f"{_where(catalog, 'scores.csv', 4)}: model_id 'gpt-9' is not in models.csv; "
+        "fix: add the model or correct the id"
+    ]
+
+
+def test_unknown_gpu_in_throughput_rejected(catalog: Path, store: Path) -> None:
+    edit(catalog / "throughput.csv", 2, gpu_id="rtx-9090")
+    assert _rejected(catalog, store) == [
+        f"{_where(catalog, 'throughput.csv', 2)}: gpu_id 'rtx-9090' is not in gpus.csv; "
+        "fix: add the GPU or correct the id"
+    ]
+
+
+def test_score_above_bound_rejected(catalog: Path, store: Path) -> None:
+    edit(catalog / "scores.csv", 2, score="105")
+    assert _rejected(catalog, store) == [
+        f"{_where(catalog, 'scores.csv', 2)}: score 105 is outside [0, 100], the bounds of "
+        "benchmark 'mmlu'; fix: correct the score, or the bounds in benchmarks.csv"
+    ]
+
+
+def test_inverted_bounds_rejected(catalog: Path, store: Path) -> None:
+    edit(catalog / "benchmarks.csv", 3, lower_bound="1600", upper_bound="800")
+    assert _rejected(catalog, store) == [
+        f"{_where(catalog, 'benchmarks.csv', 3)}: lower_bound 1600 is above upper_bound 800; "
+        "fix: swap the two bounds"
+    ]
+
+
+def test_unknown_source_kind_rejected(catalog: Path, store: Path) -> None:
+    edit(catalog / "scores.csv", 3, source_kind="vendor")
+    assert _rejected(catalog, store) == [
+        f"{_where(catalog, 'scores.csv', 3)}: source_kind 'vendor' is not one of: "
+        "independent, arena, admin-run, curated, self-reported; fix: use one of those values"
+    ]
+
+
+def test_bad_source_url_rejected(catalog: Path, store: Path) -> None:
+    edit(catalog / "scores.csv", 5, source_url="www.example.org")
+    assert _rejected(catalog, store) == [
+        f"{_where(catalog, 'scores.csv', 5)}: source_url 'www.example.org' is not an http(s) "
+        "link; fix: write the full link, starting with https://"
+    ]
+
+
+def test_empty_source_url_rejected(catalog: Path, store: Path) -> None:
+    edit(catalog / "scores.csv", 5, source_url="")
+    assert _rejected(catalog, store) == [
+        f"{_where(catalog, 'scores.csv', 5)}: source_url is empty; fix: fill it in"
+    ]
+
+
+def test_unknown_gpu_kind_rejected(catalog: Path, store: Path) -> None:
+    edit(catalog / "gpus.csv", 3, kind="cloud")
+    assert _rejected(catalog, store) == [
+        f"{_where(catalog, 'gpus.csv', 3)}: kind 'cloud' is not one of: datacenter, consumer, "
+        "apple; fix: use one of those values"
+    ]
+
+
+def test_missing_column_rejected(catalog: Path, store: Path) -> None:
+    header, rows = read_rows(catalog / "scores.csv")
+    header.remove("source_url")
+    write_table(catalog / "scores.csv", header, rows)
+    assert _rejected(catalog, store) == [
+        f"{_where(catalog, 'scores.csv', 1)}: missing column 'source_url'; "
+        "fix: add the column 'source_url' (str) to the header"
+    ]
+
+
+def test_missing_optional_column_is_allowed_and_built_as_nulls(catalog: Path, store: Path) -> None:
+    header, rows = read_rows(catalog / "models.csv")
+    header.remove("vram_q4_gb")
+    write_table(catalog / "models.csv", header, rows)
+    result = snapshot.build(catalog, store)
+    con = db.connect(result.version, snapshots_dir=store, runs_dir=store / "none")
+    assert db.query(con, "SELECT count(vram_q4_gb) AS n FROM models")["n"].tolist() == [0]
+
+
+def test_bad_date_rejected(catalog: Path, store: Path) -> None:
+    edit(catalog / "models.csv", 3, release_date="15/06/2024")
+    assert _rejected(catalog, store) == [
+        f"{_where(catalog, 'models.csv', 3)}: release_date '15/06/2024' is not an ISO date; "
+        "fix: write the date as YYYY-MM-DD"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "expected"),
+    [
+        ("is_moe", "yes", "is not a boolean; fix: write true or false"),
+        ("n_layers", "32.5", "is not a whole number; fix: write an integer such as 32"),
+        ("total_params_b", "7B", "is not a number; fix: write a plain number such as 71.3"),
+        ("total_params_b", "nan", "is not a number; fix: write a plain number such as 71.3"),
+    ],
+)
+def test_bad_types_rejected(
+    catalog: Path, store: Path, column: str, value: str, expected: str
+) -> None:
+    edit(catalog / "models.csv", 2, **{column: value})
+    assert _rejected(catalog, store) == [
+        f"{_where(catalog, 'models.csv', 2)}: {column} '{value}' {expected}"
+    ]
+
+
+def test_required_cell_empty_rejected(catalog: Path, store: Path) -> None:
+    edit(catalog / "models.csv", 4, family="")
+    assert _rejected(catalog, store) == [
+        f"{_where(catalog, 'models.csv', 4)}: family is empty; fix: fill it in"
+    ]
+
+
+def test_duplicate_key_rejected(catalog: Path, store: Path) -> None:
+    header, rows = read_rows(catalog / "scores.csv")
+    write_table(catalog / "scores.csv", header, [*rows, dict(rows[2], score="80")])
+    assert _rejected(catalog, store) == [
+        f"{_where(catalog, 'scores.csv', 8)}: duplicate key (model_id='beta-70b', "
+        "benchmark_id='mmlu', source_kind='self-reported', source_name='self-reported source'), "
+        "first on line 4; fix: remove or merge one of the rows"
+    ]
+
+
+def test_ambiguous_alias_rejected(catalog: Path, store: Path) -> None:
+    edit(catalog / "models.csv", 3, aliases="Beta-70B;ALPHA_7B")
+    assert _rejected(catalog, store) == [
+        f"{_where(catalog, 'models.csv', 3)}: alias 'ALPHA_7B' also names model_id 'alpha-7b' "
+        "(line 2); fix: keep each name on one row only, or make the names distinct"
+    ]
+
+
+def test_gpu_alias_equal_to_other_gpu_id_rejected(catalog: Path, store: Path) -> None:
+    edit(catalog / "gpus.csv", 3, aliases="RTX 4090")
+    assert _rejected(catalog, store) == [
+        f"{_where(catalog, 'gpus.csv', 3)}: alias 'RTX 4090' also names gpu_id 'rtx-4090' "
+        "(line 2); fix: keep each name on one row only, or make the names distinct"
+    ]
+
+
+def test_empty_scores_table_rejected(catalog: Path, store: Path) -> None:
+    header, _ = read_rows(catalog / "scores.csv")
+    write_table(catalog / "scores.csv", header, [])
+    assert _rejected(catalog, store) == [
+        f"{_where(catalog, 'scores.csv')}: table is empty (header only); fix: add data rows"
+    ]
+
+
+def test_zero_byte_and_missing_files_rejected(catalog: Path, store: Path) -> None:
+    (catalog / "gpus.csv").write_bytes(b"")
+    (catalog / "throughput.csv").unlink()
+    assert _rejected(catalog, store) == [
+        f"{_where(catalog, 'throughput.csv')}: file is missing; fix: add it with the columns "
+        "listed for 'throughput' in analytics/schema.py",
+        f"{_where(catalog, 'gpus.csv')}: file is empty; "
+        "fix: add the header row and at least one data row",
+    ]
+
+
+def test_ragged_row_and_bad_json_rejected(catalog: Path, store: Path) -> None:
+    with (catalog / "benchmarks.csv").open("a") as f:
+        f.write("gsm8k,GSM8K,math,true,0,100\n")
+    (catalog / "fl" / "policy.json").write_text('{"weights":\n  {"A": 1,}\n}\n')
+    assert _rejected(catalog, store) == [
+        f"{_where(catalog, 'benchmarks.csv', 4)}: row has 6 cells but the header has 7; "
+        "fix: quote cells that contain commas",
+        f"{_where(catalog, 'fl/policy.json', 2)}: invalid JSON (Expecting property name enclosed "
+        "in double quotes); fix: correct the syntax",
+    ]
+
+
+def test_every_problem_is_reported_at_once(catalog: Path, store: Path) -> None:
+    edit(catalog / "scores.csv", 2, model_id="gpt-9", source_kind="vendor")
+    edit(catalog / "models.csv", 2, release_date="yesterday")
+    problems = _rejected(catalog, store)
+    assert len(problems) == 3
+    assert all("; fix: " in line for line in problems)
+
+
+def test_registered_validator_runs_and_blocks(
+    catalog: Path, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(snapshot, "_VALIDATORS", {})
+
+    def weights_sum_to_three(catalog_dir: Path) -> list[str]:
+        weights = json.loads((catalog_dir / "fl" / "policy.json").read_text())["weights"]
+        if sum(weights.values()) == 3:
+            return []
+        fix = "set the A:B:C weights to 1:1:1"
+        return [snapshot.problem(catalog_dir / "fl" / "policy.json", None, "weights", fix)]
+
+    snapshot.register_validator("fl-policy", weights_sum_to_three)
+    assert snapshot.validate(catalog) == []
+    (catalog / "fl" / "policy.json").write_text('{"weights": {"A": 2, "B": 1, "C": 1}}')
+    assert _rejected(catalog, store) == [
+        f"{_where(catalog, 'fl/policy.json')}: weights; fix: set the A:B:C weights to 1:1:1"
+    ]
+
+
+def test_crashing_validator_blocks_the_build(
+    catalog: Path, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(snapshot, "_VALIDATORS", {})
+    snapshot.register_validator("broken", lambda _dir: [][0])
+    (problem_line,) = _rejected(catalog, store)
+    assert "validator 'broken' crashed (IndexError" in problem_line
+
+
+def test_version_is_a_stable_content_hash(catalog: Path, tmp_path: Path) -> None:
+    version = snapshot.catalog_version(catalog)
+    assert len(version) == 11 and version[0] == "v" and int(version[1:], 16) >= 0
+    copy = write_catalog(tmp_path / "elsewhere")
+    assert snapshot.catalog_version(copy) == version  # location and mtimes do not matter
+    edit(copy / "scores.csv", 2, score="63.6")
+    assert snapshot.catalog_version(copy) != version
+    edit(copy / "scores.csv", 2, score="63.5")
+    assert snapshot.catalog_version(copy) == version
+    (copy / "notes.md").write_text("not data\n")
+    assert snapshot.catalog_version(copy) == version
+    crlf = (copy / "gpus.csv").read_bytes().replace(b"\n", b"\r\n")
+    (copy / "gpus.csv").write_bytes(crlf)
+    assert snapshot.catalog_version(copy) != version  # bytes count, line endings included
+    assert snapshot.validate(copy) == []
+
+
+def test_build_writes_typed_parquet_and_manifest(catalog: Path, store: Path) -> None:
+    result = snapshot.build(catalog, store)
+    assert result.created and result.version == snapshot.catalog_version(catalog)
+    assert result.path == store / result.version
+    assert result.counts == {
+        "benchmarks": 2,
+        "finetune_memory": 1,
+        "gpus": 2,
+        "models": 3,
+        "scores": 6,
+        "throughput": 1,
+    }
+    assert result.categories == 2
+    files = sorted(p.relative_to(result.path).as_posix() for p in result.path.rglob("*"))
+    assert files == [
+        "MANIFEST.json",
+        "benchmarks.parquet",
+        "finetune_memory.parquet",
+        "fl",
+        "fl/policy.json",
+        "gpus.parquet",
+        "models.parquet",
+        "scores.parquet",
+        "throughput.parquet",
+    ]
+    manifest = snapshot.read_manifest(result.path)
+    assert manifest["version"] == result.version and manifest["tables"] == result.counts
+    assert manifest["json"] == ["fl/policy.json"]
+    assert set(manifest["files"]) == {f"{n}.csv" for n in result.counts} | {"fl/policy.json"}
+    assert (result.path / "fl" / "policy.json").read_bytes() == (
+        catalog / "fl" / "policy.json"
+    ).read_bytes()
+    assert [p.name for p in store.iterdir() if p.name.startswith(".")] == []
+
+
+def test_existing_version_is_not_rewritten(catalog: Path, store: Path) -> None:
+    first = snapshot.build(catalog, store)
+    before = tree_digest(store)
+    (first.path / "scores.parquet").touch()
+    again = snapshot.build(catalog, store)
+    assert not again.created and again.version == first.version and again.counts == first.counts
+    assert tree_digest(store) == before
+    edit(catalog / "scores.csv", 3, score="79.5")
+    changed = snapshot.build(catalog, store)
+    assert changed.created and changed.version != first.version
+    listed = {m["version"] for m in snapshot.list_snapshots(store)}
+    assert listed == {first.version, changed.version}
+
+
+def test_db_views_over_built_snapshot(catalog: Path, store: Path) -> None:
+    result = snapshot.build(catalog, store)
+    con = db.connect(result.version, snapshots_dir=store, runs_dir=store / "no-runs")
+    for name in ("models", "benchmarks", "scores", "gpus", "throughput", "finetune_memory"):
+        assert db.has_table(con, name)
+    models = db.query(con, "SELECT * FROM models ORDER BY model_id")
+    assert list(models.columns[: len(schema.TABLES["models"])]) == [
+        c.name for c in schema.TABLES["models"]
+    ]
+    assert models["total_params_b"].tolist()[:2] == [7.0, 70.6]
+    assert models["is_moe"].tolist() == [False, False, True]
+    assert str(models["release_date"][0]) == "2024-03-01 00:00:00"
+    types = dict(
+        db.query(
+            con,
+            "SELECT column_name, data_type FROM information_schema.columns "
+            "WHERE table_name = 'models'",
+        ).itertuples(index=False)
+    )
+    assert types["n_layers"] == "BIGINT" and types["release_date"] == "DATE"
+    assert types["open_weights"] == "BOOLEAN" and types["vram_q4_gb"] == "DOUBLE"
+    extra = db.query(con, "SELECT * FROM finetune_memory")
+    assert extra["bytes_per_param"].tolist() == [2] and extra["method"].tolist() == ["lora"]
+    per_kind = db.query(con, "SELECT source_kind, count(*) AS n FROM scores GROUP BY 1 ORDER BY 1")
+    assert dict(per_kind.itertuples(index=False)) == {
+        "arena": 2,
+        "curated": 1,
+        "independent": 1,
+        "self-reported": 2,
+    }
+
+
+def test_cli_build_list_validate(catalog: Path, store: Path, capsys: pytest.CaptureFixture) -> None:
+    args = ["--catalog", str(catalog), "--snapshots", str(store)]
+    assert snapshot.main(["snapshot", "validate", *args]) == 0
+    assert snapshot.main(["snapshot", "build", *args]) == 0
+    out = capsys.readouterr().out.splitlines()
+    version = snapshot.catalog_version(catalog)
+    assert out[-2] == (
+        f"snapshot {version}: 3 models, 2 benchmarks (2 categories), 6 scores, 2 gpus, "
+        "1 throughput rows; extra tables: finetune_memory (1 rows)"
+    )
+    assert snapshot.main(["snapshot", "list", *args]) == 0
+    listed = capsys.readouterr().out.strip().splitlines()
+    assert len(listed) == 1 and listed[0].endswith(out[-2])
+
+
+def test_cli_failure_prints_every_problem_and_writes_nothing(
+    catalog: Path, store: Path, capsys: pytest.CaptureFixture
+) -> None:
+    edit(catalog / "scores.csv", 4, model_id="gpt-9")
+    edit(catalog / "scores.csv", 5, score="-1")
+    before = tree_digest(store)
+    code = snapshot.main(
+        ["snapshot", "build", "--catalog", str(catalog), "--snapshots", str(store)]
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 3 and err[-1] == "2 problems; nothing written"
+    assert tree_digest(store) == before
+
+
+def test_cli_missing_catalog(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    missing = tmp_path / "nope"
+    code = snapshot.main(
+        ["snapshot", "build", "--catalog", str(missing), "--snapshots", str(tmp_path / "s")]
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and err[0].endswith(
+        "catalog folder is missing; fix: create it, or pass --catalog DIR"
+    )
+    assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.skipif(
+    not (paths.CATALOG_DIR / "scores.csv").exists(), reason="data/catalog/scores.csv not built yet"
+)
+def test_committed_catalog_validates_and_builds(tmp_path: Path) -> None:
+    problems = snapshot.validate(paths.CATALOG_DIR)
+    assert problems == [], "\n".join(problems[:20])
+    result = snapshot.build(paths.CATALOG_DIR, tmp_path / "snapshots")
+    assert result.counts["models"] > 0 and result.counts["scores"] > 0
+    con = db.connect(result.version, snapshots_dir=tmp_path / "snapshots", runs_dir=tmp_path)
+    assert db.query(con, "SELECT count(*) AS n FROM scores")["n"][0] == result.counts["scores"]
