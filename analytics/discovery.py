@@ -22,6 +22,7 @@ from analytics.licences import licence_class
 
 RENTABLE_KINDS = ("datacenter", "consumer")
 RENTABLE_COUNTS = (1, 2, 4, 8)
+DEFAULT_GPU = "rtx-4090"  # preselected on the pages when the catalog has it
 WONT_FIT = "won't fit"
 FITS = "fits"
 
@@ -61,12 +62,13 @@ class Catalog:
     throughput: pd.DataFrame
     scores: pd.DataFrame
     benchmarks: pd.DataFrame
+    finetune_memory: pd.DataFrame  # measured fine-tune peak memory (extra catalog table)
 
 
 def load_catalog(con: duckdb.DuckDBPyConnection) -> Catalog:
-    """Read models, gpus, throughput, scores and benchmarks from a snapshot connection."""
+    """Read the calculators' tables from a snapshot connection (absent ones are empty)."""
     frames = {}
-    for name in ("models", "gpus", "throughput", "scores", "benchmarks"):
+    for name in ("models", "gpus", "throughput", "scores", "benchmarks", "finetune_memory"):
         has = db.has_table(con, name)
         frames[name] = db.query(con, f"SELECT * FROM {name}") if has else pd.DataFrame()
     return Catalog(**frames)
@@ -286,7 +288,9 @@ def hardware_fit_view(
     show_all: bool = False,
 ) -> pd.DataFrame:
     """The "What fits my hardware" table: seed verdict, measured tok/s where a row exists for
-    exactly this GPU and count, KV-cache refinement and Elo rating beside each model."""
+    exactly this GPU and count, KV-cache refinement and Elo rating beside each model.
+
+    Models that fit come first, highest Elo rating first (unrated models after rated ones)."""
     lic = list(flt.licence_classes) if flt.licence_classes is not None else None
     models = filter_models(catalog.models, lic, flt.params_range_b, flt.open_weights_only)
     table = inference_list(models, target, catalog.gpus, context_tokens, show_all)
@@ -301,7 +305,9 @@ def hardware_fit_view(
     )
     table = table.merge(speed, on="model_id", how="left")
     table = table.merge(ratings[["model_id", "rating"]], on="model_id", how="left")
-    return table[list(HARDWARE_VIEW_COLUMNS)]
+    order = ["fits", "rating", "ratio", "model_id"]
+    table = table.sort_values(order, ascending=[False, False, True, True], na_position="last")
+    return table[list(HARDWARE_VIEW_COLUMNS)].reset_index(drop=True)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ DEFAULT_MAX_ITER = 500  # accelerated sweeps before ConvergenceError
 MIN_BENCHMARKS = 3  # ranking eligibility floor, seed 002
 MIN_CATEGORIES = 2  # ranking eligibility floor, seed 002
 RATING_DECIMALS = 1  # ratings are published to 0.1, seed 002
+_MAX_NEWTON_STEP = 2.0  # largest change of any log-strength in one Newton step (~350 rating)
 _DENSE_NEWTON_MAX = 3000  # above this many models the Newton step uses conjugate gradients
 
 REQUIRED_COLUMNS = ("model", "benchmark", "category", "score")
@@ -271,12 +272,13 @@ def mm_sweep(theta: np.ndarray, pw: Pairwise) -> np.ndarray:
     """One MM update of every strength at once (Hunter 2004, eq. 3, ties as half wins).
 
     s_i <- W_i / sum_j N_ij / (s_i + s_j), the anchor contributing W = 1/2, N = 1, s = 1.
+    Multiplying through by s_i gives the overflow-free form used here:
+    log s_i <- log s_i + log W_i - log E_i, E_i = expected wins of i at the current strengths.
     """
-    s = np.exp(theta)
-    rate = pw.total / (s[pw.pair_i] + s[pw.pair_j])
+    p = _win_prob(theta, pw)
+    expected = _per_model(pw, pw.total * p, pw.total * (1.0 - p)) + _sigmoid(theta)
     wins = _per_model(pw, pw.wins_i, pw.wins_j) + 0.5
-    denom = _per_model(pw, rate, rate) + 1.0 / (s + 1.0)
-    return np.log(wins) - np.log(denom)
+    return theta + np.log(wins) - np.log(expected)
 
 
 def fit(
@@ -330,6 +332,11 @@ def _newton_step(theta: np.ndarray, pw: Pairwise) -> np.ndarray:
     """One Newton step on the log-likelihood with backtracking; returns ``theta`` if no gain."""
     grad = gradient(theta, pw)
     direction = _newton_direction(theta, pw, grad)
+    longest = float(np.max(np.abs(direction), initial=0.0))
+    if not np.isfinite(longest):
+        return theta
+    if longest > _MAX_NEWTON_STEP:  # trust region: far from the optimum, step in moderation
+        direction *= _MAX_NEWTON_STEP / longest
     base = log_likelihood(theta, pw)
     slope = float(grad @ direction)
     alpha = 1.0
@@ -351,7 +358,10 @@ def _newton_direction(theta: np.ndarray, pw: Pairwise, grad: np.ndarray) -> np.n
         neg_hess = np.diag(diag)
         neg_hess[pw.pair_i, pw.pair_j] = -curv
         neg_hess[pw.pair_j, pw.pair_i] = -curv
-        factor = scipy.linalg.cho_factor(neg_hess, check_finite=False)
+        try:
+            factor = scipy.linalg.cho_factor(neg_hess, check_finite=False)
+        except np.linalg.LinAlgError:  # numerically singular: fall back to scaled gradient
+            return grad / diag
         return scipy.linalg.cho_solve(factor, grad, check_finite=False)
     n = pw.n_models
     off = scipy.sparse.coo_matrix((-curv, (pw.pair_i, pw.pair_j)), shape=(n, n))

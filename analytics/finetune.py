@@ -201,3 +201,19 @@ def finetunable(models: pd.DataFrame) -> pd.DataFrame:
     open_weights = models["open_weights"].fillna(False).astype(bool)
     known = models["total_params_b"].notna() & (models["total_params_b"] > 0)
     return models[open_weights & known]
+
+
+def compare_measured(measured: pd.DataFrame) -> pd.DataFrame:
+    """Formula requirement beside measured peak memory (catalog ``finetune_memory`` rows).
+
+    Only LoRA rows at micro-batch 1 are comparable: NF4-quantised ones against QLoRA, the others
+    against LoRA (SFT). Returns model, params_b, method, quantization, gpu_id, outcome,
+    measured_gb and formula_gb; the formula is never adjusted to the measurement.
+    """
+    rows = measured[(measured["method"] == "lora") & (measured["microbatch_size"] == 1)]
+    methods = ["qlora" if str(q).startswith("bnb.nf4") else "lora" for q in rows["quantization"]]
+    formula = [required_gb(p, m) for p, m in zip(rows["params_b"], methods, strict=True)]
+    out = rows.assign(formula_method=methods, formula_gb=formula)
+    out = out.rename(columns={"peak_memory_gb": "measured_gb"})
+    cols = ["model", "params_b", "method", "quantization", "formula_method", "gpu_id", "outcome"]
+    return out[[*cols, "measured_gb", "formula_gb"]].reset_index(drop=True)

@@ -61,7 +61,9 @@ _CODE_LABELS = {"code", "source code", "source", "software", "inference code"}
 
 def licence_class(raw: str | None) -> str:
     """Class of a licence string: one of ``LICENCE_CLASSES`` (unknown -> conditional / custom)."""
-    text = (raw or "").strip().lower()
+    if not isinstance(raw, str):  # None, NaN from a missing CSV cell
+        return CONDITIONAL
+    text = raw.strip().lower()
     if not text or text in {"nan", "none", "unknown", "n/a", "-", "—"}:
         return CONDITIONAL
     parts = _labelled_parts(text)

@@ -13,8 +13,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("measure.cli", "measure one adapter under the protocol and store its record"),
     "verify": ("measure.verify", "recompute a record's figures and check its hashes"),
     "sweep": ("measure.cli", "measure every registered adapter, each in its own process"),
-    "submit": ("measure.submit", "package a run record as a community submission"),
-    "inbox": ("measure.inbox", "review community submissions"),
+    "submit": ("measure.community.cli", "package a run record as a community submission"),
+    "inbox": ("measure.community.cli", "queue, list, accept or reject community submissions"),
+    "maintainer": ("measure.community.cli", "make a maintainer password hash"),
 }
 
 
@@ -42,8 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     except ModuleNotFoundError as exc:
         if exc.name != module_name:
             raise
-        print(f"error: command {name!r} is not available in this version ({module_name} missing)",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"error: command {name!r} is not available in this version ({module_name} missing)",
+            file=sys.stderr,
+        )
         return 2
     return int(module.main([name, *rest]) or 0)
 

@@ -59,10 +59,18 @@ class _Progress:
 def run_main(argv: list[str]) -> int:
     args = _run_parser().parse_args(argv[1:])
     req = RunRequest(
-        adapter=args.adapter, device=args.device, inputs=args.inputs, runs=args.runs,
-        warmup=args.warmup, calls=args.calls, out=args.out, precision=args.precision,
-        weights=args.weights, accuracy_gt=args.accuracy_gt, accuracy_images=args.accuracy_images,
-    )  # fmt: skip
+        adapter=args.adapter,
+        device=args.device,
+        inputs=args.inputs,
+        runs=args.runs,
+        warmup=args.warmup,
+        calls=args.calls,
+        out=args.out,
+        precision=args.precision,
+        weights=args.weights,
+        accuracy_gt=args.accuracy_gt,
+        accuracy_images=args.accuracy_images,
+    )
     progress = _Progress(args.progress_file, not args.no_progress)
     try:
         record = run_measurement(req, progress)

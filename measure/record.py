@@ -248,10 +248,18 @@ def to_tables(record: dict[str, Any]) -> dict[str, pd.DataFrame]:
     names = [f["name"] for f in record["inputs"]["files"]]
     threshold = record["protocol"]["score_threshold"]
     outputs = [
-        (run_id, d["input_index"], names[d["input_index"]], i, *d["bbox"], d["score"],
-         d["category_id"], d["score"] >= threshold)
+        (
+            run_id,
+            d["input_index"],
+            names[d["input_index"]],
+            i,
+            *d["bbox"],
+            d["score"],
+            d["category_id"],
+            d["score"] >= threshold,
+        )
         for i, d in enumerate(record.get("outputs") or [])
-    ]  # fmt: skip
+    ]
     return {
         "vision_runs": pd.DataFrame([run_row(record)]),
         "vision_calls": pd.DataFrame(
@@ -275,5 +283,5 @@ def to_tables(record: dict[str, Any]) -> dict[str, pd.DataFrame]:
                 "category_id",
                 "above_threshold",
             ],
-        ),  # fmt: skip
+        ),
     }

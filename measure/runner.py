@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -86,11 +87,34 @@ def _protocol(req: RunRequest, cls: type, task: Task, inputs: Path) -> dict[str,
     }
 
 
-def _worker_command(req: RunRequest, proto: dict, inputs: Path, out: Path, first: bool,
-                    gt: Path | None, gt_images: Path | None) -> list[str]:  # fmt: skip
-    cmd = [sys.executable, "-m", "measure.worker", "--adapter", req.adapter, "--device",
-           req.device, "--precision", proto["precision"], "--inputs", str(inputs),
-           "--warmup", str(req.warmup), "--calls", str(req.calls), "--out", str(out)]  # fmt: skip
+def _worker_command(
+    req: RunRequest,
+    proto: dict,
+    inputs: Path,
+    out: Path,
+    first: bool,
+    gt: Path | None,
+    gt_images: Path | None,
+) -> list[str]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "measure.worker",
+        "--adapter",
+        req.adapter,
+        "--device",
+        req.device,
+        "--precision",
+        proto["precision"],
+        "--inputs",
+        str(inputs),
+        "--warmup",
+        str(req.warmup),
+        "--calls",
+        str(req.calls),
+        "--out",
+        str(out),
+    ]
     if req.weights:
         cmd += ["--weights", req.weights]
     if first:
@@ -100,27 +124,33 @@ def _worker_command(req: RunRequest, proto: dict, inputs: Path, out: Path, first
     return cmd
 
 
-def _run_worker(cmd: list[str], out: Path, label: str, progress: Progress | None,
-                req: RunRequest) -> dict[str, Any]:  # fmt: skip
-    import os
-
+def _run_worker(
+    cmd: list[str], out: Path, label: str, progress: Progress | None, req: RunRequest
+) -> dict[str, Any]:
+    """Run one worker to completion, relaying its progress lines; its payload or its error."""
     child_env = {**os.environ, **req.extra_env, "PYTHONPATH": str(paths.REPO_ROOT)}
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=paths.REPO_ROOT,
-        env=child_env,
-    )  # fmt: skip
-    for line in proc.stdout:
-        parts = line.split()
-        if len(parts) == 3 and parts[0] == "progress" and progress is not None:
-            progress(label, int(parts[1]), int(parts[2]))
-    try:
-        stderr = proc.communicate(timeout=req.timeout_s)[1]
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        return {"error": f"timed out after {req.timeout_s:.0f} s"}
+    with open(out.with_suffix(".stderr"), "w+") as errors:
+        proc = subprocess.Popen(
+            cmd,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+            cwd=paths.REPO_ROOT,
+            env=child_env,
+        )
+        for line in proc.stdout:
+            parts = line.split()
+            if len(parts) == 3 and parts[0] == "progress" and progress is not None:
+                progress(label, int(parts[1]), int(parts[2]))
+        try:
+            proc.wait(timeout=req.timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            return {"error": f"timed out after {req.timeout_s:.0f} s"}
+        errors.seek(0)
+        tail = errors.read().strip().splitlines()[-1:] or [""]
     if out.is_file():
         return json.loads(out.read_text())
-    tail = (stderr or "").strip().splitlines()[-1:] or [""]
     code = proc.returncode
     why = f"killed by signal {-code} (out of memory?)" if code < 0 else f"exit code {code}"
     return {"error": f"worker {why}: {tail[0]}"}
@@ -180,16 +210,31 @@ def run_measurement(req: RunRequest, progress: Progress | None = None) -> dict[s
     with tempfile.TemporaryDirectory(prefix="atlas-measure-") as tmp:
         for k in range(req.runs):
             out = Path(tmp) / f"run{k}.json"
-            cmd = _worker_command(req, proto, inputs, out, k == 0, gt_path,
-                                  req.accuracy_images or task.accuracy_images)  # fmt: skip
+            cmd = _worker_command(
+                req,
+                proto,
+                inputs,
+                out,
+                k == 0,
+                gt_path,
+                req.accuracy_images or task.accuracy_images,
+            )
             runs.append(_run_worker(cmd, out, f"run {k + 1}/{req.runs}", progress, req))
             if runs[-1].get("error"):
                 break
     return _finish(req, cls, task, proto, files, inputs, runs, gt_path)
 
 
-def _finish(req: RunRequest, cls: type, task: Task, proto: dict, files: list[Path],
-            inputs: Path, runs: list[dict], gt_path: Path | None) -> dict[str, Any]:  # fmt: skip
+def _finish(
+    req: RunRequest,
+    cls: type,
+    task: Task,
+    proto: dict,
+    files: list[Path],
+    inputs: Path,
+    runs: list[dict],
+    gt_path: Path | None,
+) -> dict[str, Any]:
     first = runs[0]
     created = datetime.now(UTC)
     gpu_facts = dict(first.get("gpu_facts") or {})

@@ -111,12 +111,15 @@ def pick_hardware(gpus: pd.DataFrame) -> tuple[str, int]:
         st.warning("The catalog has no entries of that kind.")
         st.stop()
     label = "Apple profile (GPU-usable memory)" if apple else "GPU"
-    gpu_id = _choice(label, list(names), f"gpu_{apple}", list(names)[0], format_func=names.get)
+    ids = list(names)
+    default = discovery.DEFAULT_GPU if discovery.DEFAULT_GPU in ids else ids[0]
+    param = "apple" if apple else "gpu"
+    gpu_id = _choice(label, ids, param, default, format_func=names.get)
     count = 1
     if not apple:
         count = st.number_input("GPU count", 1, 8, _int_param("count", 1, 1, 8), key="ft_count")
     kind = "Apple profile" if apple else "GPU"
-    st.query_params.update({"kind": kind, f"gpu_{apple}": gpu_id, "count": str(count)})
+    st.query_params.update({"kind": kind, param: gpu_id, "count": str(count)})
     return gpu_id, int(count)
 
 

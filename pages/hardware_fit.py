@@ -98,7 +98,7 @@ def pick_hardware(gpus: pd.DataFrame) -> tuple[str, int]:
     if not ids:
         st.warning(f"The catalog has no {kind.lower()} entries.")
         st.stop()
-    wanted = _param("gpu", ids[0])
+    wanted = _param("gpu", discovery.DEFAULT_GPU if discovery.DEFAULT_GPU in ids else ids[0])
     gpu_id = st.selectbox(
         "Apple profile (GPU-usable memory)" if apple else "GPU", ids, key=f"hf_gpu_{apple}",
         index=ids.index(wanted) if wanted in ids else 0, format_func=names.get,
@@ -122,12 +122,17 @@ def pick_filters(models: pd.DataFrame) -> tuple[int, discovery.ModelFilter, bool
     )
     top = float(models["total_params_b"].max() if models["total_params_b"].notna().any() else 1)
     size = cols[2].slider("Parameters (B)", 0.0, top, (0.0, top), key="hf_size")
-    open_only = cols[3].checkbox("Open weights only", key="hf_open")
+    open_only = cols[3].checkbox(
+        "Open weights only", value=_param("open", "1") == "1", key="hf_open",
+        help="Closed API models cannot be downloaded; untick to see their size estimate anyway.",
+    )  # fmt: skip
     show_all = cols[3].toggle(
         "Show: All", value=_param("all", "0") == "1", key="hf_all",
         help="Also list models that do not fit, with the smallest rentable config that would.",
     )  # fmt: skip
-    st.query_params.update(ctx=str(context), all="1" if show_all else "0")
+    st.query_params.update(
+        ctx=str(context), all="1" if show_all else "0", open="1" if open_only else "0"
+    )
     size_range = None if size == (0.0, top) else size  # full range keeps undisclosed sizes
     flt = discovery.ModelFilter(tuple(lic), size_range, open_only)
     return context, flt, show_all

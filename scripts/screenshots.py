@@ -36,6 +36,8 @@ MAIN_PAGES = (
 WINDOW = "1400,1800"
 HEALTH_TIMEOUT_S = 90.0
 CHROMIUM_TIMEOUT_S = 180.0
+MIN_INK = 0.005
+"""Least share of non-white pixels in a rendered page; Streamlit's loading skeleton has ~0.01%."""
 
 
 class ScreenshotError(RuntimeError):
@@ -66,6 +68,7 @@ def start_server(port: int, log_path: Path) -> subprocess.Popen:
         "--server.address", "127.0.0.1",
         "--server.fileWatcherType", "none",
         "--browser.gatherUsageStats", "false",
+        "--client.toolbarMode", "viewer",
     ]  # fmt: skip
     log = log_path.open("wb")
     return subprocess.Popen(
@@ -120,6 +123,25 @@ def screenshot(browser: str, url: str, out: Path, budget_ms: int, profile: Path)
         raise ScreenshotError(f"chromium failed on {url} ({done.returncode}): {' '.join(last)}")
 
 
+def ink_fraction(png: Path) -> float:
+    """Share of pixels that are not pure white (0 for a blank page)."""
+    from PIL import Image
+
+    with Image.open(png) as im:
+        gray = im.convert("L")
+        hist = gray.histogram()
+    return 1.0 - hist[255] / max(1, sum(hist))
+
+
+def rendered_screenshot(browser: str, url: str, out: Path, budget_ms: int, tmp: Path) -> None:
+    """Screenshot ``url``, retrying with a doubled time budget while the page looks blank."""
+    for attempt in range(3):
+        screenshot(browser, url, out, budget_ms * 2**attempt, tmp / "profile")
+        if ink_fraction(out) >= MIN_INK:
+            return
+    raise ScreenshotError(f"{url} still looks blank; see the server log, or raise --budget-ms")
+
+
 def existing_pages(wanted: list[str]) -> list[str]:
     """Requested page stems whose file exists under pages/, in the given order."""
     return [p for p in wanted if (REPO_ROOT / "pages" / f"{p}.py").is_file()]
@@ -142,10 +164,12 @@ def take_all(pages: list[str], out_dir: Path, budget_ms: int) -> list[Path]:
                 url = page_url(port, page)
                 warm = tmp_dir / f"warm-{page}.png"  # first load builds caches/snapshot
                 screenshot(browser, url, warm, budget_ms, tmp_dir / "profile")
-                target = out_dir / f"{page}.png"
                 partial = tmp_dir / f"{page}.png"
-                screenshot(browser, url, partial, budget_ms, tmp_dir / "profile")
-                shutil.move(partial, target)
+                rendered_screenshot(browser, url, partial, budget_ms, tmp_dir)
+                target = out_dir / f"{page}.png"
+                staged = out_dir / f".{page}.png.tmp"
+                shutil.copyfile(partial, staged)
+                os.replace(staged, target)
                 written.append(target)
             return written
         finally:

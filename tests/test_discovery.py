@@ -298,3 +298,15 @@ def test_resolve_gpu(catalog: discovery.Catalog, typed: str, expected: str) -> N
 def test_resolve_unknown_gpu_lists_closest(catalog: discovery.Catalog) -> None:
     with pytest.raises(LookupError, match="h100-sxm"):
         discovery.resolve_gpu(catalog.gpus, "H1000")
+
+
+def test_hardware_fit_view_puts_fitting_models_first_by_rating(catalog: discovery.Catalog) -> None:
+    ratings = pd.DataFrame(
+        {"model_id": ["qwen3-32b", "nc-model-7b"], "rating": [1200.0, 900.0], "eligible": [1, 1]}
+    )
+    target = discovery.hardware(catalog.gpus, "rtx-4090", 1)
+    view = discovery.hardware_fit_view(catalog, ratings, target, 8192, show_all=True)
+    assert view["model_id"].tolist()[:2] == ["qwen3-32b", "nc-model-7b"]
+    assert list(view["status"]) == sorted(view["status"])  # "fits" < "won't fit"
+    assert view.set_index("model_id").loc["llama-3.1-8b", "measured_tokens_per_s"] == 127.7
+    assert catalog.finetune_memory.empty  # the tiny catalog has no such table

@@ -260,3 +260,23 @@ def test_cli_bad_input_is_one_line(capsys: pytest.CaptureFixture, argv: tuple[st
 def test_cli_unknown_gpu(store, capsys: pytest.CaptureFixture) -> None:
     rc, _, err = _cli(capsys, "--params-b", "7", "--gpu", "A1000")
     assert rc == 2 and "closest known" in err and "a100-80gb" in err
+
+
+def test_compare_measured_keeps_formula_and_measurement_apart() -> None:
+    measured = pd.DataFrame(
+        {
+            "model": ["llama-2-7b", "llama-2-7b", "llama-2-7b", "falcon-40b"],
+            "params_b": [7.0, 7.0, 7.0, 40.0],
+            "method": ["lora", "lora", "adapter", "lora"],
+            "quantization": ["none", "bnb.nf4", "none", "none"],
+            "microbatch_size": [1, 1, 1, 1],
+            "gpu_id": ["a100-40gb"] * 4,
+            "peak_memory_gb": [21.3, 14.14, 19.98, None],
+            "outcome": ["measured", "measured", "measured", "oom"],
+        }
+    )
+    out = ft.compare_measured(measured)
+    assert out["formula_method"].tolist() == ["lora", "qlora", "lora"]
+    # LoRA 7B: 14 + 16 x 0.035 + 2 = 16.56 GB; QLoRA 7B: 3.85 + 0.56 + 2 = 6.41 GB
+    assert out["formula_gb"].tolist() == pytest.approx([16.56, 6.41, 80 + 16 * 0.2 + 2])
+    assert out["measured_gb"].tolist()[:2] == [21.3, 14.14] and pd.isna(out["measured_gb"][2])

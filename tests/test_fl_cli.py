@@ -28,8 +28,10 @@ def test_scores_committed_reference_runs(capsys):
     assert [m["rank"] for m in out["methods"]] == [1, 2, 3]
     for m in out["methods"]:
         assert 0 <= m["final"] <= 10 and set(m["per_model"]) == {"linear", "mlp"}
-        assert m["final"] == round((m["A"] + m["B"] + m["C"]) / 3, 4) or abs(
-            m["final"] - (m["A"] + m["B"] + m["C"]) / 3) < 1e-4
+        assert (
+            m["final"] == round((m["A"] + m["B"] + m["C"]) / 3, 4)
+            or abs(m["final"] - (m["A"] + m["B"] + m["C"]) / 3) < 1e-4
+        )
 
 
 def test_invalid_zip_is_reported_once_and_skipped(tmp_path, capsys):
@@ -40,8 +42,10 @@ def test_invalid_zip_is_reported_once_and_skipped(tmp_path, capsys):
     captured = capsys.readouterr()
     assert rc == 1
     lines = captured.err.strip().splitlines()
-    assert lines == ["skipped: evil.zip: ../escape.txt: path traversal ('..'); "
-                     "fix: store paths inside the ZIP root"]
+    assert lines == [
+        "skipped: evil.zip: ../escape.txt: path traversal ('..'); "
+        "fix: store paths inside the ZIP root"
+    ]
     assert "FedAvg" in captured.out and "FedProx" in captured.out
 
 
@@ -60,17 +64,37 @@ def test_empty_folder_is_an_error(tmp_path, capsys):
 
 def test_fl_run_subset_writes_zips_and_policy(tmp_path, capsys):
     out = tmp_path / "out"
-    rc = main(["fl-run", "--out", str(out), "--methods", "FedAvg", "Centralized",
-               "--models", "linear", "--datasets", "iris", "--perturbations", "--quiet"])
+    rc = main(
+        [
+            "fl-run",
+            "--out",
+            str(out),
+            "--methods",
+            "FedAvg",
+            "Centralized",
+            "--models",
+            "linear",
+            "--datasets",
+            "iris",
+            "--perturbations",
+            "--quiet",
+        ]
+    )
     assert rc == 0
     names = sorted(p.name for p in out.glob("*.zip"))
-    assert names == ["A_linear_Centralized.zip", "A_linear_FedAvg.zip", "B_linear_Centralized.zip",
-                     "B_linear_FedAvg.zip", "C_linear_FedAvg.zip"]
+    assert names == [
+        "A_linear_Centralized.zip",
+        "A_linear_FedAvg.zip",
+        "B_linear_Centralized.zip",
+        "B_linear_FedAvg.zip",
+        "C_linear_FedAvg.zip",
+    ]
     policy = json.loads((out / "policy.json").read_text())
     assert policy["datasets"] == ["iris"] and len(policy["targets"]["linear"]["iris"]) == 3
-    with zipfile.ZipFile(out / "A_linear_FedAvg.zip") as new, zipfile.ZipFile(
-        store.reference_dir() / "A_linear_FedAvg.zip"
-    ) as committed:
+    with (
+        zipfile.ZipFile(out / "A_linear_FedAvg.zip") as new,
+        zipfile.ZipFile(store.reference_dir() / "A_linear_FedAvg.zip") as committed,
+    ):
         member = "runs/iris/nominal/checkpoints.csv"
         assert new.read(member) == committed.read(member)
     rc = main(["fl-score", str(out), "--policy", str(out / "policy.json")])

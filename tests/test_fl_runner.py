@@ -29,7 +29,9 @@ def _member(protocol: str, method: str, model: str, name: str) -> bytes:
 def test_committed_run_rebuilds_bit_for_bit(protocol, method, model, dataset, condition):
     run = runner.run_one(method, model, dataset, condition)
     prefix = f"runs/{dataset}/{condition}/"
-    assert frame_to_csv(run.checkpoints) == _member(protocol, method, model, prefix + "checkpoints.csv")
+    assert frame_to_csv(run.checkpoints) == _member(
+        protocol, method, model, prefix + "checkpoints.csv"
+    )
     assert frame_to_csv(run.workload) == _member(protocol, method, model, prefix + "workload.csv")
 
 

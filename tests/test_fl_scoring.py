@@ -43,13 +43,22 @@ def test_protocol_a_selection_tie_breaks():
 def _scenario_a():
     pol = policy(datasets=("d1", "d2"))
     subs = [
-        sub("A", "X", {("d1", "nominal"): ok(point(1, 0.8, 0.5)),
-                       ("d2", "nominal"): ok(point(1, 0.6, 0.9))}),
+        sub(
+            "A",
+            "X",
+            {("d1", "nominal"): ok(point(1, 0.8, 0.5)), ("d2", "nominal"): ok(point(1, 0.6, 0.9))},
+        ),
         sub("A", "Y", {("d1", "nominal"): ok(point(1, 0.8, 0.4))}),  # d2 missing
         sub("A", "Z", {("d1", "nominal"): OOM, ("d2", "nominal"): ok(point(1, 0.7, 1.0))}),
         # a reference better than everyone never takes a rank or shifts one
-        sub("A", "Local Only", {("d1", "nominal"): ok(point(1, 0.99, 0.01)),
-                                ("d2", "nominal"): ok(point(1, 0.99, 0.01))}),
+        sub(
+            "A",
+            "Local Only",
+            {
+                ("d1", "nominal"): ok(point(1, 0.99, 0.01)),
+                ("d2", "nominal"): ok(point(1, 0.99, 0.01)),
+            },
+        ),
     ]
     return pol, subs
 
@@ -74,12 +83,19 @@ def test_golden_protocol_a_with_tie_oom_missing_and_reference():
 
 def test_golden_protocol_b_with_unreached_target_and_oom():
     pol = policy(targets=(0.5, 0.7, 0.9))
-    x = ok(point(1, 0.6, time_s=1, comm=100, energy=2, mem=10),
-           point(2, 0.95, time_s=2, comm=200, energy=4, mem=10))
-    y = ok(point(1, 0.72, time_s=1.5, comm=100, energy=1, mem=12),
-           point(2, 0.8, time_s=3, comm=200, energy=2, mem=12))
-    subs = [sub("B", "X", {("d1", "nominal"): x}), sub("B", "Y", {("d1", "nominal"): y}),
-            sub("B", "Z", {("d1", "nominal"): OOM})]
+    x = ok(
+        point(1, 0.6, time_s=1, comm=100, energy=2, mem=10),
+        point(2, 0.95, time_s=2, comm=200, energy=4, mem=10),
+    )
+    y = ok(
+        point(1, 0.72, time_s=1.5, comm=100, energy=1, mem=12),
+        point(2, 0.8, time_s=3, comm=200, energy=2, mem=12),
+    )
+    subs = [
+        sub("B", "X", {("d1", "nominal"): x}),
+        sub("B", "Y", {("d1", "nominal"): y}),
+        sub("B", "Z", {("d1", "nominal"): OOM}),
+    ]
     result = scoring.score(subs, pol)
     # target 0.5: X 39, Y 38 points (n=2); target 0.7: X 37, Y 39 (n=2); 0.9: only X, 40 (n=1)
     # X = (78 + 74 + 40) / 20 = 9.6; Y = (76 + 78) / 20 = 7.7
@@ -100,10 +116,14 @@ def pd_na(value) -> bool:
 
 def test_golden_protocol_c_and_name_tie_break():
     pol = policy()
-    zeta = {("d1", "nominal"): ok(point(1, 0.9, 0.3, time_s=10, comm=1000, energy=5, mem=100)),
-            ("d1", "p"): ok(point(1, 0.8, 0.5, time_s=12, comm=1000, energy=6, mem=100))}
-    alpha = {("d1", "nominal"): ok(point(1, 0.85, 0.3, time_s=10, comm=1000, energy=5, mem=120)),
-             ("d1", "p"): ok(point(1, 0.85, 0.3, time_s=15, comm=900, energy=5, mem=120))}
+    zeta = {
+        ("d1", "nominal"): ok(point(1, 0.9, 0.3, time_s=10, comm=1000, energy=5, mem=100)),
+        ("d1", "p"): ok(point(1, 0.8, 0.5, time_s=12, comm=1000, energy=6, mem=100)),
+    }
+    alpha = {
+        ("d1", "nominal"): ok(point(1, 0.85, 0.3, time_s=10, comm=1000, energy=5, mem=120)),
+        ("d1", "p"): ok(point(1, 0.85, 0.3, time_s=15, comm=900, energy=5, mem=120)),
+    }
     flat = {("d1", "nominal"): ok(point(1, 0.5)), ("d1", "p"): ok(point(1, 0.5))}
     subs = [sub("C", "Zeta", zeta), sub("C", "Alpha", alpha), sub("C", "Local Only", flat)]
     result = scoring.score(subs, pol)
@@ -161,8 +181,9 @@ accuracies = st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=6)
 @given(accuracies, st.randoms(use_true_random=False))
 def test_scores_bounded_and_order_invariant(values, rnd):
     pol = policy()
-    subs = [sub("A", f"M{i}", {("d1", "nominal"): ok(point(1, v, 1 - v))})
-            for i, v in enumerate(values)]
+    subs = [
+        sub("A", f"M{i}", {("d1", "nominal"): ok(point(1, v, 1 - v))}) for i, v in enumerate(values)
+    ]
     shuffled = list(subs)
     rnd.shuffle(shuffled)
     a = scoring.score(subs, pol).table.reset_index(drop=True)

@@ -1,4 +1,4 @@
-"""Submission ZIP validation: valid layout accepted, every malformed ZIP rejected in one line each."""
+"""Submission ZIP validation: a valid layout is accepted, each malformed ZIP rejected per line."""
 
 from __future__ import annotations
 
@@ -93,8 +93,11 @@ def test_cost_that_does_not_recompute():
 def test_non_numeric_and_out_of_range_values():
     problems = _problems(_edit("checkpoints.csv", lambda t: t.replace("0.8,", "1.8,", 1)))
     assert any("accuracy 1.8" in p for p in problems)
-    problems = _problems(_edit("workload.csv", lambda t: t.replace("rpi4", "rpi4", 1).replace(
-        "11889000000", "lots", 1)))
+    problems = _problems(
+        _edit(
+            "workload.csv", lambda t: t.replace("rpi4", "rpi4", 1).replace("11889000000", "lots", 1)
+        )
+    )
     assert any("flops 'lots'" in p for p in problems)
 
 
@@ -112,8 +115,12 @@ def _valid_members() -> list[tuple[str, bytes]]:
 
 @pytest.mark.parametrize(
     "name, expected",
-    [("../evil.csv", "path traversal"), ("/etc/passwd", "absolute path"),
-     ("C:/x.csv", "absolute path"), ("runs\\d1\\x.csv", "backslash")],
+    [
+        ("../evil.csv", "path traversal"),
+        ("/etc/passwd", "absolute path"),
+        ("C:/x.csv", "absolute path"),
+        ("runs\\d1\\x.csv", "backslash"),
+    ],
 )
 def test_unsafe_paths(name, expected):
     data = _raw_zip([*_valid_members(), (name, b"x")])
@@ -146,8 +153,12 @@ def test_not_a_zip():
 
 @pytest.mark.parametrize(
     "change, expected",
-    [({"protocol": "D"}, "protocol 'D'"), ({"model": "gpt"}, "model 'gpt' not in the policy"),
-     ({"simulator_version": "0.9"}, "simulator_version '0.9'"), ({"seed": "x"}, "seed 'x'")],
+    [
+        ({"protocol": "D"}, "protocol 'D'"),
+        ({"model": "gpt"}, "model 'gpt' not in the policy"),
+        ({"simulator_version": "0.9"}, "simulator_version '0.9'"),
+        ({"seed": "x"}, "seed 'x'"),
+    ],
 )
 def test_bad_manifest(change, expected):
     files = _files()

@@ -182,9 +182,15 @@ class _GrowsVram(BusyWait2ms):
 def test_cuda_path_records_vram_peak_and_syncs(gpu):
     syncs = []
     run = measure_once(
-        _GrowsVram(), [np.zeros((8, 8, 3), np.uint8)], device="cuda:0", precision="fp16",
-        warmup=2, calls=10, gpu=gpu, sync=lambda: syncs.append(1),
-    )  # fmt: skip
+        _GrowsVram(),
+        [np.zeros((8, 8, 3), np.uint8)],
+        device="cuda:0",
+        precision="fp16",
+        warmup=2,
+        calls=10,
+        gpu=gpu,
+        sync=lambda: syncs.append(1),
+    )
     assert len(syncs) == 2 * 12
     assert run["memory"]["kind"] == "vram" and run["memory"]["baseline_mib"] == 400.0
     assert max(run["memory"]["used_mib"]) - run["memory"]["baseline_mib"] == 1000.0
@@ -195,18 +201,28 @@ def test_cuda_path_records_vram_peak_and_syncs(gpu):
 def test_cuda_path_sees_another_process_and_throttling(gpu):
     fake_nvml.STATE.update(procs=[os.getpid(), 31337], throttle=0x40)
     run = measure_once(
-        BusyWait2ms(), [np.zeros((8, 8, 3), np.uint8)], device="cuda", precision="fp16",
-        warmup=0, calls=3, gpu=gpu, sync=lambda: None,
-    )  # fmt: skip
+        BusyWait2ms(),
+        [np.zeros((8, 8, 3), np.uint8)],
+        device="cuda",
+        precision="fp16",
+        warmup=0,
+        calls=3,
+        gpu=gpu,
+        sync=lambda: None,
+    )
     reason = protocol.run_disturbance(run)
     assert "31337" in reason and "hw_thermal_slowdown" in reason
 
 
 def test_cpu_path_measures_ram():
     run = measure_once(
-        BusyWait2ms(), [np.zeros((8, 8, 3), np.uint8)], device="cpu", precision="fp32",
-        warmup=1, calls=5,
-    )  # fmt: skip
+        BusyWait2ms(),
+        [np.zeros((8, 8, 3), np.uint8)],
+        device="cpu",
+        precision="fp32",
+        warmup=1,
+        calls=5,
+    )
     assert run["memory"]["kind"] == "ram"
     assert max(run["memory"]["used_mib"]) - run["memory"]["baseline_mib"] >= 7.0  # 8 MiB ballast
     assert "other_cpu_percent" in run["disturbance"]
@@ -218,6 +234,12 @@ def test_sampler_runs_during_load():
         def load(self, device, precision):
             time.sleep(0.1)
 
-    run = measure_once(SlowLoad(), [np.zeros((4, 4, 3), np.uint8)], device="cpu",
-                       precision="fp32", warmup=0, calls=1)  # fmt: skip
+    run = measure_once(
+        SlowLoad(),
+        [np.zeros((4, 4, 3), np.uint8)],
+        device="cpu",
+        precision="fp32",
+        warmup=0,
+        calls=1,
+    )
     assert run["memory"]["phase"].count("load") >= 5

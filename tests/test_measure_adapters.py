@@ -47,9 +47,13 @@ def test_registered_adapter_declares_complete_metadata(name):
 
 
 @pytest.mark.parametrize(
-    "name", [n for n in REGISTRY if "torchvision" in REGISTRY[n].info.requires
-             or "transformers" in REGISTRY[n].info.requires],
-)  # fmt: skip
+    "name",
+    [
+        n
+        for n in REGISTRY
+        if "torchvision" in REGISTRY[n].info.requires or "transformers" in REGISTRY[n].info.requires
+    ],
+)
 def test_optional_framework_adapters_load_or_say_what_to_install(name):
     package = "torchvision" if "torchvision" in REGISTRY[name].info.requires else "transformers"
     if importlib.util.find_spec(package) is not None:
@@ -57,7 +61,7 @@ def test_optional_framework_adapters_load_or_say_what_to_install(name):
     with pytest.raises(MissingPackageError, match="fix: pip install") as err:
         REGISTRY[name]().load("cpu", "fp32")
     assert "\n" not in str(err.value)
-    pytest.skip(f"{package} not installable beside torch 2.13.0 here: {err.value}")
+    pytest.skip(f"{package} is not installed here: {err.value}")
 
 
 def _nms_reference(boxes: np.ndarray, scores: np.ndarray, thr: float, plus_one: int) -> list[int]:
@@ -70,7 +74,9 @@ def _nms_reference(boxes: np.ndarray, scores: np.ndarray, thr: float, plus_one: 
             xx = min(boxes[i, 2], boxes[j, 2]) - max(boxes[i, 0], boxes[j, 0]) + plus_one
             yy = min(boxes[i, 3], boxes[j, 3]) - max(boxes[i, 1], boxes[j, 1]) + plus_one
             inter = max(0.0, xx) * max(0.0, yy)
-            area = [(b[2] - b[0] + plus_one) * (b[3] - b[1] + plus_one) for b in (boxes[i], boxes[j])]
+            area = [
+                (b[2] - b[0] + plus_one) * (b[3] - b[1] + plus_one) for b in (boxes[i], boxes[j])
+            ]
             denom = min(area) if plus_one else area[0] + area[1] - inter
             if inter / denom <= thr:
                 survivors.append(j)
@@ -81,13 +87,19 @@ def _nms_reference(boxes: np.ndarray, scores: np.ndarray, thr: float, plus_one: 
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(
-        st.tuples(st.integers(0, 50), st.integers(0, 50), st.integers(1, 40), st.integers(1, 40),
-                  st.floats(0.01, 1.0)),
-        min_size=0, max_size=25,
+        st.tuples(
+            st.integers(0, 50),
+            st.integers(0, 50),
+            st.integers(1, 40),
+            st.integers(1, 40),
+            st.floats(0.01, 1.0),
+        ),
+        min_size=0,
+        max_size=25,
     ),
     st.sampled_from([0.3, 0.5, 0.7]),
     st.sampled_from(["union", "min"]),
-)  # fmt: skip
+)
 def test_nms_matches_a_plain_reference(rows, thr, mode):
     boxes = np.array([[x, y, x + w, y + h] for x, y, w, h, _ in rows], dtype=np.float32)
     boxes = boxes.reshape(-1, 4)
@@ -105,9 +117,16 @@ def _install_torchvision_shim(monkeypatch) -> None:
         offsets = idxs.to(boxes) * (boxes.max() + 1)
         return mt.nms(torch, boxes + offsets[:, None], scores, thr)
 
-    modules = {name: types.ModuleType(name) for name in (
-        "torchvision", "torchvision.ops", "torchvision.ops.boxes", "torchvision.transforms",
-        "torchvision.transforms.functional")}  # fmt: skip
+    modules = {
+        name: types.ModuleType(name)
+        for name in (
+            "torchvision",
+            "torchvision.ops",
+            "torchvision.ops.boxes",
+            "torchvision.transforms",
+            "torchvision.transforms.functional",
+        )
+    }
     modules["torchvision.ops.boxes"].batched_nms = batched_nms
     for name, module in modules.items():
         monkeypatch.setitem(sys.modules, name, module)
@@ -127,8 +146,17 @@ def test_mtcnn_port_matches_facenet_pytorch_pipeline(monkeypatch):
         with torch.no_grad():
             boxes, _ = detect_face(image, 20, *theirs, [0.6, 0.7, 0.7], 0.709, "cpu")
         expected = np.asarray(boxes[0], dtype=np.float64).reshape(-1, 5)
-        got = np.array([[*d["bbox"][:2], d["bbox"][0] + d["bbox"][2], d["bbox"][1] + d["bbox"][3],
-                         d["score"]] for d in ours.predict(image)]).reshape(-1, 5)  # fmt: skip
+        got = np.array(
+            [
+                [
+                    *d["bbox"][:2],
+                    d["bbox"][0] + d["bbox"][2],
+                    d["bbox"][1] + d["bbox"][3],
+                    d["score"],
+                ]
+                for d in ours.predict(image)
+            ]
+        ).reshape(-1, 5)
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-3)
 
 

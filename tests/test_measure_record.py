@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -22,9 +23,12 @@ INPUTS = paths.REPO_ROOT / "data" / "catalog" / "vision" / "inputs" / "cc0"
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "measure", *args], cwd=paths.REPO_ROOT, capture_output=True,
-        text=True, timeout=300,
-    )  # fmt: skip
+        [sys.executable, "-m", "measure", *args],
+        cwd=paths.REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def _measure(tmp_path: Path, cls: str = "BusyWait2ms", **kw) -> dict:
@@ -47,7 +51,10 @@ def test_record_has_the_documented_keys(busy_record):
     assert len(record["runs"]) == 3 and all(len(r["calls_ms"]) == 20 for r in record["runs"])
     assert record["protocol"]["standard"] is False  # 2/20 instead of 10/100
     assert "instead of 3/10/100" in record["protocol"]["nonstandard_reasons"][0]
-    assert record["protocol"]["precision"] == "fp32" and "cpu" in record["protocol"]["precision_reason"]
+    assert (
+        record["protocol"]["precision"] == "fp32"
+        and "cpu" in record["protocol"]["precision_reason"]
+    )
     assert record["environment"]["device_kind"] == "cpu" and record["environment"]["cpu_model"]
     assert record["lock"]["requirements_sha256"] and record["adapter"]["source_sha256"]
     assert [f["name"] for f in record["inputs"]["files"]][0] == "astronaut.png"
@@ -125,8 +132,18 @@ def test_runs_that_disagree_are_kept_but_discarded(tmp_path, monkeypatch):
 
 
 def test_crash_in_a_model_is_a_failed_record(tmp_path):
-    done = _cli("run", "--adapter", f"{FIXTURE}:Crashing", "--runs", "3", "--calls", "2",
-                "--out", str(tmp_path), "--no-progress")  # fmt: skip
+    done = _cli(
+        "run",
+        "--adapter",
+        f"{FIXTURE}:Crashing",
+        "--runs",
+        "3",
+        "--calls",
+        "2",
+        "--out",
+        str(tmp_path),
+        "--no-progress",
+    )
     assert done.returncode == 1 and "imaginary_backbone" in done.stderr
     (record_file,) = (tmp_path / "records").glob("*.json")
     record = json.loads(record_file.read_text())
@@ -160,10 +177,56 @@ def test_dispatcher_lists_commands_and_reserves_submit():
 
 
 def test_sweep_records_failures_and_continues(tmp_path):
-    done = _cli("sweep", "--only", "fasterrcnn-resnet50-fpn", "detr-resnet50",
-                "--out", str(tmp_path), "--runs", "1", "--warmup", "0", "--calls", "1")  # fmt: skip
+    done = _cli(
+        "sweep",
+        "--only",
+        "fasterrcnn-resnet50-fpn",
+        "detr-resnet50",
+        "--out",
+        str(tmp_path),
+        "--runs",
+        "1",
+        "--warmup",
+        "0",
+        "--calls",
+        "1",
+    )
     assert "fasterrcnn-resnet50-fpn: FAILED" in done.stdout
     assert "detr-resnet50: FAILED" in done.stdout  # both reached: the first did not stop it
     records = [json.loads(p.read_text()) for p in (tmp_path / "records").glob("*.json")]
-    assert sorted(r["adapter"]["name"] for r in records) == ["detr-resnet50", "fasterrcnn-resnet50-fpn"]
+    assert sorted(r["adapter"]["name"] for r in records) == [
+        "detr-resnet50",
+        "fasterrcnn-resnet50-fpn",
+    ]
     assert all(r["status"] == "failed" and "pip install" in r["error"] for r in records)
+
+
+COMMITTED = sorted((paths.REPO_ROOT / "data" / "runs" / "records").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=[p.stem for p in COMMITTED])
+def test_committed_records_recompute_and_match_their_tables(path):
+    record = verify.load_record(path)
+    results = {c.name: c for c in verify.checks(record)}
+    for key in rec.figure_keys(record):
+        assert results[key].state == "ok", results[key]
+    for item in record["inputs"]["files"]:
+        assert results[f"input {item['name']}"].state == "ok"
+    assert results.get("accuracy stats", verify.Check("", "ok")).state == "ok"
+    row = pd.read_parquet(path.parent.parent / "vision_runs" / f"{record['run_id']}.parquet")
+    assert row.loc[0, "median_ms"] == pytest.approx(record["median_ms"])
+    assert bool(row.loc[0, "discarded"]) == record["discarded"]
+
+
+def test_launch_runs_in_background_with_progress(tmp_path):
+    from measure import launch
+
+    job = launch.start(f"{FIXTURE}:BusyWait2ms", "cpu", 1, 0, 5, out=tmp_path)
+    for _ in range(600):
+        state = launch.status(job)
+        if state["finished"]:
+            break
+        time.sleep(0.1)
+    assert state["finished"] and state["exit_code"] == 0, state
+    assert state["done"] == state["total"] == 5
+    assert len(list((tmp_path / "records").glob("*.json"))) == 1

@@ -70,7 +70,7 @@ def test_hardware_fit_apple_profile(store: Path) -> None:
 
 def test_finetune_planner_renders(store: Path) -> None:
     at = _page(
-        "finetune_planner.py", model="llama-3.1-8b", gpu_False="h100-sxm", count="2",
+        "finetune_planner.py", model="llama-3.1-8b", gpu="h100-sxm", count="2",
         method="full", recipe="rl", samples="10000",
     )  # fmt: skip
     assert not at.exception
@@ -98,8 +98,27 @@ def test_finetune_planner_apple_has_no_cost(store: Path) -> None:
 
 
 def test_finetune_show_all_lists_configs(store: Path) -> None:
-    at = _page("finetune_planner.py", gpu_False="rtx-4090", all="1")
+    at = _page("finetune_planner.py", gpu="rtx-4090", all="1")
     assert not at.exception
     listed = _frame(at).set_index("Model")
     assert listed.loc["llama-3.1-405b", "Verdict"] == "won't fit"
     assert listed.loc["llama-3.1-405b", "Smallest rentable config"] == "4× A100 80GB ($6.00/h)"
+
+
+@pytest.mark.parametrize("page", ["hardware_fit.py", "finetune_planner.py"])
+def test_pages_on_the_committed_catalog(
+    page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not (paths.CATALOG_DIR / "gpus.csv").exists():
+        pytest.skip("data/catalog has no gpus.csv yet")
+    monkeypatch.setattr(paths, "SNAPSHOTS_DIR", tmp_path / "snapshots")  # never write the repo
+    monkeypatch.setattr(paths, "RUNS_DIR", tmp_path / "runs")
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at = _page(page, all="1")
+    assert not at.exception and not at.error
+    table = _frame(at)
+    assert len(table) > 50
+    assert set(table["Verdict"].dropna()) <= {
+        "fits comfortably", "fits (tight)", "partial offload", "won't run", "fits", "won't fit",
+    }  # fmt: skip

@@ -1,4 +1,4 @@
-"""The registered policy of the ranked track: models, datasets, perturbations, Protocol B targets."""
+"""The registered policy of the ranked track: models, datasets, perturbations, B targets."""
 
 from __future__ import annotations
 

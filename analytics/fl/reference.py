@@ -29,7 +29,7 @@ def build(
     seed: int = runner.BASE_SEED,
     progress: Callable[[str], None] | None = None,
 ) -> list[Submission]:
-    """Run everything asked and package it: A and B share the nominal runs; C adds perturbed runs."""
+    """Run and package: A and B share the nominal runs; C adds the perturbed runs."""
     subs: list[Submission] = []
     for model in models:
         for method in methods:

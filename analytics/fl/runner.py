@@ -98,7 +98,9 @@ def local_sgd(
             idx = order[start : start + BATCH_SIZE]
             loss = nn.functional.cross_entropy(model(x[idx]), y[idx])
             if anchor is not None:
-                prox = sum(((p - a) ** 2).sum() for p, a in zip(model.parameters(), anchor))
+                prox = sum(
+                    ((p - a) ** 2).sum() for p, a in zip(model.parameters(), anchor, strict=True)
+                )
                 loss = loss + PROX_MU / 2 * prox
             opt.zero_grad()
             loss.backward()

@@ -16,6 +16,7 @@ Per round (simulator 1.0.0):
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,6 +81,13 @@ def joules_per_byte(model: dict, bandwidth_kbps: float) -> float:
 def load_profiles(path: Path | None = None) -> Profiles:
     """Read and check the profile file; raises ValueError naming the file and the fix."""
     path = path or profiles_path()
+    stat = path.stat()
+    return _load_profiles(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _load_profiles(name: str, mtime_ns: int, size: int) -> Profiles:
+    path = Path(name)
     raw = json.loads(path.read_text(encoding="utf-8"))
     if raw.get("simulator_version") != SIMULATOR_VERSION:
         raise ValueError(
@@ -99,7 +107,8 @@ def load_profiles(path: Path | None = None) -> Profiles:
     return Profiles(SIMULATOR_VERSION, devices, networks)
 
 
-def _client_costs(workload: pd.DataFrame, profiles: Profiles) -> pd.DataFrame:
+def _client_costs(workload: pd.DataFrame, profiles: Profiles) -> dict[str, np.ndarray]:
+    """Per workload row: round, client time, bytes, energy and memory (numpy arrays)."""
     unknown_dev = sorted(set(workload["device"]) - set(profiles.devices))
     unknown_net = sorted(set(workload["network"]) - set(profiles.networks))
     if unknown_dev or unknown_net:
@@ -110,54 +119,57 @@ def _client_costs(workload: pd.DataFrame, profiles: Profiles) -> pd.DataFrame:
     devs = [profiles.devices[k] for k in workload["device"]]
     nets = [profiles.networks[k] for k in workload["network"]]
     flops = workload["flops"].to_numpy(dtype=float)
-    bytes_total = workload["bytes_up"].to_numpy(dtype=float) + workload["bytes_down"].to_numpy(
-        dtype=float
-    )
+    up = workload["bytes_up"].to_numpy(dtype=float)
+    bytes_total = up + workload["bytes_down"].to_numpy(dtype=float)
     compute_s = flops / np.array([d.flops_per_s for d in devs], dtype=float)
     bandwidth_bps = np.array([n.bandwidth_kbps * 1000.0 for n in nets], dtype=float)
     latency_s = np.array([n.latency_s for n in nets], dtype=float)
-    transfer_s = bytes_total * 8.0 / bandwidth_bps + latency_s
     power_w = np.array([d.power_w for d in devs], dtype=float)
     j_per_byte = np.array([n.joules_per_byte for n in nets], dtype=float)
-    return pd.DataFrame(
-        {
-            "round": workload["round"].to_numpy(dtype=np.int64),
-            "client_s": compute_s + transfer_s,
-            "comm_bytes": bytes_total,
-            "energy_j": compute_s * power_w + bytes_total * j_per_byte,
-            "mem_bytes": workload["mem_bytes"].to_numpy(dtype=float),
-        }
-    )
+    return {
+        "round": workload["round"].to_numpy(dtype=np.int64),
+        "client_s": compute_s + bytes_total * 8.0 / bandwidth_bps + latency_s,
+        "comm_bytes": bytes_total,
+        "energy_j": compute_s * power_w + bytes_total * j_per_byte,
+        "mem_bytes": workload["mem_bytes"].to_numpy(dtype=float),
+    }
+
+
+def _cumulative(workload: pd.DataFrame, profiles: Profiles) -> dict[str, np.ndarray]:
+    """Cumulative costs after each distinct round, rounds ascending."""
+    c = _client_costs(workload, profiles)
+    rounds, inv = np.unique(c["round"], return_inverse=True)
+    slowest = np.zeros(len(rounds))
+    np.maximum.at(slowest, inv, c["client_s"])  # the slowest participant sets the round time
+    peak = np.zeros(len(rounds))
+    np.maximum.at(peak, inv, c["mem_bytes"])
+    return {
+        "round": rounds,
+        "time_s": np.cumsum(slowest),
+        "comm_bytes": np.cumsum(np.bincount(inv, c["comm_bytes"], len(rounds))),
+        "energy_j": np.cumsum(np.bincount(inv, c["energy_j"], len(rounds))),
+        "peak_mem_bytes": np.maximum.accumulate(peak),
+    }
 
 
 def round_costs(workload: pd.DataFrame, profiles: Profiles | None = None) -> pd.DataFrame:
     """Cumulative costs after each round: round, time_s, comm_bytes, energy_j, peak_mem_bytes."""
-    profiles = profiles or load_profiles()
     if workload.empty:
         return pd.DataFrame({"round": pd.Series(dtype=int), **{c: [] for c in COST_COLUMNS}})
-    per = _client_costs(workload, profiles).groupby("round", sort=True)
-    rounds = pd.DataFrame(
-        {
-            "time_s": per["client_s"].max(),  # the slowest participant sets the round time
-            "comm_bytes": per["comm_bytes"].sum(),
-            "energy_j": per["energy_j"].sum(),
-            "peak_mem_bytes": per["mem_bytes"].max(),
-        }
-    )
-    cumulative = rounds[["time_s", "comm_bytes", "energy_j"]].cumsum()
-    cumulative["peak_mem_bytes"] = rounds["peak_mem_bytes"].cummax()
-    return cumulative.reset_index()
+    return pd.DataFrame(_cumulative(workload, profiles or load_profiles()))
 
 
 def costs_at_steps(
     workload: pd.DataFrame, steps: list[int], profiles: Profiles | None = None
 ) -> pd.DataFrame:
     """The cost columns at each checkpoint step: everything of rounds <= step (0 before any)."""
-    table = round_costs(workload, profiles)
-    idx = np.searchsorted(table["round"].to_numpy(), np.asarray(steps), side="right") - 1
+    if workload.empty:
+        return pd.DataFrame({c: np.zeros(len(steps)) for c in COST_COLUMNS})
+    table = _cumulative(workload, profiles or load_profiles())
+    idx = np.searchsorted(table["round"], np.asarray(steps, dtype=np.int64), side="right") - 1
     out = {}
     for col in COST_COLUMNS:
-        values = np.concatenate([[0.0], table[col].to_numpy(dtype=float)])
+        values = np.concatenate([[0.0], table[col]])
         out[col] = values[idx + 1]  # idx = -1 (before the first round) picks the leading 0
     return pd.DataFrame(out, columns=list(COST_COLUMNS))
 

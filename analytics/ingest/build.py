@@ -148,7 +148,8 @@ WEIGHT_FIELDS = (
 def stated_row(model_id: str, observations: list[ModelObs], aliases: str) -> dict:
     """One models.csv row with only what sources state (unknowns stay None)."""
     family, rule_org = family_and_org(model_id)
-    meta_url = next((o.metadata_source_url for o in observations if o.metadata_source_url), None)
+    urls = [o.metadata_source_url for o in observations if o.metadata_source_url]
+    meta_url = ";".join(dict.fromkeys(urls)) or None
     row = {
         "model_id": model_id,
         "display_name": _first(observations, "display_name") or model_id,
@@ -162,7 +163,9 @@ def stated_row(model_id: str, observations: list[ModelObs], aliases: str) -> dic
     for attr in WEIGHT_FIELDS[:-1]:
         row[attr] = _first(observations, attr)
     row["release_date"] = _iso(row["release_date"])
-    row["_has_hf"] = any(o.hf_id for o in observations)
+    has_weights_repo = any(o.hf_id for o in observations)
+    if row["open_weights"] is None and has_weights_repo:
+        row["open_weights"] = not closed_by_name(model_id, family)
     return row
 
 
@@ -187,10 +190,6 @@ def finish_row(row: dict) -> dict:
     active = row["active_params_b"] or name_active
     if not row["is_moe"] and total is not None:
         active = total
-    if row["open_weights"] is None:
-        closed = closed_by_name(row["model_id"], row["family"])
-        row["open_weights"] = not closed and row["_has_hf"]
-    row.pop("_has_hf")
     row["total_params_b"] = round(total, 3) if total else None
     row["active_params_b"] = round(active, 3) if active else None
     row["is_moe"] = bool(row["is_moe"])
@@ -215,8 +214,11 @@ def score_rows(resolved: list[tuple[str, ScoreObs]], drops: Drops) -> list[dict]
         if bench is None:
             raise IngestError(f"benchmark {obs.benchmark_id!r} used by {obs.origin} is not curated")
         if not bench.in_bounds(obs.score):
-            drops.add(label, f"score outside [{bench.lower_bound:g}, {bench.upper_bound:g}] "
-                             f"of {bench.benchmark_id}")
+            drops.add(
+                label,
+                f"score outside [{bench.lower_bound:g}, {bench.upper_bound:g}] "
+                f"of {bench.benchmark_id}",
+            )
             continue
         if not obs.source_url or not _URL.match(obs.source_url):
             drops.add(label, "source link is not a single http(s) URL")
@@ -236,7 +238,9 @@ def score_rows(resolved: list[tuple[str, ScoreObs]], drops: Drops) -> list[dict]
             if best[key]["score"] >= row["score"]:
                 continue
         best[key] = row
-    return sorted(best.values(), key=lambda r: tuple(str(r[c]) for c in schema.PRIMARY_KEYS["scores"]))
+    return sorted(
+        best.values(), key=lambda r: tuple(str(r[c]) for c in schema.PRIMARY_KEYS["scores"])
+    )
 
 
 def gpu_rows(shared: Path, drops: Drops) -> list[dict]:
@@ -298,5 +302,7 @@ def build(shared: Path) -> Catalog:
     catalog.notes.append(f"metadata-only observations attached to models: {attached}")
     unused = sorted(set(all_benchmarks()) - used)
     if unused:
-        catalog.notes.append(f"curated benchmarks without scores (not written): {', '.join(unused)}")
+        catalog.notes.append(
+            f"curated benchmarks without scores (not written): {', '.join(unused)}"
+        )
     return catalog

@@ -61,7 +61,9 @@ def summary(catalog: Catalog) -> list[str]:
         kinds[row["source_kind"]] = kinds.get(row["source_kind"], 0) + 1
     lines = [f"  {name:<16} {len(rows):>6} rows" for name, rows in tables.items()]
     lines.append(f"  categories ({len(categories)}): {', '.join(categories)}")
-    lines.append("  scores by source_kind: " + ", ".join(f"{k}={v}" for k, v in sorted(kinds.items())))
+    lines.append(
+        "  scores by source_kind: " + ", ".join(f"{k}={v}" for k, v in sorted(kinds.items()))
+    )
     lines += [f"  note: {note}" for note in catalog.notes]
     lines.append(f"  dropped rows: {catalog.drops.total}")
     return lines + catalog.drops.lines()

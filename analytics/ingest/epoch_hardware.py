@@ -52,7 +52,9 @@ def read_epoch(path: Path) -> dict[str, dict]:
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (OSError, pd.errors.ParserError) as exc:
-        raise IngestError(f"{path}: unreadable CSV ({exc}); restore the file from its source") from exc
+        raise IngestError(
+            f"{path}: unreadable CSV ({exc}); restore the file from its source"
+        ) from exc
     missing = [c for c in EPOCH_COLUMNS if c not in frame.columns]
     if missing:
         raise IngestError(f"{path}: missing column(s) {missing}; expected Epoch's header")
@@ -91,7 +93,9 @@ def gpu_row(cur: dict, epoch: dict[str, dict]) -> dict:
     if cur["unified_ram_gb"]:
         row["memory_gb"], row["memory_note"] = apple_budget_gb(float(cur["unified_ram_gb"]))
     elif ep and cur["memory_gb"] and ep.get("memory_gb") is None:
-        row["memory_note"] = f"Epoch leaves memory blank; {cur['memory_gb']} GB from the vendor page"
+        row["memory_note"] = (
+            f"Epoch leaves memory blank; {cur['memory_gb']} GB from the vendor page"
+        )
     if row["memory_gb"] is None:
         raise IngestError(f"{CURATED_CSV}: gpu {cur['gpu_id']} has no memory_gb; add the figure")
     return row

@@ -13,7 +13,11 @@ FAMILY_RULES: tuple[tuple[str, str, str], ...] = (
     (r"nemotron", "nemotron", "NVIDIA"),
     (r"^(llama|meta-llama|tinyllama)", "llama", "Meta"),
     (r"^(qwen|qwq|qvq)", "qwen", "Alibaba"),
-    (r"^(chatgpt|gpt-?[345]|gpt-oss|text-(davinci|curie|babbage|ada)|code-davinci)", "gpt", "OpenAI"),
+    (
+        r"^(chatgpt|gpt-?[345]|gpt-oss|text-(davinci|curie|babbage|ada)|code-davinci)",
+        "gpt",
+        "OpenAI",
+    ),
     (r"^(codex|(davinci|babbage|curie|ada)(-\d+)?$)", "gpt", "OpenAI"),
     (r"^(o1|o3|o4)(-|$)", "o-series", "OpenAI"),
     (r"^(computer-use-preview|cua$)", "gpt", "OpenAI"),
@@ -156,6 +160,7 @@ def params_from_name(slug: str) -> tuple[float | None, float | None]:
     if match:
         total = float(match.group(1)) / (1000.0 if match.group(2) == "m" else 1.0)
     return total, float(active.group(1)) if active else None
+
 
 # Hugging Face organisation prefix -> organisation display name.
 HF_ORGS = {

@@ -99,8 +99,17 @@ def parse_table(lines: list[str], family: str, drops: Drops) -> list[dict]:
             if value is None:
                 drops.add(SOURCE, "OOM or empty cell (no measurement)")
                 continue
-            out.append(dict(model=parsed[0], gpu_id=gpu_id, gpu_count=count, quant=parsed[1],
-                            phase=phase, tokens_per_s=value, source_url=URL))
+            out.append(
+                dict(
+                    model=parsed[0],
+                    gpu_id=gpu_id,
+                    gpu_count=count,
+                    quant=parsed[1],
+                    phase=phase,
+                    tokens_per_s=value,
+                    source_url=URL,
+                )
+            )
     return out
 
 

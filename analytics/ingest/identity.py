@@ -20,6 +20,7 @@ ALIASES_CSV = Path(__file__).with_name("aliases.csv")
 _SEP = re.compile(r"[^a-z0-9.]+")
 _DIGIT_PAIR = re.compile(r"(?<![0-9.])(\d)-(\d)(?=-|$)")
 _SUFFIXES = ("-hf",)
+_BARE_SIZE = re.compile(r"^\d+(\.\d+)?[bm]\b")
 _UNDERSCORE_DECIMAL = re.compile(r"(?<![0-9])(\d)_(\d+)(?=[bm](?![a-z]))")
 _VARIANT = re.compile(
     r"(-(minimal|low|medium|high|xhigh))$|(-\d+k)$|(-thinking(-\d+k)?)$|(-non-thinking|-no-thinking)$"
@@ -31,6 +32,14 @@ def _ascii_lower(name: str) -> str:
     return text.lower().strip()
 
 
+def _drop_org(text: str) -> str:
+    """'org/repo' -> 'repo', unless the repo name alone says nothing ('CausalLM/14B', 'x/K2')."""
+    org, _, repo = text.rpartition("/")
+    if org and (_BARE_SIZE.match(repo) or len(repo) <= 2):
+        return f"{org.rsplit('/', 1)[-1]}-{repo}"
+    return repo
+
+
 def slugify(name: str) -> str:
     """Readable id: lower case, one '-' between words, single-digit versions '3-5' -> '3.5'.
 
@@ -38,7 +47,7 @@ def slugify(name: str) -> str:
     "llama" are dropped, '+' becomes 'plus', a trailing '-hf' (format marker) is removed.
     """
     text = _ascii_lower(name)
-    text = text.rsplit("/", 1)[-1].replace("+", "plus")
+    text = _drop_org(text).replace("+", "plus")
     text = _UNDERSCORE_DECIMAL.sub(r"\1.\2", text)
     text = _SEP.sub("-", text).strip("-.")
     text = re.sub(r"-{2,}", "-", text)

@@ -87,7 +87,9 @@ def provider_offers(path: Path, provider: str, drops: Drops) -> dict[str, list[f
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (OSError, pd.errors.ParserError) as exc:
-        raise IngestError(f"{path}: unreadable CSV ({exc}); restore the file from its source") from exc
+        raise IngestError(
+            f"{path}: unreadable CSV ({exc}); restore the file from its source"
+        ) from exc
     for col in ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "GpuInfo"):
         if col not in frame.columns:
             raise IngestError(f"{path}: missing column {col!r}; expected a SkyPilot v8 catalog")
@@ -99,7 +101,9 @@ def provider_offers(path: Path, provider: str, drops: Drops) -> dict[str, list[f
             continue
         gpu = gpu_id_for(row["AcceleratorName"], row["InstanceType"], row["GpuInfo"], count)
         if gpu is None:
-            drops.add(SOURCE, f"{provider}: accelerator {row['AcceleratorName']} not in gpus catalog")
+            drops.add(
+                SOURCE, f"{provider}: accelerator {row['AcceleratorName']} not in gpus catalog"
+            )
             continue
         offers[gpu].append(price / count)
     return offers

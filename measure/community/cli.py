@@ -1,0 +1,161 @@
+"""``python -m measure submit | inbox | maintainer``: the community commands.
+
+    submit RECORD --github NAME --out BUNDLE.zip
+    inbox add BUNDLE.zip | list [--status S] | accept ID | reject ID --reason TEXT
+    maintainer hash-password [--name NAME]
+
+accept and reject take ``--maintainer NAME`` and read the password from $MODELATLAS_PASSWORD,
+else from the terminal (hidden) or the first line of stdin. Every command takes
+``--inbox-dir`` (default $MODELATLAS_INBOX_DIR, else data/inbox). Exit codes: 0 done,
+1 refused (invalid bundle, duplicate, access denied, already decided), 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+import tomllib
+from pathlib import Path
+
+from measure.community import auth, bundle, inbox
+from measure.community.validate import BundleError, validate_bundle
+
+
+def _error(message: str, code: int = 1) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+def submit_main(argv: list[str]) -> int:
+    """Package a record, check it as the inbox would, and write the bundle."""
+    p = argparse.ArgumentParser(prog="python -m measure submit")
+    p.add_argument("record", type=Path, help="data/runs/records/<run_id>.json")
+    p.add_argument("--github", required=True, help="your GitHub user name (shown with the result)")
+    p.add_argument("--out", type=Path, required=True, help="the bundle to write, e.g. run.zip")
+    args = p.parse_args(argv)
+    try:
+        data = bundle.build(args.record, args.github)
+        checked = validate_bundle(data, str(args.out), compare_ours=False)
+    except (bundle.SubmitError, BundleError) as exc:
+        return _error(str(exc))
+    bundle.write_bytes_atomic(args.out, data)
+    print(
+        f"wrote {args.out} ({len(data)} bytes, bundle {checked.bundle_id}); upload it on the "
+        "'Submit a run' page or send it to the maintainers"
+    )
+    for flag in checked.flags:
+        print(f"note: the reviewer will see flag {flag.code}: {flag.message}")
+    return 0
+
+
+def _inbox_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m measure inbox")
+    p.add_argument("--inbox-dir", type=Path, help="default $MODELATLAS_INBOX_DIR or data/inbox")
+    sub = p.add_subparsers(dest="action", required=True)
+    add = sub.add_parser("add", help="validate a bundle and queue it")
+    add.add_argument("bundle", type=Path)
+    add.add_argument("--runs-dir", type=Path, help="our runs (default data/runs)")
+    listing = sub.add_parser("list", help="list bundles")
+    listing.add_argument("--status", choices=(inbox.QUEUED, inbox.ACCEPTED, inbox.REJECTED))
+    for name in ("accept", "reject"):
+        cmd = sub.add_parser(name, help=f"{name} a queued bundle (maintainers only)")
+        cmd.add_argument("id")
+        cmd.add_argument("--maintainer", required=True)
+        cmd.add_argument("--reason", required=name == "reject", default="")
+        cmd.add_argument("--runs-dir", type=Path, help="where results go (default data/runs)")
+    return p
+
+
+def _secrets_tables() -> dict[str, str]:
+    """[maintainers] from .streamlit/secrets.toml in the working and home folders (as Streamlit)."""
+    found: dict[str, str] = {}
+    for path in (
+        Path.home() / ".streamlit" / "secrets.toml",
+        Path.cwd() / ".streamlit" / "secrets.toml",
+    ):
+        if path.is_file():
+            try:
+                found |= tomllib.loads(path.read_text()).get("maintainers", {})
+            except (OSError, tomllib.TOMLDecodeError) as exc:
+                raise auth.AuthError(f"{path}: unreadable ({exc}); fix the TOML") from None
+    return found
+
+
+def _password() -> str:
+    if os.environ.get(auth.ENV_PASSWORD):
+        return os.environ[auth.ENV_PASSWORD]
+    if sys.stdin.isatty():
+        return getpass.getpass("maintainer password: ")
+    return sys.stdin.readline().rstrip("\n")
+
+
+def login(name: str) -> auth.Maintainer:
+    """The maintainer ``name`` once the password checks out; AuthError otherwise."""
+    maintainers = auth.load_maintainers(_secrets_tables())
+    if not maintainers:
+        raise auth.AuthError(auth.HOW_TO_CONFIGURE)
+    return auth.authenticate(name, _password(), maintainers)
+
+
+def _print_entry(entry: dict) -> None:
+    flags = f", {len(entry['flags'])} flag(s)" if entry["flags"] else ""
+    print(
+        f"{entry['id']}  {entry['status']:<8}  {entry['adapter']} on {entry['gpu']} "
+        f"({entry['precision']}) by {entry['github']}: median {entry['median_ms']:.3f} ms"
+        f"{flags}"
+    )
+
+
+def inbox_main(argv: list[str]) -> int:
+    """The inbox commands."""
+    args = _inbox_parser().parse_args(argv)
+    try:
+        if args.action == "add":
+            entry = inbox.add_file(args.bundle, args.inbox_dir, args.runs_dir)
+            print(f"queued {entry['id']} for review")
+            _print_entry(entry)
+            for flag in entry["flags"]:
+                print(f"flag {flag['code']}: {flag['message']}")
+        elif args.action == "list":
+            for entry in inbox.entries(args.inbox_dir, args.status):
+                _print_entry(entry)
+        else:
+            who = login(args.maintainer)
+            if args.action == "accept":
+                entry = inbox.accept(args.id, who, args.inbox_dir, args.runs_dir, args.reason)
+            else:
+                entry = inbox.reject(args.id, who, args.reason, args.inbox_dir)
+            print(f"{entry['status']} {entry['id']} by {who.name}")
+    except (BundleError, inbox.InboxError, auth.AuthError) as exc:
+        return _error(str(exc))
+    return 0
+
+
+def maintainer_main(argv: list[str]) -> int:
+    """``maintainer hash-password``: print NAME:HASH for MODELATLAS_MAINTAINERS."""
+    p = argparse.ArgumentParser(prog="python -m measure maintainer")
+    sub = p.add_subparsers(dest="action", required=True)
+    make = sub.add_parser("hash-password", help="read a password, print its salted scrypt hash")
+    make.add_argument("--name", help="print NAME:HASH, ready for MODELATLAS_MAINTAINERS")
+    args = p.parse_args(argv)
+    if sys.stdin.isatty():
+        password = getpass.getpass("password: ")
+        if getpass.getpass("again: ") != password:
+            return _error("the two passwords differ; nothing printed")
+    else:
+        password = sys.stdin.readline().rstrip("\n")
+    try:
+        stored = auth.hash_password(password)
+    except ValueError as exc:
+        return _error(str(exc))
+    print(f"{args.name}:{stored}" if args.name else stored)
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    """Dispatch ``[command, *args]`` from ``python -m measure``."""
+    command, rest = argv[0], argv[1:]
+    handlers = {"submit": submit_main, "inbox": inbox_main, "maintainer": maintainer_main}
+    return handlers[command](rest)

@@ -1,0 +1,629 @@
+"""Validation of a submission bundle: safe unzip, schema, hashes, registry, recomputation, flags.
+
+``validate_bundle`` either raises ``BundleError`` (a ``code`` and one line naming the bundle, the
+member or key, and the fix) or returns a ``Validated`` bundle with its review ``flags``. It only
+reads: nothing is extracted to disk. Limits and flag rules: docs/community.md ("Validation").
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import stat
+import zipfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from measure import protocol
+from measure import record as rec
+from measure.community import bundle, status
+from measure.env import image_files, sha256_file, sha256_text
+
+ID_CHARS = 12  # a bundle's ID: the first 12 hex digits of its record's content hash
+
+
+CALL_FLOOR_MS = 0.1  # no detector's predict() with pre/post-processing and a sync is faster
+IDENTICAL_SHARE_MAX = 0.10  # flag when one exact value is more than 10% of the timed calls
+FAR_FROM_OURS_FACTOR = status.FAR_FROM_OURS_FACTOR
+
+
+@dataclass(frozen=True)
+class Flag:
+    """An odd value kept for the reviewer: ``code`` and a one-line explanation."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Validated:
+    """A bundle that passed every check, with what the reviewer needs."""
+
+    source: str
+    record: dict[str, Any]
+    submission: dict[str, Any]
+    bundle_sha256: str
+    content_sha256: str
+    recomputed: dict[str, Any]
+    flags: tuple[Flag, ...]
+    our_run: dict[str, Any] | None
+    data: bytes = field(repr=False)
+
+    @property
+    def bundle_id(self) -> str:
+        """The inbox ID: the start of the record's content hash."""
+        return self.content_sha256[:ID_CHARS]
+
+
+# --- layout, manifest, JSON ------------------------------------------------------------------
+
+_FIXED = (bundle.MANIFEST, bundle.SUBMISSION, bundle.RECORD, bundle.REQUIREMENTS, bundle.PIP_FREEZE)
+
+
+def _check_layout(members: dict[str, bytes], source: str) -> str:
+    """The fixed members plus exactly one adapter source; returns the adapter member's name."""
+    unexpected = [n for n in members if n not in _FIXED and not bundle.ADAPTER_NAME.match(n)]
+    if unexpected:
+        raise _fail(
+            "unexpected-member",
+            source,
+            f"member {unexpected[0]!r} is not part of the "
+            f"bundle format (expected {', '.join(_FIXED)}, adapter/<file>.py)",
+            _REBUILD,
+        )
+    adapters = [n for n in members if bundle.ADAPTER_NAME.match(n)]
+    missing = [n for n in _FIXED if n not in members] + ([] if adapters else ["adapter/<file>.py"])
+    if missing or len(adapters) > 1:
+        what = f"member {missing[0]!r} is missing" if missing else "more than one adapter source"
+        raise _fail("missing-member", source, what, _REBUILD)
+    return adapters[0]
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def parse_json(member: str, data: bytes, source: str) -> Any:
+    """A member's JSON (NaN and Infinity are refused)."""
+    try:
+        return json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise _fail("schema", source, f"{member} is not valid JSON ({exc})", _REBUILD) from None
+
+
+def _is_hex64(value: Any) -> bool:
+    return (
+        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+    )
+
+
+def check_manifest(members: dict[str, bytes], source: str) -> dict[str, Any]:
+    """The manifest lists every other member with its true SHA-256 and size."""
+    manifest = parse_json(bundle.MANIFEST, members[bundle.MANIFEST], source)
+    listed = manifest.get("members") if isinstance(manifest, dict) else None
+    ok = isinstance(listed, list) and all(
+        isinstance(m, dict)
+        and isinstance(m.get("name"), str)
+        and _is_hex64(m.get("sha256"))
+        and _is_int(m.get("size_bytes"))
+        for m in listed
+    )
+    if not ok or manifest.get("format") != bundle.FORMAT:
+        raise _fail(
+            "schema",
+            source,
+            f"{bundle.MANIFEST} is not a {bundle.FORMAT} manifest "
+            "(format, format_version, members[{name, sha256, size_bytes}])",
+            _REBUILD,
+        )
+    if manifest.get("format_version") != bundle.FORMAT_VERSION:
+        raise _fail(
+            "schema",
+            source,
+            f"{bundle.MANIFEST}: format_version "
+            f"{manifest.get('format_version')!r} is not {bundle.FORMAT_VERSION}",
+            "use this version of the measuring tool",
+        )
+    names = [m["name"] for m in listed]
+    others = sorted(set(members) - {bundle.MANIFEST})
+    if sorted(names) != others:
+        extra = sorted(set(others) ^ set(names))
+        raise _fail(
+            "hash",
+            source,
+            f"{bundle.MANIFEST} does not list exactly the bundle's "
+            f"members (differs on {extra[0]!r})",
+            _REBUILD,
+        )
+    for item in listed:
+        actual = bundle.sha256_bytes(members[item["name"]])
+        if actual != item["sha256"] or len(members[item["name"]]) != item["size_bytes"]:
+            raise _fail(
+                "hash",
+                source,
+                f"{bundle.MANIFEST} gives {item['name']} sha256 "
+                f"{item['sha256'][:12]}… but its bytes hash to {actual[:12]}…",
+                _REBUILD,
+            )
+    return manifest
+
+
+def check_submission(members: dict[str, bytes], source: str) -> dict[str, Any]:
+    """submission.json: the format and a valid GitHub user name."""
+    sub = parse_json(bundle.SUBMISSION, members[bundle.SUBMISSION], source)
+    if not isinstance(sub, dict) or sub.get("format") != bundle.FORMAT:
+        raise _fail(
+            "schema", source, f"{bundle.SUBMISSION} is not a {bundle.FORMAT} submission", _REBUILD
+        )
+    if not isinstance(sub.get("github"), str) or not bundle.GITHUB_NAME.match(sub["github"]):
+        raise _fail(
+            "schema",
+            source,
+            f"{bundle.SUBMISSION}: github {sub.get('github')!r} is not a GitHub user name",
+            "pass --github YOUR_NAME to measure submit",
+        )
+    if not isinstance(sub.get("submitted_utc"), str) or not _is_time(sub["submitted_utc"]):
+        raise _fail(
+            "schema",
+            source,
+            f"{bundle.SUBMISSION}: submitted_utc is not an ISO 8601 time with a zone",
+            _REBUILD,
+        )
+    return sub
+
+
+# --- record schema ---------------------------------------------------------------------------
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_time(value: Any) -> bool:
+    from datetime import datetime
+
+    try:
+        return isinstance(value, str) and datetime.fromisoformat(value).tzinfo is not None
+    except ValueError:
+        return False
+
+
+_KINDS = {
+    "str": lambda v: isinstance(v, str),
+    "str|null": lambda v: v is None or isinstance(v, str),
+    "bool": lambda v: isinstance(v, bool),
+    "bool|null": lambda v: v is None or isinstance(v, bool),
+    "int": _is_int,
+    "number": _is_number,
+    "number|null": lambda v: v is None or _is_number(v),
+    "hex64": _is_hex64,
+    "time": _is_time,
+    "dict": lambda v: isinstance(v, dict),
+    "list": lambda v: isinstance(v, list),
+    "list[str]": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+    "list[number]": lambda v: isinstance(v, list) and all(_is_number(x) for x in v),
+    "list[int]": lambda v: isinstance(v, list) and all(_is_int(x) for x in v),
+}
+
+RECORD_FIELDS: tuple[tuple[str, str], ...] = (
+    ("record_version", "int"),
+    ("run_id", "str"),
+    ("created_utc", "time"),
+    ("status", "str"),
+    ("tool", "dict"),
+    ("tool.git_commit", "str|null"),
+    ("tool.git_dirty", "bool|null?"),
+    ("adapter.name", "str"),
+    ("adapter.task", "str"),
+    ("adapter.source_file", "str"),
+    ("adapter.source_sha256", "hex64"),
+    ("adapter.info", "dict"),
+    ("adapter.info.display_name", "str"),
+    ("adapter.info.default_input_size", "str"),
+    ("lock.requirements_sha256", "hex64"),
+    ("lock.pip_freeze", "list[str]"),
+    ("lock.pip_freeze_sha256", "hex64"),
+    ("inputs.files", "list"),
+    ("environment.device_kind", "str"),
+    ("environment.device_name", "str"),
+    ("environment.power_limit_w", "number|null?"),
+    ("environment.default_power_limit_w", "number|null?"),
+    ("environment.power_limited", "str?"),
+    ("environment.driver_version", "str|null?"),
+    ("protocol.runs", "int"),
+    ("protocol.warmup", "int"),
+    ("protocol.calls", "int"),
+    ("protocol.precision", "str"),
+    ("protocol.standard", "bool"),
+    ("protocol.task", "str"),
+    ("protocol.nonstandard_reasons", "list[str]"),
+    ("runs", "list"),
+    ("median_ms", "number|null"),
+    ("p90_ms", "number|null"),
+    ("run_spread", "number|null"),
+    ("discarded", "bool"),
+    ("discard_reason", "str"),
+    ("memory_kind", "str"),
+    ("sampler", "dict"),
+    ("listable", "bool"),
+)
+"""(dotted key, kind) for every record field the inbox reads; a trailing ``?`` = may be absent."""
+
+RUN_FIELDS: tuple[tuple[str, str], ...] = (
+    ("calls_ms", "list[number]"),
+    ("warmup_ms", "list[number]"),
+    ("input_index", "list[int]"),
+    ("disturbance", "dict"),
+    ("memory", "dict"),
+    ("memory.kind", "str"),
+    ("memory.baseline_mib", "number"),
+    ("memory.t_s", "list[number]"),
+    ("memory.used_mib", "list[number]"),
+    ("memory.phase", "list[str]"),
+    ("error", "str|null?"),
+)
+
+_MISSING = object()
+
+
+def _lookup(doc: Any, dotted: str) -> Any:
+    for part in dotted.split("."):
+        if not isinstance(doc, dict) or part not in doc:
+            return _MISSING
+        doc = doc[part]
+    return doc
+
+
+def _check_fields(doc: Any, fields: tuple[tuple[str, str], ...], where: str, source: str) -> None:
+    for dotted, kind in fields:
+        optional = kind.endswith("?")
+        value = _lookup(doc, dotted)
+        if value is _MISSING and optional:
+            continue
+        if value is _MISSING or not _KINDS[kind.rstrip("?")](value):
+            got = "missing" if value is _MISSING else f"{type(value).__name__} {str(value)[:40]!r}"
+            raise _fail(
+                "schema",
+                source,
+                f"{where}{dotted} should be {kind.rstrip('?')}, got {got}",
+                "regenerate the record with `python -m measure run`",
+            )
+
+
+def check_record_schema(record: Any, source: str) -> None:
+    """Every field the inbox reads has the documented type (measure.record.SCHEMA)."""
+    where = f"{bundle.RECORD}: "
+    if not isinstance(record, dict):
+        raise _fail("schema", source, f"{bundle.RECORD} is not a JSON object", _REBUILD)
+    _check_fields(record, RECORD_FIELDS, where, source)
+    if record["status"] != "ok":
+        raise _fail(
+            "protocol",
+            source,
+            f"{where}the measurement failed "
+            f"({record.get('error') or 'status ' + repr(record['status'])})",
+            "submit a record whose runs all finished",
+        )
+    for index, run in enumerate(record["runs"]):
+        if not isinstance(run, dict):
+            raise _fail("schema", source, f"{where}runs[{index}] is not an object", _REBUILD)
+    try:
+        rec.validate(record)
+    except ValueError as exc:
+        raise _fail(
+            "schema",
+            source,
+            f"{where}{exc}".split("; fix")[0],
+            "regenerate the record with `python -m measure run`",
+        ) from None
+    for index, run in enumerate(record["runs"]):
+        _check_fields(run, RUN_FIELDS, f"{where}runs[{index}].", source)
+    for index, item in enumerate(record["inputs"]["files"]):
+        _check_fields(
+            item, (("name", "str"), ("sha256", "hex64")), f"{where}inputs.files[{index}].", source
+        )
+
+
+# --- registry, hashes, inputs, recomputation, protocol -----------------------------------------
+
+
+def check_registry(record: dict[str, Any], source: str) -> type:
+    """The adapter is registered and the task is its task and in the catalog."""
+    from measure.adapters import registry
+    from measure.tasks import load_tasks
+
+    known = registry()
+    name = record["adapter"]["name"]
+    if name not in known:
+        raise _fail(
+            "unknown-adapter",
+            source,
+            f"{bundle.RECORD}: adapter {name!r} is not in the registry (known: {', '.join(known)})",
+            "measure a registered adapter; new adapters come in by pull request",
+        )
+    cls = known[name]
+    tasks = load_tasks()
+    for task in (record["adapter"]["task"], record["protocol"]["task"]):
+        if task not in tasks or task != cls.task:
+            raise _fail(
+                "unknown-task",
+                source,
+                f"{bundle.RECORD}: task {task!r} is not adapter "
+                f"{name!r}'s registered task {cls.task!r} (catalog tasks: "
+                f"{', '.join(tasks)})",
+                "regenerate the record with this tool version",
+            )
+    return cls
+
+
+def check_hashes(
+    record: dict[str, Any], members: dict[str, bytes], adapter_member: str, source: str
+) -> None:
+    """The lock files and the adapter source in the bundle are the ones the record hashed."""
+    lock, adapter = record["lock"], record["adapter"]
+    expected_member = bundle.ADAPTER_PREFIX + Path(adapter["source_file"]).name
+    checks = [
+        (
+            bundle.REQUIREMENTS,
+            bundle.sha256_bytes(members[bundle.REQUIREMENTS]),
+            lock["requirements_sha256"],
+        ),
+        (
+            bundle.PIP_FREEZE,
+            bundle.sha256_bytes(members[bundle.PIP_FREEZE]),
+            lock["pip_freeze_sha256"],
+        ),
+        (
+            "record lock.pip_freeze",
+            sha256_text(bundle.pip_freeze_text(record)),
+            lock["pip_freeze_sha256"],
+        ),
+        (adapter_member, bundle.sha256_bytes(members[adapter_member]), adapter["source_sha256"]),
+    ]
+    if adapter_member != expected_member:
+        raise _fail(
+            "hash",
+            source,
+            f"the adapter source is {adapter_member!r} but the record "
+            f"names {adapter['source_file']!r}",
+            _REBUILD,
+        )
+    for what, actual, recorded in checks:
+        if actual != recorded:
+            raise _fail(
+                "hash",
+                source,
+                f"{what} hashes to {actual[:12]}… but {bundle.RECORD} records {recorded[:12]}…",
+                _REBUILD,
+            )
+
+
+def check_inputs(record: dict[str, Any], source: str) -> None:
+    """The record ran on the task's shared input set (same names, same SHA-256)."""
+    from measure.tasks import get_task
+
+    task = get_task(record["adapter"]["task"])
+    ours = [{"name": f.name, "sha256": sha256_file(f)} for f in image_files(task.inputs)]
+    theirs = [{"name": f["name"], "sha256": f["sha256"]} for f in record["inputs"]["files"]]
+    if theirs != ours:
+        raise _fail(
+            "inputs",
+            source,
+            f"{bundle.RECORD}: inputs.files are not task "
+            f"{task.name!r}'s shared input set ({len(theirs)} files vs {len(ours)})",
+            "measure with the default --inputs (the task's shared set)",
+        )
+
+
+def check_recompute(record: dict[str, Any], source: str) -> dict[str, Any]:
+    """The record's figures, recomputed from its own timed calls and memory samples."""
+    try:
+        again = rec.recompute(record)
+    except (ValueError, TypeError, KeyError, IndexError, ZeroDivisionError) as exc:
+        raise _fail(
+            "recompute",
+            source,
+            f"{bundle.RECORD}: its figures cannot be recomputed ({type(exc).__name__}: {exc})",
+            _REBUILD,
+        ) from None
+    keys = ["status", *rec.figure_keys(record)]
+    for key in keys:
+        if key not in record or not rec.same(record[key], again.get(key)):
+            raise _fail(
+                "recompute",
+                source,
+                f"{bundle.RECORD}: {key} = "
+                f"{str(record.get(key))[:60]} does not recompute from its own timed "
+                f"calls (recomputed {str(again.get(key))[:60]})",
+                _REBUILD,
+            )
+    return again
+
+
+def check_protocol(record: dict[str, Any], cls: type, source: str) -> None:
+    """A comparable measurement: GPU, standard protocol, not discarded (seed 000, section 03)."""
+    proto, env = record["protocol"], record["environment"]
+    chosen, _ = protocol.choose_precision(cls.precisions, "cuda")
+    counts = (proto["runs"], proto["warmup"], proto["calls"])
+    expected = (protocol.RUNS, protocol.WARMUP_CALLS, protocol.TIMED_CALLS)
+    problems = [
+        (
+            env["device_kind"] != "gpu",
+            f"it ran on {env['device_kind']}, and community results are NVIDIA GPU measurements",
+            "run with --device cuda",
+        ),
+        (
+            not proto["standard"] or counts != expected or proto["precision"] != chosen,
+            f"the protocol is non-standard ({'; '.join(proto['nonstandard_reasons']) or counts}, "
+            f"precision {proto['precision']})",
+            "run with the protocol defaults",
+        ),
+        (
+            len(record["runs"]) != protocol.RUNS
+            or any(
+                len(r["calls_ms"]) != protocol.TIMED_CALLS
+                or len(r["warmup_ms"]) != protocol.WARMUP_CALLS
+                for r in record["runs"]
+            ),
+            "its runs do not hold 3 x (10 warm-up + 100 timed) calls",
+            _REBUILD,
+        ),
+        (
+            record["discarded"],
+            f"the protocol discards it ({record['discard_reason']})",
+            "re-run on an otherwise idle machine",
+        ),
+    ]
+    for failed, what, fix in problems:
+        if failed:
+            raise _fail("protocol", source, f"{bundle.RECORD}: {what}", fix)
+
+
+# --- flags (kept for the reviewer) -----------------------------------------------------------
+
+
+def call_time_flags(runs: list[dict[str, Any]]) -> list[Flag]:
+    """Implausible timed calls: impossible (<= 0 ms), under the floor, zero variance in a run,
+    or one exact value repeated in more than 10% of the calls (a real timer jitters)."""
+    pooled = [c for run in runs for c in run["calls_ms"]]
+    flags = []
+    impossible = sum(1 for c in pooled if c <= 0)
+    if impossible:
+        flags.append(
+            Flag(
+                "impossible-calls",
+                f"{impossible} of {len(pooled)} timed calls take <= 0 ms, which no call can",
+            )
+        )
+    elif min(pooled) < CALL_FLOOR_MS:
+        flags.append(
+            Flag(
+                "below-floor",
+                f"the fastest timed call, {min(pooled):.4f} ms, is under "
+                f"the {CALL_FLOOR_MS} ms floor of any detector's predict()",
+            )
+        )
+    for index, run in enumerate(runs):
+        if len(set(run["calls_ms"])) == 1:
+            flags.append(
+                Flag(
+                    "zero-variance",
+                    f"run {index + 1}: all {len(run['calls_ms'])} "
+                    f"timed calls are exactly {run['calls_ms'][0]} ms",
+                )
+            )
+    value, count = Counter(pooled).most_common(1)[0]
+    if count / len(pooled) > IDENTICAL_SHARE_MAX:
+        flags.append(
+            Flag(
+                "identical-values",
+                f"{count} of {len(pooled)} timed calls "
+                f"({count / len(pooled):.0%}) are exactly {value} ms (flag above "
+                f"{IDENTICAL_SHARE_MAX:.0%})",
+            )
+        )
+    return flags
+
+
+def power_flag(environment: dict[str, Any]) -> list[Flag]:
+    """'power-limited' when the enforced power limit is below the GPU's default (seed 000)."""
+    if not status.power_limited(environment):
+        return []
+    limit, default = environment.get("power_limit_w"), environment.get("default_power_limit_w")
+    detail = f"{limit} W, below its default {default} W" if limit is not None else "below default"
+    return [Flag("power-limited", f"the GPU ran power-limited at {detail}, so it is slower")]
+
+
+def ours_flag(record: dict[str, Any], our_run: dict[str, Any] | None) -> list[Flag]:
+    """'far-from-ours' when the median differs from ours on the same GPU by more than 1.5x."""
+    ours = (our_run or {}).get("median_ms")
+    theirs = record["median_ms"]
+    if not ours or not theirs or ours <= 0 or theirs <= 0:
+        return []
+    factor = max(ours, theirs) / min(ours, theirs)
+    if factor <= FAR_FROM_OURS_FACTOR:
+        return []
+    return [
+        Flag(
+            "far-from-ours",
+            f"median {theirs:.3f} ms is {factor:.2f}x our {ours:.3f} ms on "
+            f"the same GPU and precision (flag above {FAR_FROM_OURS_FACTOR}x)",
+        )
+    ]
+
+
+def provenance_flags(record: dict[str, Any], cls: type) -> list[Flag]:
+    """An adapter source that differs from ours, or a tool run from a dirty working tree."""
+    from measure.adapters import source_file
+
+    flags = []
+    if sha256_file(source_file(cls)) != record["adapter"]["source_sha256"]:
+        flags.append(
+            Flag(
+                "adapter-differs",
+                "the adapter source differs from this server's "
+                "(another tool version or a local edit; compare adapter/ in the bundle)",
+            )
+        )
+    if record["tool"].get("git_dirty"):
+        flags.append(
+            Flag(
+                "tool-dirty", "the measuring tool ran from a working tree with uncommitted changes"
+            )
+        )
+    return flags
+
+
+def validate_bundle(
+    data: bytes,
+    source: str,
+    limits: Limits = DEFAULT_LIMITS,
+    runs_dir: Path | None = None,
+    compare_ours: bool = True,
+) -> Validated:
+    """Every check in order; raises BundleError at the first failure, else returns the bundle.
+
+    ``compare_ours`` looks up our measurement on the same GPU under ``runs_dir``
+    (default ``paths.RUNS_DIR``) for the far-from-ours flag.
+    """
+    members = read_members(data, source, limits)
+    adapter_member = _check_layout(members, source)
+    check_manifest(members, source)
+    submission = check_submission(members, source)
+    record = parse_json(bundle.RECORD, members[bundle.RECORD], source)
+    check_record_schema(record, source)
+    cls = check_registry(record, source)
+    check_hashes(record, members, adapter_member, source)
+    check_inputs(record, source)
+    recomputed = check_recompute(record, source)
+    check_protocol(record, cls, source)
+    env, proto = record["environment"], record["protocol"]
+    our_run = None
+    if compare_ours:
+        our_run = status.our_run_on(
+            record["adapter"]["name"], env["device_name"], proto["precision"], runs_dir
+        )
+    flags = [
+        *call_time_flags(record["runs"]),
+        *power_flag(env),
+        *ours_flag(record, our_run),
+        *provenance_flags(record, cls),
+    ]
+    return Validated(
+        source=source,
+        record=record,
+        submission=submission,
+        bundle_sha256=bundle.sha256_bytes(data),
+        content_sha256=bundle.content_sha256(record),
+        recomputed=recomputed,
+        flags=tuple(flags),
+        our_run=our_run,
+        data=data,
+    )

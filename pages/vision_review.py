@@ -1,0 +1,107 @@
+"""Review inbox (maintainers): queued community bundles beside our own numbers; accept or reject."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from measure.community import auth, inbox, status
+from measure.community.validate import BundleError
+from ui import community
+
+QUEUE_COLUMNS = [
+    "id",
+    "github",
+    "display_name",
+    "gpu",
+    "precision",
+    "median_ms",
+    "our_median_ms",
+    "power_limited",
+    "received_utc",
+]
+
+
+def _queue(entries: list[dict]) -> pd.DataFrame:
+    frame = pd.DataFrame(entries, columns=[*QUEUE_COLUMNS, "flags"])
+    return frame.assign(flags=frame["flags"].map(len))
+
+
+def _detail(review: inbox.Review) -> None:
+    v, entry = review.validated, review.entry
+    st.markdown(
+        f"**{entry['display_name']}** on **{entry['gpu']}** ({entry['precision']}, input "
+        f"{entry['input_size']}) by [{entry['github']}](https://github.com/{entry['github']}), "
+        f"measured {entry['measured_utc']}, tool commit `{v.record['tool'].get('git_commit')}`"
+    )
+    table = status.comparison_table(v.record, v.recomputed, v.our_run)
+    st.dataframe(table, hide_index=True, key="review_compare")
+    if v.our_run is None:
+        st.caption("We have no measurement of this model on this GPU and precision.")
+    for flag in v.flags:
+        st.warning(f"{flag.code}: {flag.message}")
+    if not v.flags:
+        st.caption("No flags: the call times look plausible and the GPU was not power-limited.")
+
+
+def _act(action, *args) -> None:
+    """Run accept/reject; keep the outcome (or the one-line refusal) for the next rerun."""
+    try:
+        entry = action(*args)
+    except (BundleError, inbox.InboxError) as exc:
+        st.session_state["review_message"] = (False, str(exc))
+    else:
+        st.session_state["review_message"] = (True, f"{entry['status'].title()} {entry['id']}.")
+    st.rerun()
+
+
+def _decide(bundle_id: str, who: auth.Maintainer, can_accept: bool) -> None:
+    left, right = st.columns(2)
+    if left.button("Accept", key="review_accept", type="primary", disabled=not can_accept):
+        _act(inbox.accept, bundle_id, who)
+    reason = right.text_input("Reason for rejecting (the contributor sees it)", key="review_reason")
+    if right.button("Reject", key="review_reject", disabled=not reason.strip()):
+        _act(inbox.reject, bundle_id, who, reason)
+
+
+st.title("Review inbox")
+who = community.require_maintainer("review")
+if outcome := st.session_state.pop("review_message", None):
+    (st.success if outcome[0] else st.error)(outcome[1])
+queued = inbox.entries(status_=inbox.QUEUED)
+if not queued:
+    st.info("No bundle is waiting for review.")
+else:
+    st.dataframe(_queue(queued), hide_index=True, key="review_queue")
+    ids = [e["id"] for e in queued]
+    wanted = st.query_params.get("bundle")
+    chosen = st.selectbox(
+        "Bundle", ids, index=ids.index(wanted) if wanted in ids else 0, key="review_bundle"
+    )
+    st.query_params["bundle"] = chosen
+    try:
+        _detail(inbox.review(chosen))
+        valid = True
+    except (BundleError, inbox.InboxError) as exc:
+        st.error(f"{chosen} no longer validates: {exc}. Reject it with this reason.")
+        valid = False
+    _decide(chosen, who, valid)
+with st.expander("Decided bundles"):
+    decided = [e for e in inbox.entries() if e["status"] != inbox.QUEUED]
+    st.dataframe(
+        pd.DataFrame(
+            decided,
+            columns=[
+                "id",
+                "status",
+                "github",
+                "display_name",
+                "gpu",
+                "decided_by",
+                "decided_utc",
+                "reason",
+            ],
+        ),
+        hide_index=True,
+        key="review_decided",
+    )

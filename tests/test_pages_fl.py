@@ -1,0 +1,108 @@
+"""AppTest runs of the three federated-track pages on a small copy of our reference store."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from analytics import paths
+from analytics.fl.submission import zip_bytes
+
+ROOT = paths.REPO_ROOT
+REFERENCE = ROOT / "data" / "fl_reference" / "submissions"
+SMALL_SET = [
+    "A_linear_FedAvg.zip",
+    "A_linear_FedProx.zip",
+    "A_linear_Local-Only.zip",
+    "B_linear_FedAvg.zip",
+    "A_mlp_FedAdam.zip",
+]
+
+
+@pytest.fixture()
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    data = tmp_path / "data"
+    (data / "catalog" / "fl").mkdir(parents=True)
+    for name in ("policy.json", "simulator_profiles.json"):
+        shutil.copy(ROOT / "data" / "catalog" / "fl" / name, data / "catalog" / "fl" / name)
+    (data / "fl_reference" / "submissions").mkdir(parents=True)
+    for name in SMALL_SET:
+        shutil.copy(REFERENCE / name, data / "fl_reference" / "submissions" / name)
+    monkeypatch.setattr(paths, "DATA_DIR", data)
+    monkeypatch.setattr(paths, "CATALOG_DIR", data / "catalog")
+    monkeypatch.setattr(paths, "RUNS_DIR", data / "runs")
+    st.cache_data.clear()
+    return data
+
+
+def _page(name: str, **query: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / name), default_timeout=60)
+    at.query_params.update(query)
+    return at.run()
+
+
+def test_ranked_page_renders_scores_breakdown_and_references(store: Path) -> None:
+    at = _page("fl_ranked.py", model="mlp", method="FedAvg", protocol="B")
+    assert not at.exception
+    overall = at.dataframe[0].value
+    assert sorted(overall["method"]) == ["FedAdam", "FedAvg", "FedProx"]  # references apart
+    assert overall["method"].iloc[0] == "FedAvg"  # the only method with A and B submissions
+    assert overall["rank"].tolist() == [1, 2, 3]
+    per_model = at.dataframe[1].value
+    assert per_model["method"].iloc[0] == "FedAdam"  # only FedAdam has an mlp submission
+    breakdown = at.dataframe[2].value
+    assert set(breakdown["protocol"]) == {"B"} and (breakdown["points"] >= 0).all()
+    references = at.dataframe[3].value
+    assert set(references["method"]) == {"Local Only"}
+    assert at.query_params["model"] == "mlp"
+
+
+def test_run_detail_page_plots_a_run(store: Path) -> None:
+    at = _page("fl_run_detail.py", method="FedProx", dataset="iris")
+    assert not at.exception
+    assert [s.value for s in at.selectbox] == ["FedProx", "linear", "A", "iris", "nominal"]
+    table = at.dataframe[0].value
+    assert list(table.index) == list(range(1, 21))
+    assert (table["accuracy"] <= 1).all()
+
+
+def _renamed(method: str) -> bytes:
+    with zipfile.ZipFile(REFERENCE / "A_linear_FedAvg.zip") as zf:
+        files = {n: zf.read(n) for n in zf.namelist()}
+    manifest = json.loads(files["manifest.json"]) | {"method": method}
+    files["manifest.json"] = json.dumps(manifest).encode()
+    return zip_bytes(files)
+
+
+def test_submit_page_publishes_a_valid_zip(store: Path) -> None:
+    at = _page("fl_submit.py")
+    assert not at.exception and at.info
+    at.file_uploader[0].upload("mine.zip", _renamed("MyMethod"), "application/zip")
+    at.run()
+    assert not at.exception
+    assert at.success and at.success[0].value.startswith("completed / published")
+    assert (store / "runs" / "fl_submissions" / "A_linear_MyMethod.zip").is_file()
+    st.cache_data.clear()
+    ranked = _page("fl_ranked.py")
+    assert "MyMethod" in ranked.dataframe[0].value["method"].tolist()
+
+
+def test_submit_page_rejects_with_one_line_per_problem(store: Path) -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        zf.writestr("/etc/passwd", "x")
+        zf.writestr("../up.txt", "x")
+    at = _page("fl_submit.py")
+    at.file_uploader[0].upload("bad.zip", buffer.getvalue(), "application/zip")
+    at.run()
+    assert not at.exception and not at.success
+    lines = [t.value for t in at.text]
+    assert len(lines) == 2 and all(line.startswith("bad.zip: ") for line in lines)
+    assert not (store / "runs" / "fl_submissions").exists()

@@ -1,0 +1,79 @@
+"""Browser screenshots of the main pages (scripts/screenshots.py with Debian chromium)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from analytics import paths
+from tests.conftest import chromium_path
+from tests.test_snapshot import write_catalog
+
+SCRIPT = paths.REPO_ROOT / "scripts" / "screenshots.py"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(chromium_path() is None, reason="chromium absent: apt-get install chromium"),
+]
+
+
+def _load_script():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("screenshots", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_main_pages_render_to_non_blank_pngs(tmp_path: Path) -> None:
+    shots = _load_script()
+    pages = shots.existing_pages(list(shots.MAIN_PAGES))
+    assert pages[0] == "home"
+    env = dict(os.environ)
+    if (paths.CATALOG_DIR / "scores.csv").exists():  # the real catalog, snapshot built in tmp
+        env["MODELATLAS_SNAPSHOTS_DIR"] = str(tmp_path / "snapshots")
+    else:  # a fresh clone before the catalog exists: the small test catalog
+        write_catalog(tmp_path / "data" / "catalog")
+        env["MODELATLAS_DATA_DIR"] = str(tmp_path / "data")
+    out = tmp_path / "shots"
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--out", str(out), "--pages", *pages],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    for page in pages:
+        png = out / f"{page}.png"
+        assert png.stat().st_size > 20_000, page
+        with Image.open(png) as im:
+            assert im.size == (1400, 1800)
+            lo, hi = im.convert("L").getextrema()
+            assert hi - lo > 100, f"{page}.png is one colour"
+        assert shots.ink_fraction(png) > shots.MIN_INK, f"{page}.png looks blank"
+    with Image.open(out / "home.png") as im:  # the home charts drew: Streamlit's bar blue
+        blue = sum(1 for px in im.convert("RGB").get_flattened_data() if px == (0, 104, 201))
+    assert blue > 5_000
+    assert sorted(p.name for p in out.iterdir()) == sorted(f"{p}.png" for p in pages)
+
+
+def test_missing_pages_fail_with_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--out", str(tmp_path), "--pages", "no_such_page"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip() == "error: none of no_such_page exists under pages/"
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,129 @@
+"""Streamlit pieces of the community track: the maintainer login gate, the upload handler and
+the model page's "Community results" section. Logic lives in ``measure.community``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from measure.community import auth, inbox, status
+from measure.community.validate import BundleError
+from ui import data
+
+SESSION_KEY = "maintainer"
+MAX_LOGIN_FAILURES = 5  # per browser session; then the form stays closed until a restart
+
+EXAMPLE_CONFIG = f"""# 1. make a hash (asks for the password twice):
+python -m measure maintainer hash-password --name alice
+# 2a. either export it before `streamlit run app.py`:
+export {auth.ENV_MAINTAINERS}='alice:scrypt$16384$8$1$<salt>$<hash>'
+# 2b. or put it in .streamlit/secrets.toml:
+[maintainers]
+alice = "scrypt$16384$8$1$<salt>$<hash>"
+"""
+
+
+def _secrets_table() -> dict[str, str]:
+    try:
+        return dict(st.secrets.get("maintainers", {}) or {})
+    except Exception:  # no secrets.toml at all: Streamlit raises on first access
+        return {}
+
+
+def configured_maintainers() -> dict[str, str]:
+    """Maintainers from Streamlit secrets and $MODELATLAS_MAINTAINERS (AuthError if malformed)."""
+    return auth.load_maintainers(_secrets_table())
+
+
+def _login_form(key: str, maintainers: dict[str, str]) -> None:
+    failures = st.session_state.get("maintainer_failures", 0)
+    if failures >= MAX_LOGIN_FAILURES:
+        st.error("Too many failed sign-ins in this session; reload later.")
+        return
+    with st.form(key=f"{key}_login"):
+        name = st.text_input("Maintainer name", key=f"{key}_login_name")
+        password = st.text_input("Password", type="password", key=f"{key}_login_password")
+        sent = st.form_submit_button("Sign in")
+    if sent:
+        try:
+            who = auth.authenticate(name, password, maintainers)
+        except auth.AuthError as exc:
+            st.session_state["maintainer_failures"] = failures + 1
+            st.error(str(exc))
+            return
+        st.session_state[SESSION_KEY] = who.name
+        st.rerun()
+
+
+def require_maintainer(key: str) -> auth.Maintainer:
+    """The signed-in maintainer; otherwise render why not (or a login form) and stop the page.
+
+    Default deny: with no maintainer configured the page refuses and says how to configure one.
+    """
+    try:
+        maintainers = configured_maintainers()
+    except auth.AuthError as exc:
+        st.error(f"Maintainer access is misconfigured: {exc}")
+        st.stop()
+    if not maintainers:
+        st.error("Maintainers only, and no maintainer is configured, so access is denied.")
+        st.markdown("To configure one:")
+        st.code(EXAMPLE_CONFIG, language="bash")
+        st.stop()
+    name = st.session_state.get(SESSION_KEY)
+    if name in maintainers:
+        with st.sidebar:
+            st.caption(f"Signed in as maintainer **{name}**")
+            if st.button("Sign out", key=f"{key}_logout"):
+                st.session_state.pop(SESSION_KEY, None)
+                st.rerun()
+        return auth.Maintainer(name)
+    st.info("Maintainers only: sign in to continue.")
+    _login_form(key, maintainers)
+    st.stop()
+
+
+def submit_upload(payload: bytes, name: str) -> dict[str, Any]:
+    """Queue an uploaded bundle: ``{"ok", "id", "message", "flags"}`` for the submit page."""
+    try:
+        entry = inbox.add(payload, name)
+    except (BundleError, inbox.InboxError) as exc:
+        return {"ok": False, "id": None, "message": str(exc), "flags": []}
+    message = (
+        f"Accepted into the review queue as **{entry['id']}**: {entry['display_name']} on "
+        f"{entry['gpu']} ({entry['precision']}) by {entry['github']}, median "
+        f"{entry['median_ms']:.3f} ms. A maintainer will review it."
+    )
+    return {"ok": True, "id": entry["id"], "message": message, "flags": entry["flags"]}
+
+
+@st.cache_data(show_spinner=False)
+def _community_table(version: str, results_key: str, adapter: str) -> pd.DataFrame:
+    return status.community_table(adapter)
+
+
+def community_section(adapter: str) -> None:
+    """The model page's "Community results": accepted runs, apart from ours (seed 000)."""
+    st.subheader("Community results")
+    st.caption(
+        "Runs of the same protocol on contributors' own GPUs, accepted after review. They never "
+        "replace our numbers: the charts and rankings use only what we measured. "
+        "**Reproduced** = a second contributor on the same GPU, input size and precision agrees "
+        "within 10%; otherwise **Unverified**. **power-limited** = the GPU ran below its default "
+        "power limit, so it is slower."
+    )
+    table = _community_table(data.snapshot_version(), status.results_fingerprint(), adapter)
+    if table.empty:
+        st.info(
+            "No accepted community results for this model yet. Measure it on your GPU with "
+            "`python -m measure run` and send the record from the 'Submit a run' page."
+        )
+        return
+    st.dataframe(
+        table,
+        hide_index=True,
+        key="community_results_table",
+        column_config={"profile": st.column_config.LinkColumn("profile")},
+    )
