@@ -95,7 +95,11 @@ def list_versions(snapshots_dir: Path | None = None) -> list[str]:
     snapshots_dir = snapshots_dir or paths.SNAPSHOTS_DIR
     if not snapshots_dir.is_dir():
         return []
-    built = [p for p in snapshots_dir.iterdir() if (p / "MANIFEST.json").exists()]
+    built = [
+        p
+        for p in snapshots_dir.iterdir()
+        if not p.name.startswith(".") and (p / "MANIFEST.json").exists()
+    ]
     return [p.name for p in sorted(built, key=lambda p: (p / "MANIFEST.json").stat().st_mtime)]
 
 

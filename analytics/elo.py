@@ -17,7 +17,9 @@ See ``docs/elo.md`` for the method, the stopping rule and the acceleration.
 
 from __future__ import annotations
 
+import concurrent.futures
 import math
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -298,13 +300,21 @@ def fit(
     Raises :class:`ConvergenceError` after ``max_iter`` sweeps.
     """
     theta = np.zeros(pw.n_models) if theta0 is None else np.array(theta0, dtype=float)
+    total = pw.total
+    theta[_per_model(pw, total, total) == 0] = 0.0  # only the anchor draw: exactly s = 1
+    # Many small factorisations: one BLAS thread avoids spin-wait overhead on shared CPUs.
+    with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
+        return _iterate(pw, theta, tol, max_iter, accelerate)
+
+
+def _iterate(pw: Pairwise, theta: np.ndarray, tol: float, max_iter: int, accelerate: bool) -> Fit:
+    step = math.inf
     for iteration in range(1, max_iter + 1):
         swept = mm_sweep(theta, pw)
         step = float(np.max(np.abs(swept - theta), initial=0.0))
         if step < tol:
-            return Fit(
-                swept, iteration, step, float(np.max(np.abs(gradient(swept, pw)), initial=0))
-            )
+            grad = float(np.max(np.abs(gradient(swept, pw)), initial=0.0))
+            return Fit(swept, iteration, step, grad)
         theta = _best_shift(swept)
         if accelerate:
             theta = _newton_step(theta, pw)
@@ -332,11 +342,9 @@ def _newton_step(theta: np.ndarray, pw: Pairwise) -> np.ndarray:
     """One Newton step on the log-likelihood with backtracking; returns ``theta`` if no gain."""
     grad = gradient(theta, pw)
     direction = _newton_direction(theta, pw, grad)
-    longest = float(np.max(np.abs(direction), initial=0.0))
-    if not np.isfinite(longest):
+    if not np.all(np.isfinite(direction)):
         return theta
-    if longest > _MAX_NEWTON_STEP:  # trust region: far from the optimum, step in moderation
-        direction *= _MAX_NEWTON_STEP / longest
+    direction = _moderate(direction, grad)
     base = log_likelihood(theta, pw)
     slope = float(grad @ direction)
     alpha = 1.0
@@ -346,6 +354,16 @@ def _newton_step(theta: np.ndarray, pw: Pairwise) -> np.ndarray:
             return trial
         alpha *= 0.5
     return theta
+
+
+def _moderate(direction: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    """Limit every log-strength change to _MAX_NEWTON_STEP (a simple trust region): clip each
+    coordinate, or scale the whole step if clipping would stop it being an ascent direction."""
+    clipped = np.clip(direction, -_MAX_NEWTON_STEP, _MAX_NEWTON_STEP)
+    if float(grad @ clipped) > 0:
+        return clipped
+    longest = float(np.max(np.abs(direction), initial=0.0))
+    return direction * min(1.0, _MAX_NEWTON_STEP / longest) if longest > 0 else direction
 
 
 def _newton_direction(theta: np.ndarray, pw: Pairwise, grad: np.ndarray) -> np.ndarray:
@@ -454,35 +472,58 @@ def bootstrap_ratings(
     seed: int = 0,
     theta0: np.ndarray | None = None,
     tol: float = DEFAULT_TOL,
+    workers: int | None = None,
 ) -> np.ndarray:
     """Ratings refitted on ``rounds`` resamples of the benchmarks (with replacement, seeded).
 
-    Returns a (rounds, models) array. A model none of whose benchmarks were drawn rates 1000.
+    Returns a (rounds, models) array; a model none of whose battles was drawn in a round is NaN
+    there (the resample says nothing about it). The resamples are drawn up front, so the result
+    does not depend on ``workers`` (threads; default: one per CPU, at most 4).
     """
     rng = np.random.default_rng(seed)
     n_bench = len(battles.benchmarks)
-    out = np.empty((rounds, len(battles.models)))
-    # Many small factorisations: one BLAS thread avoids spin-wait overhead (about 2x faster).
+    draws = [
+        np.bincount(rng.integers(0, n_bench, n_bench), minlength=n_bench) for _ in range(rounds)
+    ]
+
+    def one_round(counts: np.ndarray) -> np.ndarray:
+        pw = aggregate(battles, counts)
+        ratings = to_rating(fit(pw, tol=tol, theta0=theta0).theta)
+        return np.where(_per_model(pw, pw.total, pw.total) > 0, ratings, np.nan)
+
+    workers = workers or min(4, os.cpu_count() or 1)
+    # Set the one-BLAS-thread limit once around the pool, so threads never restore it mid-fit.
     with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
-        for r in range(rounds):
-            counts = np.bincount(rng.integers(0, n_bench, n_bench), minlength=n_bench)
-            out[r] = to_rating(fit(aggregate(battles, counts), tol=tol, theta0=theta0).theta)
-    return out
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(one_round, draws))
+    return np.vstack(results) if results else np.empty((0, len(battles.models)))
 
 
 def _intervals(samples: np.ndarray, table: pd.DataFrame) -> pd.DataFrame:
-    """95% percentile intervals of ratings, and the 2.5%-97.5% range of ranks among the models
-    eligible on the full data (rank_low is the better, numerically smaller, end)."""
+    """95% percentile intervals of ratings over the rounds that drew the model, and the
+    2.5%-97.5% range of its rank among the models eligible on the full data that were drawn in
+    the same round (rank_low is the better, numerically smaller, end)."""
     eligible = table["eligible"].to_numpy(bool)
+    seen = ~np.all(np.isnan(samples), axis=0)
     out = pd.DataFrame(index=table.index)
-    out["rating_low"] = np.percentile(samples, 2.5, axis=0)
-    out["rating_high"] = np.percentile(samples, 97.5, axis=0)
-    rank_low = np.full(len(table), np.nan)
-    rank_high = np.full(len(table), np.nan)
+    out["rating_low"] = _nan_quantile(samples, seen, 0.025, "linear")
+    out["rating_high"] = _nan_quantile(samples, seen, 0.975, "linear")
+    ranks = np.full(samples.shape, np.nan)
     if eligible.any():
-        ranks = scipy.stats.rankdata(-samples[:, eligible], method="min", axis=1)
-        rank_low[eligible] = np.quantile(ranks, 0.025, axis=0, method="lower")
-        rank_high[eligible] = np.quantile(ranks, 0.975, axis=0, method="higher")
-    out["rank_low"] = pd.array(rank_low).astype("Int64")
-    out["rank_high"] = pd.array(rank_high).astype("Int64")
+        ranks[:, eligible] = scipy.stats.rankdata(
+            -samples[:, eligible], method="min", axis=1, nan_policy="omit"
+        )
+    out["rank_low"] = pd.array(_nan_quantile(ranks, seen & eligible, 0.025, "lower")).astype(
+        "Int64"
+    )
+    out["rank_high"] = pd.array(_nan_quantile(ranks, seen & eligible, 0.975, "higher")).astype(
+        "Int64"
+    )
+    return out
+
+
+def _nan_quantile(values: np.ndarray, columns: np.ndarray, q: float, method: str) -> np.ndarray:
+    out = np.full(values.shape[1], np.nan)
+    if columns.any():
+        out[columns] = np.nanquantile(values[:, columns], q, axis=0, method=method)
     return out

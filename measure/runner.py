@@ -59,11 +59,8 @@ def _protocol(req: RunRequest, cls: type, task: Task, inputs: Path) -> dict[str,
     if precision not in cls.precisions and not (req.device == "cpu" and precision == "fp32"):
         raise ValueError(f"--precision {precision}: adapter supports {list(cls.precisions)}")
     off = []
-    if (req.runs, req.warmup, req.calls) != (
-        protocol.RUNS,
-        protocol.WARMUP_CALLS,
-        protocol.TIMED_CALLS,
-    ):
+    standard_counts = (protocol.RUNS, protocol.WARMUP_CALLS, protocol.TIMED_CALLS)
+    if (req.runs, req.warmup, req.calls) != standard_counts:
         off.append(f"runs/warmup/calls {req.runs}/{req.warmup}/{req.calls} instead of 3/10/100")
     if precision != chosen:
         off.append(f"precision {precision} overrides the protocol's {chosen}")
@@ -96,25 +93,16 @@ def _worker_command(
     gt: Path | None,
     gt_images: Path | None,
 ) -> list[str]:
-    cmd = [
-        sys.executable,
-        "-m",
-        "measure.worker",
-        "--adapter",
-        req.adapter,
-        "--device",
-        req.device,
-        "--precision",
-        proto["precision"],
-        "--inputs",
-        str(inputs),
-        "--warmup",
-        str(req.warmup),
-        "--calls",
-        str(req.calls),
-        "--out",
-        str(out),
-    ]
+    options = {
+        "--adapter": req.adapter,
+        "--device": req.device,
+        "--precision": proto["precision"],
+        "--inputs": inputs,
+        "--warmup": req.warmup,
+        "--calls": req.calls,
+        "--out": out,
+    }
+    cmd = [sys.executable, "-m", "measure.worker", *(str(x) for kv in options.items() for x in kv)]
     if req.weights:
         cmd += ["--weights", req.weights]
     if first:

@@ -35,6 +35,7 @@ def _temp_beside(path: Path) -> Path:
 def _fsync_replace(temp: Path, path: Path) -> None:
     with open(temp, "rb") as handle:
         os.fsync(handle.fileno())
+    os.chmod(temp, 0o644)  # mkstemp creates 0600; stored runs are readable like any repo file
     os.replace(temp, path)
 
 
@@ -71,7 +72,7 @@ def save(record: dict[str, Any], tables: dict[str, pd.DataFrame], runs_dir: Path
         for path, frame in targets.items():
             temps[path] = _temp_beside(path)
             if frame is None:
-                body = json.dumps(record, indent=1, allow_nan=False) + "\n"
+                body = json.dumps(record, separators=(",", ":"), allow_nan=False) + "\n"
                 temps[path].write_text(body)
             else:
                 frame.to_parquet(temps[path], index=False)

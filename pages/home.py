@@ -90,7 +90,7 @@ def show_charts(ov: overview.Overview) -> None:
             labels={"score_rows": "scores", "category": ""},
         )
         fig.update_traces(texttemplate="%{text:,}", textposition="outside", cliponaxis=False)
-        fig.update_layout(height=380, margin={"t": 30}, yaxis={"autorange": "reversed"})
+        fig.update_layout(height=380, margin={"t": 30, "r": 50}, yaxis={"autorange": "reversed"})
         st.plotly_chart(fig, key="home_categories")
 
 

@@ -105,3 +105,12 @@ with st.expander("Decided bundles"):
         hide_index=True,
         key="review_decided",
     )
+with st.expander("Audit log"):
+    st.dataframe(
+        pd.DataFrame(
+            inbox.audit_entries(),
+            columns=["time_utc", "maintainer", "action", "bundle_id", "reason"],
+        ),
+        hide_index=True,
+        key="review_audit",
+    )

@@ -2,15 +2,22 @@
 
     python scripts/screenshots.py [--out docs/screenshots] [--pages home llm_leaderboard ...]
 
-Starts ``streamlit run app.py`` on a free port, waits for its health endpoint, loads each page
-once to warm the caches (the first load may build the snapshot), then saves one PNG per page and
-stops the server. A page's URL path is its file name without ``.py`` (Streamlit infers it from
-the ``st.Page`` file); the default page (home) lives at ``/``. Exits 1 with one line on failure.
+Starts ``streamlit run app.py`` on a free port and waits for its health endpoint, then opens each
+page in one headless chromium and saves a PNG once Streamlit reports the script run finished
+(``stApp[data-test-script-state=notRunning]``, connected, no stale elements, every plotly chart
+drawn). Chromium's own ``--screenshot --virtual-time-budget`` is not used: virtual time runs
+ahead of the websocket that delivers Streamlit's content, so it often captured the loading
+skeleton. The browser is driven over the DevTools protocol (tornado's websocket client, which
+Streamlit already installs). A page's URL path is its file stem; the default page (home) is
+``/``. Exits 1 with one line on failure; ``--strict`` also fails when a page shows an exception.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import base64
+import json
 import os
 import shutil
 import signal
@@ -33,11 +40,23 @@ MAIN_PAGES = (
 )
 """Page file stems under pages/, screenshotted when their file exists."""
 
-WINDOW = "1400,1800"
-HEALTH_TIMEOUT_S = 90.0
-CHROMIUM_TIMEOUT_S = 180.0
-MIN_INK = 0.005
-"""Least share of non-white pixels in a rendered page; Streamlit's loading skeleton has ~0.01%."""
+WIDTH_PX, HEIGHT_PX = 1400, 1800
+START_TIMEOUT_S = 90.0
+SETTLE_S = 0.8  # Streamlit fades elements in; wait this long after the page reports ready
+READY_JS = """(() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.dataset.testConnectionState !== "CONNECTED") return false;
+  if (!["notRunning", "compilationError"].includes(app.dataset.testScriptState)) return false;
+  if (document.querySelector('[data-testid="stAppSkeleton"]')) return false;
+  if (document.querySelector('[data-testid="stElementContainer"][data-stale="true"]')) return false;
+  const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+  if (!main || !main.querySelector('[data-testid="stElementContainer"]')) return false;
+  for (const chart of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
+    if (!chart.querySelector(".main-svg")) return false;
+  }
+  return document.fonts.status === "loaded";
+})()"""
+HAS_EXCEPTION_JS = "!!document.querySelector('[data-testid=\"stException\"]')"
 
 
 class ScreenshotError(RuntimeError):
@@ -60,6 +79,13 @@ def page_url(port: int, page: str) -> str:
     return f"http://127.0.0.1:{port}/" + ("" if page == "home" else page)
 
 
+def _spawn(cmd: list[str], log_path: Path, cwd: Path = REPO_ROOT) -> subprocess.Popen:
+    with log_path.open("wb") as log:
+        return subprocess.Popen(
+            cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+
+
 def start_server(port: int, log_path: Path) -> subprocess.Popen:
     cmd = [
         sys.executable, "-m", "streamlit", "run", "app.py",
@@ -70,31 +96,44 @@ def start_server(port: int, log_path: Path) -> subprocess.Popen:
         "--browser.gatherUsageStats", "false",
         "--client.toolbarMode", "viewer",
     ]  # fmt: skip
-    log = log_path.open("wb")
-    return subprocess.Popen(
-        cmd, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-    )
+    return _spawn(cmd, log_path)
 
 
-def wait_healthy(proc: subprocess.Popen, port: int, log_path: Path) -> None:
-    """Block until /_stcore/health answers ok; raise with the server log tail otherwise."""
-    deadline = time.monotonic() + HEALTH_TIMEOUT_S
-    url = f"http://127.0.0.1:{port}/_stcore/health"
+def start_browser(browser: str, port: int, profile: Path, log_path: Path) -> subprocess.Popen:
+    cmd = [
+        browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+        "--no-first-run", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--hide-scrollbars", f"--user-data-dir={profile}",
+        f"--window-size={WIDTH_PX},{HEIGHT_PX}", f"--remote-debugging-port={port}",
+        "about:blank",
+    ]  # fmt: skip
+    return _spawn(cmd, log_path)
+
+
+def _log_tail(log_path: Path) -> str:
+    lines = log_path.read_text(errors="replace").strip().splitlines()
+    return lines[-1] if lines else "(no output)"
+
+
+def wait_for_json(proc: subprocess.Popen, url: str, log_path: Path) -> object:
+    """Poll ``url`` until it answers JSON (or text 'ok'); fail if ``proc`` exits first."""
+    deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            tail = log_path.read_text(errors="replace").strip().splitlines()[-1:]
-            raise ScreenshotError(f"streamlit exited early ({proc.returncode}): {' '.join(tail)}")
+            raise ScreenshotError(
+                f"{proc.args[0]} exited early ({proc.returncode}): {_log_tail(log_path)}"
+            )
         try:
             with urllib.request.urlopen(url, timeout=2) as resp:
-                if resp.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.5)
-    raise ScreenshotError(f"{url} did not answer within {HEALTH_TIMEOUT_S:.0f} s; see {log_path}")
+                body = resp.read().decode()
+                return json.loads(body) if body.strip() != "ok" else body
+        except (OSError, ValueError):
+            time.sleep(0.3)
+    raise ScreenshotError(f"{url} did not answer within {START_TIMEOUT_S:.0f} s; see {log_path}")
 
 
-def stop_server(proc: subprocess.Popen) -> None:
+def stop(proc: subprocess.Popen) -> None:
+    """Stop a process started by this script, with its process group."""
     if proc.poll() is not None:
         return
     os.killpg(proc.pid, signal.SIGTERM)
@@ -105,41 +144,101 @@ def stop_server(proc: subprocess.Popen) -> None:
         proc.wait(timeout=15)
 
 
-def screenshot(browser: str, url: str, out: Path, budget_ms: int, profile: Path) -> None:
-    """One headless chromium screenshot of ``url`` into ``out`` (PNG)."""
-    cmd = [
-        browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--hide-scrollbars", f"--user-data-dir={profile}",
-        f"--window-size={WINDOW}", f"--virtual-time-budget={budget_ms}",
-        f"--screenshot={out}", url,
-    ]  # fmt: skip
+class DevTools:
+    """Minimal Chrome DevTools protocol client: one page target, request/response only."""
+
+    def __init__(self, conn) -> None:
+        self.conn = conn
+        self.last_id = 0
+
+    async def call(self, method: str, **params) -> dict:
+        self.last_id += 1
+        request_id = self.last_id
+        await self.conn.write_message(
+            json.dumps({"id": request_id, "method": method, "params": params})
+        )
+        while True:
+            message = await self.conn.read_message()
+            if message is None:
+                raise ScreenshotError(f"chromium closed the DevTools connection during {method}")
+            reply = json.loads(message)
+            if reply.get("id") == request_id:
+                if "error" in reply:
+                    raise ScreenshotError(f"chromium refused {method}: {reply['error']}")
+                return reply.get("result", {})
+
+    async def evaluate(self, expression: str) -> object:
+        result = await self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+        return result.get("result", {}).get("value")
+
+    async def wait_ready(self, url: str, timeout_s: float) -> None:
+        """Poll until READY_JS holds twice in a row, then let fades settle."""
+        deadline = time.monotonic() + timeout_s
+        streak = 0
+        while streak < 2:
+            if time.monotonic() > deadline:
+                raise ScreenshotError(
+                    f"{url} did not finish rendering within {timeout_s:.0f} s; fix: raise --wait-s"
+                )
+            streak = streak + 1 if await self.evaluate(READY_JS) is True else 0
+            await asyncio.sleep(0.25)
+        await asyncio.sleep(SETTLE_S)
+
+    async def capture(self, url: str, out: Path, timeout_s: float) -> bool:
+        """Open ``url``, wait for Streamlit to finish, write a PNG; True if it shows an error."""
+        await self.call("Page.navigate", url=url)
+        await asyncio.sleep(0.5)  # let the old document unload before polling the new one
+        await self.wait_ready(url, timeout_s)
+        shot = await self.call("Page.captureScreenshot", format="png")
+        staged = out.with_name(f".{out.name}.tmp")
+        staged.write_bytes(base64.b64decode(shot["data"]))
+        os.replace(staged, out)
+        return bool(await self.evaluate(HAS_EXCEPTION_JS))
+
+
+async def _capture_all(ws_url: str, jobs: list[tuple[str, Path]], timeout_s: float) -> list[str]:
+    from tornado.websocket import websocket_connect
+
+    conn = await websocket_connect(ws_url, max_message_size=256 * 2**20)
     try:
-        done = subprocess.run(cmd, capture_output=True, timeout=CHROMIUM_TIMEOUT_S, check=False)
-    except subprocess.TimeoutExpired as exc:
-        raise ScreenshotError(f"chromium timed out on {url}; fix: raise --budget-ms") from exc
-    if done.returncode != 0 or not out.is_file():
-        last = done.stderr.decode(errors="replace").strip().splitlines()[-1:]
-        raise ScreenshotError(f"chromium failed on {url} ({done.returncode}): {' '.join(last)}")
+        tools = DevTools(conn)
+        await tools.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=WIDTH_PX,
+            height=HEIGHT_PX,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
+        return [url for url, out in jobs if await tools.capture(url, out, timeout_s)]
+    finally:
+        conn.close()
 
 
-def ink_fraction(png: Path) -> float:
-    """Share of pixels that are not pure white (0 for a blank page)."""
-    from PIL import Image
-
-    with Image.open(png) as im:
-        gray = im.convert("L")
-        hist = gray.histogram()
-    return 1.0 - hist[255] / max(1, sum(hist))
-
-
-def rendered_screenshot(browser: str, url: str, out: Path, budget_ms: int, tmp: Path) -> None:
-    """Screenshot ``url``, retrying with a doubled time budget while the page looks blank."""
-    for attempt in range(3):
-        screenshot(browser, url, out, budget_ms * 2**attempt, tmp / "profile")
-        if ink_fraction(out) >= MIN_INK:
-            return
-    raise ScreenshotError(f"{url} still looks blank; see the server log, or raise --budget-ms")
+def take_all(pages: list[str], out_dir: Path, timeout_s: float) -> tuple[list[Path], list[str]]:
+    """Serve the app once; write ``<out_dir>/<page>.png`` per page; also list erroring URLs."""
+    browser = chromium()
+    if browser is None:
+        raise ScreenshotError("chromium is not installed; fix: apt-get install -y chromium")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="atlas-shots-") as tmp:
+        tmp_dir = Path(tmp)
+        port, devtools_port = free_port(), free_port()
+        server = start_server(port, tmp_dir / "streamlit.log")
+        chrome = start_browser(browser, devtools_port, tmp_dir / "profile", tmp_dir / "chrome.log")
+        try:
+            wait_for_json(
+                server, f"http://127.0.0.1:{port}/_stcore/health", tmp_dir / "streamlit.log"
+            )
+            targets = wait_for_json(
+                chrome, f"http://127.0.0.1:{devtools_port}/json/list", tmp_dir / "chrome.log"
+            )
+            ws_url = next(t["webSocketDebuggerUrl"] for t in targets if t.get("type") == "page")
+            jobs = [(page_url(port, p), out_dir / f"{p}.png") for p in pages]
+            failing = asyncio.run(_capture_all(ws_url, jobs, timeout_s))
+            return [out for _, out in jobs], failing
+        finally:
+            stop(chrome)
+            stop(server)
 
 
 def existing_pages(wanted: list[str]) -> list[str]:
@@ -147,53 +246,27 @@ def existing_pages(wanted: list[str]) -> list[str]:
     return [p for p in wanted if (REPO_ROOT / "pages" / f"{p}.py").is_file()]
 
 
-def take_all(pages: list[str], out_dir: Path, budget_ms: int) -> list[Path]:
-    """Serve the app once and write ``<out_dir>/<page>.png`` for each page."""
-    browser = chromium()
-    if browser is None:
-        raise ScreenshotError("chromium is not installed; fix: apt-get install -y chromium")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="atlas-shots-") as tmp:
-        tmp_dir = Path(tmp)
-        port = free_port()
-        proc = start_server(port, tmp_dir / "streamlit.log")
-        try:
-            wait_healthy(proc, port, tmp_dir / "streamlit.log")
-            written = []
-            for page in pages:
-                url = page_url(port, page)
-                warm = tmp_dir / f"warm-{page}.png"  # first load builds caches/snapshot
-                screenshot(browser, url, warm, budget_ms, tmp_dir / "profile")
-                partial = tmp_dir / f"{page}.png"
-                rendered_screenshot(browser, url, partial, budget_ms, tmp_dir)
-                target = out_dir / f"{page}.png"
-                staged = out_dir / f".{page}.png.tmp"
-                shutil.copyfile(partial, staged)
-                os.replace(staged, target)
-                written.append(target)
-            return written
-        finally:
-            stop_server(proc)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "docs" / "screenshots")
     parser.add_argument("--pages", nargs="+", default=list(MAIN_PAGES), help="page file stems")
-    parser.add_argument("--budget-ms", type=int, default=15000, help="chromium virtual time")
+    parser.add_argument("--wait-s", type=float, default=120.0, help="render timeout per page")
+    parser.add_argument("--strict", action="store_true", help="fail if a page shows an exception")
     args = parser.parse_args(argv)
     pages = existing_pages(args.pages)
     if not pages:
         print(f"error: none of {', '.join(args.pages)} exists under pages/", file=sys.stderr)
         return 1
     try:
-        written = take_all(pages, args.out, args.budget_ms)
+        written, failing = take_all(pages, args.out, args.wait_s)
     except ScreenshotError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     for path in written:
         print(f"{path} ({path.stat().st_size / 1024:.0f} KiB)")
-    return 0
+    for url in failing:
+        print(f"warning: {url} shows an exception; see its screenshot", file=sys.stderr)
+    return 1 if failing and args.strict else 0
 
 
 if __name__ == "__main__":

@@ -304,6 +304,26 @@ def test_bootstrap_is_seeded_and_ordered() -> None:
     assert one.loc[~one["eligible"], "rank_low"].isna().all()
 
 
+def test_bootstrap_rounds_that_miss_a_model_say_nothing_about_it() -> None:
+    rows = [(m, f"b{i}", f"c{i % 2}", s + i) for i in range(6) for m, s in (("A", 3), ("B", 1))]
+    rows.append(("C", "b0", "c0", 2))  # C shares only b0
+    battles = elo.build_battles(elo.headline_scores(frame(rows)))
+    samples = elo.bootstrap_ratings(battles, 40, seed=2)
+    c = battles.models.index("C")
+    missed = np.isnan(samples[:, c])
+    assert missed.any() and not missed.all()  # b0 is left out of some resamples
+    assert not np.isnan(samples[:, :c]).any()  # A and B always have battles
+    table = elo.rate(frame(rows), bootstrap=40, seed=2).set_index("model")
+    assert np.isfinite(table.loc["C", ["rating_low", "rating_high"]].astype(float)).all()
+
+
+def test_bootstrap_does_not_depend_on_threads() -> None:
+    battles = elo.build_battles(elo.headline_scores(synthetic(12, 10)))
+    one = elo.bootstrap_ratings(battles, 12, seed=5, workers=1)
+    four = elo.bootstrap_ratings(battles, 12, seed=5, workers=4)
+    np.testing.assert_array_equal(one, four)
+
+
 def test_bootstrap_of_a_single_benchmark_collapses() -> None:
     scores = frame([("A", "b", "m", 2), ("B", "b", "m", 1)])
     table = elo.rate(scores, bootstrap=10).set_index("model")

@@ -5,9 +5,12 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from analytics import db, paths, schema, snapshot
 
@@ -145,9 +148,8 @@ def write_catalog(root: Path) -> Path:
     for name, rows in tables.items():
         write_table(root / f"{name}.csv", [c.name for c in schema.TABLES[name]], rows)
     extra = [{"method": "lora", "bytes_per_param": "2", "note": "bf16"}]
-    write_table(root / "finetune_memory.csv", ["method", "bytes_per_param", "note"], extra)
-    (root / "fl").mkdir(exist_ok=True)
-    (root / "fl" / "policy.json").write_text('{"weights": {"A": 1, "B": 1, "C": 1}}\n')
+    write_table(root / "extra" / "sample.csv", ["method", "bytes_per_param", "note"], extra)
+    (root / "extra" / "notes.json").write_text('{"weights": {"A": 1, "B": 1, "C": 1}}\n')
     return root
 
 
@@ -370,11 +372,11 @@ def test_zero_byte_and_missing_files_rejected(catalog: Path, store: Path) -> Non
 def test_ragged_row_and_bad_json_rejected(catalog: Path, store: Path) -> None:
     with (catalog / "benchmarks.csv").open("a") as f:
         f.write("gsm8k,GSM8K,math,true,0,100\n")
-    (catalog / "fl" / "policy.json").write_text('{"weights":\n  {"A": 1,}\n}\n')
+    (catalog / "extra" / "notes.json").write_text('{"weights":\n  {"A": 1,}\n}\n')
     assert _rejected(catalog, store) == [
         f"{_where(catalog, 'benchmarks.csv', 4)}: row has 6 cells but the header has 7; "
         "fix: quote cells that contain commas",
-        f"{_where(catalog, 'fl/policy.json', 2)}: invalid JSON (Expecting property name enclosed "
+        f"{_where(catalog, 'extra/notes.json', 2)}: invalid JSON (Expecting property name enclosed "
         "in double quotes); fix: correct the syntax",
     ]
 
@@ -391,19 +393,20 @@ def test_registered_validator_runs_and_blocks(
     catalog: Path, store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(snapshot, "_VALIDATORS", {})
+    monkeypatch.setattr(snapshot, "_DISCOVERED", True)
 
     def weights_sum_to_three(catalog_dir: Path) -> list[str]:
-        weights = json.loads((catalog_dir / "fl" / "policy.json").read_text())["weights"]
+        weights = json.loads((catalog_dir / "extra" / "notes.json").read_text())["weights"]
         if sum(weights.values()) == 3:
             return []
         fix = "set the A:B:C weights to 1:1:1"
-        return [snapshot.problem(catalog_dir / "fl" / "policy.json", None, "weights", fix)]
+        return [snapshot.problem(catalog_dir / "extra" / "notes.json", None, "weights", fix)]
 
     snapshot.register_validator("fl-policy", weights_sum_to_three)
     assert snapshot.validate(catalog) == []
-    (catalog / "fl" / "policy.json").write_text('{"weights": {"A": 2, "B": 1, "C": 1}}')
+    (catalog / "extra" / "notes.json").write_text('{"weights": {"A": 2, "B": 1, "C": 1}}')
     assert _rejected(catalog, store) == [
-        f"{_where(catalog, 'fl/policy.json')}: weights; fix: set the A:B:C weights to 1:1:1"
+        f"{_where(catalog, 'extra/notes.json')}: weights; fix: set the A:B:C weights to 1:1:1"
     ]
 
 
@@ -411,6 +414,7 @@ def test_crashing_validator_blocks_the_build(
     catalog: Path, store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(snapshot, "_VALIDATORS", {})
+    monkeypatch.setattr(snapshot, "_DISCOVERED", True)
     snapshot.register_validator("broken", lambda _dir: [][0])
     (problem_line,) = _rejected(catalog, store)
     assert "validator 'broken' crashed (IndexError" in problem_line
@@ -439,7 +443,7 @@ def test_build_writes_typed_parquet_and_manifest(catalog: Path, store: Path) -> 
     assert result.path == store / result.version
     assert result.counts == {
         "benchmarks": 2,
-        "finetune_memory": 1,
+        "extra_sample": 1,
         "gpus": 2,
         "models": 3,
         "scores": 6,
@@ -450,9 +454,9 @@ def test_build_writes_typed_parquet_and_manifest(catalog: Path, store: Path) -> 
     assert files == [
         "MANIFEST.json",
         "benchmarks.parquet",
-        "finetune_memory.parquet",
-        "fl",
-        "fl/policy.json",
+        "extra",
+        "extra/notes.json",
+        "extra_sample.parquet",
         "gpus.parquet",
         "models.parquet",
         "scores.parquet",
@@ -460,10 +464,11 @@ def test_build_writes_typed_parquet_and_manifest(catalog: Path, store: Path) -> 
     ]
     manifest = snapshot.read_manifest(result.path)
     assert manifest["version"] == result.version and manifest["tables"] == result.counts
-    assert manifest["json"] == ["fl/policy.json"]
-    assert set(manifest["files"]) == {f"{n}.csv" for n in result.counts} | {"fl/policy.json"}
-    assert (result.path / "fl" / "policy.json").read_bytes() == (
-        catalog / "fl" / "policy.json"
+    assert manifest["json"] == ["extra/notes.json"]
+    schema_csvs = {f"{n}.csv" for n in schema.TABLES}
+    assert set(manifest["files"]) == schema_csvs | {"extra/sample.csv", "extra/notes.json"}
+    assert (result.path / "extra" / "notes.json").read_bytes() == (
+        catalog / "extra" / "notes.json"
     ).read_bytes()
     assert [p.name for p in store.iterdir() if p.name.startswith(".")] == []
 
@@ -485,7 +490,7 @@ def test_existing_version_is_not_rewritten(catalog: Path, store: Path) -> None:
 def test_db_views_over_built_snapshot(catalog: Path, store: Path) -> None:
     result = snapshot.build(catalog, store)
     con = db.connect(result.version, snapshots_dir=store, runs_dir=store / "no-runs")
-    for name in ("models", "benchmarks", "scores", "gpus", "throughput", "finetune_memory"):
+    for name in ("models", "benchmarks", "scores", "gpus", "throughput", "extra_sample"):
         assert db.has_table(con, name)
     models = db.query(con, "SELECT * FROM models ORDER BY model_id")
     assert list(models.columns[: len(schema.TABLES["models"])]) == [
@@ -503,7 +508,7 @@ def test_db_views_over_built_snapshot(catalog: Path, store: Path) -> None:
     )
     assert types["n_layers"] == "BIGINT" and types["release_date"] == "DATE"
     assert types["open_weights"] == "BOOLEAN" and types["vram_q4_gb"] == "DOUBLE"
-    extra = db.query(con, "SELECT * FROM finetune_memory")
+    extra = db.query(con, "SELECT * FROM extra_sample")
     assert extra["bytes_per_param"].tolist() == [2] and extra["method"].tolist() == ["lora"]
     per_kind = db.query(con, "SELECT source_kind, count(*) AS n FROM scores GROUP BY 1 ORDER BY 1")
     assert dict(per_kind.itertuples(index=False)) == {
@@ -522,7 +527,7 @@ def test_cli_build_list_validate(catalog: Path, store: Path, capsys: pytest.Capt
     version = snapshot.catalog_version(catalog)
     assert out[-2] == (
         f"snapshot {version}: 3 models, 2 benchmarks (2 categories), 6 scores, 2 gpus, "
-        "1 throughput rows; extra tables: finetune_memory (1 rows)"
+        "1 throughput rows; extra tables: extra_sample (1 rows)"
     )
     assert snapshot.main(["snapshot", "list", *args]) == 0
     listed = capsys.readouterr().out.strip().splitlines()
@@ -565,3 +570,46 @@ def test_committed_catalog_validates_and_builds(tmp_path: Path) -> None:
     assert result.counts["models"] > 0 and result.counts["scores"] > 0
     con = db.connect(result.version, snapshots_dir=tmp_path / "snapshots", runs_dir=tmp_path)
     assert db.query(con, "SELECT count(*) AS n FROM scores")["n"][0] == result.counts["scores"]
+
+
+def test_track_catalog_checks_are_discovered_and_import() -> None:
+    modules = snapshot._check_modules()
+    assert all(m.startswith("analytics.") and m.endswith("catalog_checks") for m in modules)
+    snapshot.registered_validators()
+    assert snapshot._discover_checks() == []
+    assert all(m in sys.modules for m in modules)
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_float_cells_round_trip(value: float) -> None:
+    assert snapshot._parse_cell("float", repr(value)) == value
+
+
+@given(st.integers(min_value=-(2**62), max_value=2**62))
+def test_int_cells_round_trip(value: int) -> None:
+    assert snapshot._parse_cell("int", str(value)) == value
+    assert snapshot._infer_type([str(value), ""]) == "int"
+
+
+@given(st.text(max_size=30), st.from_regex(r"[a-z0-9.]{1,8}", fullmatch=True))
+def test_name_normalisation(name: str, word: str) -> None:
+    once = snapshot.normalise_name(name)
+    assert snapshot.normalise_name(once) == once
+    spaced, joined = f"{word} {word.upper()}", f"{word}_-_{word}"
+    assert snapshot.normalise_name(spaced) == snapshot.normalise_name(joined)
+
+
+def test_concurrent_build_keeps_the_first_snapshot(
+    catalog: Path, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_write = snapshot._write_snapshot
+
+    def another_process_wins(*args) -> None:
+        monkeypatch.setattr(snapshot, "_write_snapshot", real_write)
+        snapshot.build(catalog, store)  # finishes while our temp folder is being written
+        real_write(*args)
+
+    monkeypatch.setattr(snapshot, "_write_snapshot", another_process_wins)
+    result = snapshot.build(catalog, store)
+    assert not result.created and (result.path / "MANIFEST.json").is_file()
+    assert sorted(p.name for p in store.iterdir()) == ["README", result.version]

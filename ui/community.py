@@ -3,6 +3,7 @@ the model page's "Community results" section. Logic lives in ``measure.community
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pandas as pd
@@ -87,6 +88,7 @@ def require_maintainer(key: str) -> auth.Maintainer:
 
 def submit_upload(payload: bytes, name: str) -> dict[str, Any]:
     """Queue an uploaded bundle: ``{"ok", "id", "message", "flags"}`` for the submit page."""
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", name)[:100] or "upload.zip"  # shown in messages
     try:
         entry = inbox.add(payload, name)
     except (BundleError, inbox.InboxError) as exc:

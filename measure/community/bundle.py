@@ -158,6 +158,7 @@ def write_bytes_atomic(path: Path, data: bytes) -> Path:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(name, 0o644)  # mkstemp makes 0600; a bundle is an ordinary readable file
         os.replace(name, path)
     finally:
         Path(name).unlink(missing_ok=True)

@@ -119,8 +119,12 @@ def inbox_main(argv: list[str]) -> int:
             for flag in entry["flags"]:
                 print(f"flag {flag['code']}: {flag['message']}")
         elif args.action == "list":
-            for entry in inbox.entries(args.inbox_dir, args.status):
+            found = inbox.entries(args.inbox_dir, args.status)
+            for entry in found:
                 _print_entry(entry)
+            if not found:
+                kind = f"{args.status} " if args.status else ""
+                print(f"no {kind}bundles in {inbox.inbox_dir(args.inbox_dir)}")
         else:
             who = login(args.maintainer)
             if args.action == "accept":

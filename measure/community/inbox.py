@@ -14,6 +14,7 @@ bundle also becomes ``<runs>/community_results/<id>.parquet`` (written atomicall
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -72,17 +73,20 @@ def load_state(root: Path) -> dict[str, Any]:
     path = root / STATE_FILE
     if not path.exists():
         return {"format": STATE_FORMAT, "version": 1, "bundles": {}}
-    import json
-
     try:
         state = json.loads(path.read_text())
-        assert state["format"] == STATE_FORMAT and isinstance(state["bundles"], dict)
-    except (OSError, ValueError, KeyError, TypeError, AssertionError) as exc:
+    except (OSError, ValueError) as exc:
+        state = f"unreadable: {exc}"
+    if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
         raise InboxError(
             "state",
-            f"{path}: not a readable inbox state ({exc}); fix: restore it "
-            "from backup (audit.jsonl lists every decision)",
-        ) from None
+            f"{path}: not an inbox state file ({str(state)[:80]}); fix: restore it from backup "
+            "(audit.jsonl lists every decision)",
+        )
+    if not isinstance(state.get("bundles"), dict):
+        raise InboxError(
+            "state", f"{path}: 'bundles' is not an object; fix: restore it from backup"
+        )
     return state
 
 
@@ -98,7 +102,7 @@ def _entry(v: Validated, upload_name: str, received_utc: str) -> dict[str, Any]:
         "run_id": record["run_id"],
         "github": v.submission["github"],
         "adapter": record["adapter"]["name"],
-        "display_name": info["display_name"],
+        "display_name": status.display_name(record["adapter"]["name"]),
         "task": record["adapter"]["task"],
         "gpu": env["device_name"],
         "precision": proto["precision"],
@@ -149,6 +153,12 @@ def add(
                 f"{twin['status']}); fix: nothing to do, it is already in",
             )
         entry = _entry(v, upload_name, audit.utc_now())
+        if entry["id"] in state["bundles"]:
+            raise InboxError(
+                "id-collision",
+                f"{upload_name}: its ID {entry['id']} is taken by another bundle; fix: re-run "
+                "the measurement and submit the new record",
+            )
         bundle.write_bytes_atomic(root / entry["file"], data)
         state["bundles"][entry["id"]] = entry
         store.write_json_atomic(root / STATE_FILE, state)
@@ -318,3 +328,8 @@ def review(bundle_id: str, root: Path | None = None, runs_dir: Path | None = Non
     if entry is None:
         raise InboxError("unknown-id", f"no bundle {bundle_id!r} in {root}")
     return Review(entry, _revalidate(root, entry, runs_dir))
+
+
+def audit_entries(root: Path | None = None) -> list[dict[str, Any]]:
+    """The inbox's audit log, newest first."""
+    return audit.read(inbox_dir(root) / audit.AUDIT_FILE)[::-1]

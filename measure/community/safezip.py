@@ -39,17 +39,18 @@ class BundleError(ValueError):
         self.code = code
 
 
-def _fail(code: str, source: str, what: str, fix: str) -> BundleError:
+def fail(code: str, source: str, what: str, fix: str) -> BundleError:
+    """The error for a failed check: ``<source>: <what>; fix: <fix>``."""
     return BundleError(code, f"{source}: {what}; fix: {fix}")
 
 
-_REBUILD = "rebuild it with `python -m measure submit` and do not edit it by hand"
+REBUILD = "rebuild it with `python -m measure submit` and do not edit it by hand"
 
 
 def check_size(size: int, source: str, limits: Limits = DEFAULT_LIMITS) -> None:
     """Refuse a bundle file over the size cap before reading it."""
     if size > limits.bundle_bytes:
-        raise _fail(
+        raise fail(
             "too-large",
             source,
             f"the bundle is {size / MIB:.1f} MiB, over the {limits.bundle_bytes / MIB:.0f} MiB cap",
@@ -62,38 +63,42 @@ def _open_zip(data: bytes, source: str, limits: Limits) -> zipfile.ZipFile:
     try:
         return zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
-        raise _fail(
-            "not-zip", source, f"not a readable ZIP file, truncated or corrupt ({exc})", _REBUILD
-        ) from None
+        if not data:
+            what = "the file is empty, not a ZIP"
+        elif data.startswith(b"PK\x03\x04"):
+            what = f"a ZIP whose end is missing or corrupt, probably truncated in transit ({exc})"
+        else:
+            what = f"not a readable ZIP file ({exc})"
+        raise fail("not-zip", source, what, REBUILD) from None
 
 
 def _check_name(info: zipfile.ZipInfo, source: str) -> None:
     name = info.filename
     parts = name.replace("\\", "/").split("/")
     if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
-        raise _fail("absolute-path", source, f"member {name!r} has an absolute path", _REBUILD)
+        raise fail("absolute-path", source, f"member {name!r} has an absolute path", REBUILD)
+    mode = info.external_attr >> 16
+    if stat.S_ISLNK(mode):
+        raise fail("link", source, f"member {name!r} is a symbolic link", REBUILD)
+    if info.is_dir() or (stat.S_IFMT(mode) and not stat.S_ISREG(mode)):
+        raise fail("not-regular-file", source, f"member {name!r} is not a regular file", REBUILD)
     if ".." in parts or "\\" in name or "" in parts or "." in parts:
-        raise _fail(
+        raise fail(
             "path-traversal",
             source,
             f"member {name!r} has a path that leaves or bends "
             "the bundle ('..', '.', '\\' or an empty part)",
-            _REBUILD,
+            REBUILD,
         )
-    mode = info.external_attr >> 16
-    if stat.S_ISLNK(mode):
-        raise _fail("link", source, f"member {name!r} is a symbolic link", _REBUILD)
-    if info.is_dir() or (stat.S_IFMT(mode) and not stat.S_ISREG(mode)):
-        raise _fail("not-regular-file", source, f"member {name!r} is not a regular file", _REBUILD)
     if info.flag_bits & 0x1:
-        raise _fail("encrypted", source, f"member {name!r} is encrypted", _REBUILD)
+        raise fail("encrypted", source, f"member {name!r} is encrypted", REBUILD)
     if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-        raise _fail(
+        raise fail(
             "compression",
             source,
             f"member {name!r} uses compression method "
             f"{info.compress_type}; only stored and deflated are read",
-            _REBUILD,
+            REBUILD,
         )
 
 
@@ -104,22 +109,22 @@ def _too_compressed(size: int, compressed: int, limits: Limits) -> bool:
 def _check_directory(infos: list[zipfile.ZipInfo], source: str, limits: Limits) -> None:
     """Every cap, from the sizes the central directory declares (before reading anything)."""
     if len(infos) > limits.members:
-        raise _fail(
+        raise fail(
             "too-many-members",
             source,
             f"{len(infos)} members, over the cap of {limits.members}",
-            _REBUILD,
+            REBUILD,
         )
     seen: set[str] = set()
     for info in infos:
         _check_name(info, source)
         if info.filename in seen:
-            raise _fail(
-                "duplicate-member", source, f"member {info.filename!r} appears twice", _REBUILD
+            raise fail(
+                "duplicate-member", source, f"member {info.filename!r} appears twice", REBUILD
             )
         seen.add(info.filename)
         if info.file_size > limits.member_bytes:
-            raise _fail(
+            raise fail(
                 "oversized-member",
                 source,
                 f"member {info.filename!r} is "
@@ -131,12 +136,12 @@ def _check_directory(infos: list[zipfile.ZipInfo], source: str, limits: Limits) 
             raise _bomb_ratio(info.filename, info.file_size, info.compress_size, source, limits)
     total = sum(i.file_size for i in infos)
     if total > limits.total_bytes:
-        raise _fail(
+        raise fail(
             "zip-bomb-total",
             source,
             f"members declare {total / MIB:.1f} MiB "
             f"uncompressed, over the {limits.total_bytes / MIB:.0f} MiB cap",
-            _REBUILD,
+            REBUILD,
         )
     if _too_compressed(total, sum(i.compress_size for i in infos), limits):
         raise _bomb_ratio(
@@ -145,12 +150,12 @@ def _check_directory(infos: list[zipfile.ZipInfo], source: str, limits: Limits) 
 
 
 def _bomb_ratio(name: str, size: int, compressed: int, source: str, limits: Limits) -> BundleError:
-    return _fail(
+    return fail(
         "zip-bomb-ratio",
         source,
         f"member {name!r} expands {size / max(compressed, 1):.0f}"
         f"-fold ({size} bytes from {compressed}), over the {limits.ratio:.0f}:1 cap",
-        _REBUILD,
+        REBUILD,
     )
 
 
@@ -166,22 +171,22 @@ def read_capped(
             or size > limits.member_bytes
             or already + size > limits.total_bytes
         ):
-            raise _fail(
+            raise fail(
                 "size-mismatch",
                 source,
                 f"member {info.filename!r} yields more than the "
                 f"{info.file_size} bytes it declares or than a cap allows",
-                _REBUILD,
+                REBUILD,
             )
         if _too_compressed(size, info.compress_size, limits):
             raise _bomb_ratio(info.filename, size, info.compress_size, source, limits)
         chunks.append(block)
     if size != info.file_size:
-        raise _fail(
+        raise fail(
             "size-mismatch",
             source,
             f"member {info.filename!r} has {size} bytes, not the {info.file_size} it declares",
-            _REBUILD,
+            REBUILD,
         )
     return b"".join(chunks)
 
@@ -202,10 +207,10 @@ def read_members(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> d
             except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError) as exc:
                 if isinstance(exc, BundleError):
                     raise
-                raise _fail(
+                raise fail(
                     "corrupt-member",
                     source,
                     f"member {info.filename!r} cannot be read: bad CRC, size or header ({exc})",
-                    _REBUILD,
+                    REBUILD,
                 ) from None
     return out

@@ -157,6 +157,14 @@ def our_run_on(
     return match.sort_values("created_utc").iloc[-1].to_dict()
 
 
+def display_name(adapter: str) -> str:
+    """The adapter's display name from our registry (never the contributor's copy)."""
+    from measure.adapters import registry
+
+    cls = registry().get(adapter)
+    return cls.info.display_name if cls is not None and cls.info else adapter
+
+
 def result_row(
     record: dict[str, Any],
     github: str,
@@ -182,7 +190,7 @@ def result_row(
         "accepted_utc": accepted_utc,
         "accepted_by": accepted_by,
         "adapter": record["adapter"]["name"],
-        "display_name": info["display_name"],
+        "display_name": display_name(record["adapter"]["name"]),
         "task": record["adapter"]["task"],
         "gpu": env["device_name"],
         "driver_version": env.get("driver_version"),

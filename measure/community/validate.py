@@ -1,4 +1,4 @@
-"""Validation of a submission bundle: safe unzip, schema, hashes, registry, recomputation, flags.
+"""Validation of a submission bundle: layout, schema, hashes, registry, recomputation, flags.
 
 ``validate_bundle`` either raises ``BundleError`` (a ``code`` and one line naming the bundle, the
 member or key, and the fix) or returns a ``Validated`` bundle with its review ``flags``. It only
@@ -7,11 +7,9 @@ reads: nothing is extracted to disk. Limits and flag rules: docs/community.md ("
 
 from __future__ import annotations
 
-import io
 import json
 import math
-import stat
-import zipfile
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,11 +18,33 @@ from typing import Any
 from measure import protocol
 from measure import record as rec
 from measure.community import bundle, status
+from measure.community.safezip import (
+    DEFAULT_LIMITS,
+    MIB,
+    REBUILD,
+    BundleError,
+    Limits,
+    check_size,
+    fail,
+    read_members,
+)
 from measure.env import image_files, sha256_file, sha256_text
 
+__all__ = [
+    "DEFAULT_LIMITS",
+    "MIB",
+    "BundleError",
+    "Flag",
+    "Limits",
+    "Validated",
+    "check_size",
+    "validate_bundle",
+]
 ID_CHARS = 12  # a bundle's ID: the first 12 hex digits of its record's content hash
-
-
+SAFE_TEXT = re.compile(r"^[^\[\]<>`\\*_|\x00-\x1f]{1,200}$")
+"""Text the pages show (GPU name, input size): no Markdown/HTML syntax, no control characters."""
+SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,199}$")
+COMMIT = re.compile(r"^[0-9a-f]{7,64}$")
 CALL_FLOOR_MS = 0.1  # no detector's predict() with pre/post-processing and a sync is faster
 IDENTICAL_SHARE_MAX = 0.10  # flag when one exact value is more than 10% of the timed calls
 FAR_FROM_OURS_FACTOR = status.FAR_FROM_OURS_FACTOR
@@ -67,18 +87,18 @@ def _check_layout(members: dict[str, bytes], source: str) -> str:
     """The fixed members plus exactly one adapter source; returns the adapter member's name."""
     unexpected = [n for n in members if n not in _FIXED and not bundle.ADAPTER_NAME.match(n)]
     if unexpected:
-        raise _fail(
+        raise fail(
             "unexpected-member",
             source,
             f"member {unexpected[0]!r} is not part of the "
             f"bundle format (expected {', '.join(_FIXED)}, adapter/<file>.py)",
-            _REBUILD,
+            REBUILD,
         )
     adapters = [n for n in members if bundle.ADAPTER_NAME.match(n)]
     missing = [n for n in _FIXED if n not in members] + ([] if adapters else ["adapter/<file>.py"])
     if missing or len(adapters) > 1:
         what = f"member {missing[0]!r} is missing" if missing else "more than one adapter source"
-        raise _fail("missing-member", source, what, _REBUILD)
+        raise fail("missing-member", source, what, REBUILD)
     return adapters[0]
 
 
@@ -91,7 +111,7 @@ def parse_json(member: str, data: bytes, source: str) -> Any:
     try:
         return json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise _fail("schema", source, f"{member} is not valid JSON ({exc})", _REBUILD) from None
+        raise fail("schema", source, f"{member} is not valid JSON ({exc})", REBUILD) from None
 
 
 def _is_hex64(value: Any) -> bool:
@@ -112,15 +132,15 @@ def check_manifest(members: dict[str, bytes], source: str) -> dict[str, Any]:
         for m in listed
     )
     if not ok or manifest.get("format") != bundle.FORMAT:
-        raise _fail(
+        raise fail(
             "schema",
             source,
             f"{bundle.MANIFEST} is not a {bundle.FORMAT} manifest "
             "(format, format_version, members[{name, sha256, size_bytes}])",
-            _REBUILD,
+            REBUILD,
         )
     if manifest.get("format_version") != bundle.FORMAT_VERSION:
-        raise _fail(
+        raise fail(
             "schema",
             source,
             f"{bundle.MANIFEST}: format_version "
@@ -131,22 +151,22 @@ def check_manifest(members: dict[str, bytes], source: str) -> dict[str, Any]:
     others = sorted(set(members) - {bundle.MANIFEST})
     if sorted(names) != others:
         extra = sorted(set(others) ^ set(names))
-        raise _fail(
+        raise fail(
             "hash",
             source,
             f"{bundle.MANIFEST} does not list exactly the bundle's "
             f"members (differs on {extra[0]!r})",
-            _REBUILD,
+            REBUILD,
         )
     for item in listed:
         actual = bundle.sha256_bytes(members[item["name"]])
         if actual != item["sha256"] or len(members[item["name"]]) != item["size_bytes"]:
-            raise _fail(
+            raise fail(
                 "hash",
                 source,
                 f"{bundle.MANIFEST} gives {item['name']} sha256 "
                 f"{item['sha256'][:12]}… but its bytes hash to {actual[:12]}…",
-                _REBUILD,
+                REBUILD,
             )
     return manifest
 
@@ -155,22 +175,22 @@ def check_submission(members: dict[str, bytes], source: str) -> dict[str, Any]:
     """submission.json: the format and a valid GitHub user name."""
     sub = parse_json(bundle.SUBMISSION, members[bundle.SUBMISSION], source)
     if not isinstance(sub, dict) or sub.get("format") != bundle.FORMAT:
-        raise _fail(
-            "schema", source, f"{bundle.SUBMISSION} is not a {bundle.FORMAT} submission", _REBUILD
+        raise fail(
+            "schema", source, f"{bundle.SUBMISSION} is not a {bundle.FORMAT} submission", REBUILD
         )
     if not isinstance(sub.get("github"), str) or not bundle.GITHUB_NAME.match(sub["github"]):
-        raise _fail(
+        raise fail(
             "schema",
             source,
             f"{bundle.SUBMISSION}: github {sub.get('github')!r} is not a GitHub user name",
             "pass --github YOUR_NAME to measure submit",
         )
     if not isinstance(sub.get("submitted_utc"), str) or not _is_time(sub["submitted_utc"]):
-        raise _fail(
+        raise fail(
             "schema",
             source,
             f"{bundle.SUBMISSION}: submitted_utc is not an ISO 8601 time with a zone",
-            _REBUILD,
+            REBUILD,
         )
     return sub
 
@@ -197,6 +217,10 @@ def _is_time(value: Any) -> bool:
 
 _KINDS = {
     "str": lambda v: isinstance(v, str),
+    "text": lambda v: isinstance(v, str) and bool(SAFE_TEXT.match(v)),
+    "text|null": lambda v: v is None or (isinstance(v, str) and bool(SAFE_TEXT.match(v))),
+    "id": lambda v: isinstance(v, str) and bool(SAFE_ID.match(v)),
+    "commit|null": lambda v: v is None or (isinstance(v, str) and bool(COMMIT.match(v))),
     "str|null": lambda v: v is None or isinstance(v, str),
     "bool": lambda v: isinstance(v, bool),
     "bool|null": lambda v: v is None or isinstance(v, bool),
@@ -214,29 +238,29 @@ _KINDS = {
 
 RECORD_FIELDS: tuple[tuple[str, str], ...] = (
     ("record_version", "int"),
-    ("run_id", "str"),
+    ("run_id", "id"),
     ("created_utc", "time"),
     ("status", "str"),
     ("tool", "dict"),
-    ("tool.git_commit", "str|null"),
+    ("tool.git_commit", "commit|null"),
     ("tool.git_dirty", "bool|null?"),
     ("adapter.name", "str"),
     ("adapter.task", "str"),
     ("adapter.source_file", "str"),
     ("adapter.source_sha256", "hex64"),
     ("adapter.info", "dict"),
-    ("adapter.info.display_name", "str"),
-    ("adapter.info.default_input_size", "str"),
+    ("adapter.info.display_name", "text"),
+    ("adapter.info.default_input_size", "text"),
     ("lock.requirements_sha256", "hex64"),
     ("lock.pip_freeze", "list[str]"),
     ("lock.pip_freeze_sha256", "hex64"),
     ("inputs.files", "list"),
     ("environment.device_kind", "str"),
-    ("environment.device_name", "str"),
+    ("environment.device_name", "text"),
     ("environment.power_limit_w", "number|null?"),
     ("environment.default_power_limit_w", "number|null?"),
     ("environment.power_limited", "str?"),
-    ("environment.driver_version", "str|null?"),
+    ("environment.driver_version", "text|null?"),
     ("protocol.runs", "int"),
     ("protocol.warmup", "int"),
     ("protocol.calls", "int"),
@@ -289,7 +313,7 @@ def _check_fields(doc: Any, fields: tuple[tuple[str, str], ...], where: str, sou
             continue
         if value is _MISSING or not _KINDS[kind.rstrip("?")](value):
             got = "missing" if value is _MISSING else f"{type(value).__name__} {str(value)[:40]!r}"
-            raise _fail(
+            raise fail(
                 "schema",
                 source,
                 f"{where}{dotted} should be {kind.rstrip('?')}, got {got}",
@@ -301,10 +325,10 @@ def check_record_schema(record: Any, source: str) -> None:
     """Every field the inbox reads has the documented type (measure.record.SCHEMA)."""
     where = f"{bundle.RECORD}: "
     if not isinstance(record, dict):
-        raise _fail("schema", source, f"{bundle.RECORD} is not a JSON object", _REBUILD)
+        raise fail("schema", source, f"{bundle.RECORD} is not a JSON object", REBUILD)
     _check_fields(record, RECORD_FIELDS, where, source)
     if record["status"] != "ok":
-        raise _fail(
+        raise fail(
             "protocol",
             source,
             f"{where}the measurement failed "
@@ -313,11 +337,11 @@ def check_record_schema(record: Any, source: str) -> None:
         )
     for index, run in enumerate(record["runs"]):
         if not isinstance(run, dict):
-            raise _fail("schema", source, f"{where}runs[{index}] is not an object", _REBUILD)
+            raise fail("schema", source, f"{where}runs[{index}] is not an object", REBUILD)
     try:
         rec.validate(record)
     except ValueError as exc:
-        raise _fail(
+        raise fail(
             "schema",
             source,
             f"{where}{exc}".split("; fix")[0],
@@ -342,7 +366,7 @@ def check_registry(record: dict[str, Any], source: str) -> type:
     known = registry()
     name = record["adapter"]["name"]
     if name not in known:
-        raise _fail(
+        raise fail(
             "unknown-adapter",
             source,
             f"{bundle.RECORD}: adapter {name!r} is not in the registry (known: {', '.join(known)})",
@@ -352,7 +376,7 @@ def check_registry(record: dict[str, Any], source: str) -> type:
     tasks = load_tasks()
     for task in (record["adapter"]["task"], record["protocol"]["task"]):
         if task not in tasks or task != cls.task:
-            raise _fail(
+            raise fail(
                 "unknown-task",
                 source,
                 f"{bundle.RECORD}: task {task!r} is not adapter "
@@ -388,20 +412,20 @@ def check_hashes(
         (adapter_member, bundle.sha256_bytes(members[adapter_member]), adapter["source_sha256"]),
     ]
     if adapter_member != expected_member:
-        raise _fail(
+        raise fail(
             "hash",
             source,
             f"the adapter source is {adapter_member!r} but the record "
             f"names {adapter['source_file']!r}",
-            _REBUILD,
+            REBUILD,
         )
     for what, actual, recorded in checks:
         if actual != recorded:
-            raise _fail(
+            raise fail(
                 "hash",
                 source,
                 f"{what} hashes to {actual[:12]}… but {bundle.RECORD} records {recorded[:12]}…",
-                _REBUILD,
+                REBUILD,
             )
 
 
@@ -413,7 +437,7 @@ def check_inputs(record: dict[str, Any], source: str) -> None:
     ours = [{"name": f.name, "sha256": sha256_file(f)} for f in image_files(task.inputs)]
     theirs = [{"name": f["name"], "sha256": f["sha256"]} for f in record["inputs"]["files"]]
     if theirs != ours:
-        raise _fail(
+        raise fail(
             "inputs",
             source,
             f"{bundle.RECORD}: inputs.files are not task "
@@ -427,22 +451,22 @@ def check_recompute(record: dict[str, Any], source: str) -> dict[str, Any]:
     try:
         again = rec.recompute(record)
     except (ValueError, TypeError, KeyError, IndexError, ZeroDivisionError) as exc:
-        raise _fail(
+        raise fail(
             "recompute",
             source,
             f"{bundle.RECORD}: its figures cannot be recomputed ({type(exc).__name__}: {exc})",
-            _REBUILD,
+            REBUILD,
         ) from None
     keys = ["status", *rec.figure_keys(record)]
     for key in keys:
         if key not in record or not rec.same(record[key], again.get(key)):
-            raise _fail(
+            raise fail(
                 "recompute",
                 source,
                 f"{bundle.RECORD}: {key} = "
                 f"{str(record.get(key))[:60]} does not recompute from its own timed "
                 f"calls (recomputed {str(again.get(key))[:60]})",
-                _REBUILD,
+                REBUILD,
             )
     return again
 
@@ -473,7 +497,7 @@ def check_protocol(record: dict[str, Any], cls: type, source: str) -> None:
                 for r in record["runs"]
             ),
             "its runs do not hold 3 x (10 warm-up + 100 timed) calls",
-            _REBUILD,
+            REBUILD,
         ),
         (
             record["discarded"],
@@ -483,7 +507,7 @@ def check_protocol(record: dict[str, Any], cls: type, source: str) -> None:
     ]
     for failed, what, fix in problems:
         if failed:
-            raise _fail("protocol", source, f"{bundle.RECORD}: {what}", fix)
+            raise fail("protocol", source, f"{bundle.RECORD}: {what}", fix)
 
 
 # --- flags (kept for the reviewer) -----------------------------------------------------------
