@@ -6,12 +6,15 @@ Everything here is a pure function of the snapshot version, so callers may cache
 
 from __future__ import annotations
 
+import os
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 import duckdb
 import pandas as pd
 
-from analytics import db, elo, lineage, profiles
+from analytics import db, elo, lineage, paths, profiles
 from analytics.licences import licence_class
 from analytics.schema import SOURCE_KINDS
 
@@ -96,7 +99,7 @@ def build(
     benchmarks = db.query(con, "SELECT * FROM benchmarks ORDER BY benchmark_id")
     scores = load_scores(con)
     headline = elo.headline_scores(scores)
-    ratings = elo.rate(scores, bootstrap=bootstrap, seed=seed)
+    ratings = cached_ratings(scores, version, bootstrap=bootstrap, seed=seed)
     table = _assemble(ratings, models, headline)
     flagged = _flag_headline(scores, headline)
     return Leaderboard(
@@ -108,6 +111,37 @@ def build(
         lineage=lineage.predecessors(models),
         categories=tuple(sorted(benchmarks["category"].unique())),
     )
+
+
+def ratings_cache_path(version: str, bootstrap: int, seed: int) -> Path:
+    """Where the fitted ratings of one snapshot version are kept (derived, keyed by version)."""
+    return paths.SNAPSHOTS_DIR.parent / "derived" / version / f"elo_ratings_b{bootstrap}_s{seed}.parquet"
+
+
+def cached_ratings(
+    scores: pd.DataFrame, version: str, *, bootstrap: int, seed: int
+) -> pd.DataFrame:
+    """``elo.rate`` of a snapshot, read from / written to a per-version Parquet file.
+
+    Snapshots are immutable, so the file for a version never goes stale; without a version
+    (ad-hoc data) nothing is cached. Writes are atomic (temp file + rename).
+    """
+    if not version:
+        return elo.rate(scores, bootstrap=bootstrap, seed=seed)
+    path = ratings_cache_path(version, bootstrap, seed)
+    if path.exists():
+        return pd.read_parquet(path)
+    ratings = elo.rate(scores, bootstrap=bootstrap, seed=seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    os.close(fd)
+    try:
+        ratings.to_parquet(tmp, index=False)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return ratings
 
 
 def for_version(
@@ -260,7 +294,7 @@ def model_summary(board: Leaderboard, model_id: str) -> ModelSummary:
     )
 
 
-def _opt(value, kind):
+def _opt(value: object, kind: type) -> object:
     return None if value is None or pd.isna(value) else kind(value)
 
 

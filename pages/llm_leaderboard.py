@@ -111,7 +111,8 @@ def _is_number(text: str) -> bool:
 
 def show_table(rows: pd.DataFrame, key: str) -> None:
     shown = rows.assign(details="llm_model?model=" + rows["model_id"].astype(str))
-    cols = [c for c in COLUMNS if c in shown.columns]
+    # Unrated rows have no rank at all: drop columns that are empty rather than print "None".
+    cols = [c for c in COLUMNS if c in shown.columns and shown[c].notna().any()]
     st.dataframe(shown[cols], column_config=COLUMNS, hide_index=True, key=key, width="stretch")
 
 

@@ -104,10 +104,13 @@ def catalog_rows(old: bool = False) -> dict[str, list[dict]]:
     return {"models": models, "benchmarks": benchmarks, "scores": scores}
 
 
-def write_snapshot(snapshots: Path, version: str, old: bool = False) -> None:
+def write_snapshot(
+    snapshots: Path, version: str, old: bool = False, without_scores: bool = False
+) -> None:
     folder = snapshots / version
     folder.mkdir(parents=True)
     for name, rows in catalog_rows(old).items():
+        rows = [] if without_scores and name == "scores" else rows
         pq.write_table(_arrow(name, rows), folder / f"{name}.parquet")
     (folder / "MANIFEST.json").write_text(json.dumps({"version": version}))
 
@@ -307,3 +310,19 @@ def test_compare_page(store: Path) -> None:
     assert at.multiselect(key="cmp_models").value == ["beta-pro-2", "acme-2-70b"]
     assert len(at.get("plotly_chart")) == 1
     assert any("not a ranking" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize(
+    "page", ["llm_leaderboard.py", "llm_model.py", "llm_movers.py", "llm_compare.py"]
+)
+def test_pages_survive_a_snapshot_without_scores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, page: str
+) -> None:
+    write_snapshot(tmp_path / "snapshots", "vtest-llm-empty", without_scores=True)
+    monkeypatch.setattr(paths, "SNAPSHOTS_DIR", tmp_path / "snapshots")
+    monkeypatch.setattr(paths, "RUNS_DIR", tmp_path / "runs")
+    monkeypatch.setattr(db, "ensure_snapshot", lambda *args, **kwargs: "vtest-llm-empty")
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at = run_page(page)
+    assert not at.exception
