@@ -17,13 +17,23 @@ PAGES: list[tuple[str, str, str, str]] = [
     ("LLM leaderboard", "pages/llm_compare.py", "Compare", ":material/radar:"),
     ("LLM leaderboard", "pages/hardware_fit.py", "What fits my hardware", ":material/memory:"),
     ("LLM leaderboard", "pages/finetune_planner.py", "Fine-tune planner", ":material/tune:"),
-    ("Verified vision", "pages/vision_leaderboard.py", "Vision leaderboard", ":material/visibility:"),
+    (
+        "Verified vision",
+        "pages/vision_leaderboard.py",
+        "Vision leaderboard",
+        ":material/visibility:",
+    ),
     ("Verified vision", "pages/vision_model.py", "Vision model", ":material/image_search:"),
     ("Verified vision", "pages/vision_submit.py", "Submit a run", ":material/upload:"),
     ("Verified vision", "pages/vision_review.py", "Review inbox", ":material/inbox:"),
     ("Verified vision", "pages/vision_run.py", "Run a measurement", ":material/speed:"),
     ("Federated track", "pages/fl_ranked.py", "Ranked track", ":material/emoji_events:"),
-    ("Federated track", "pages/fl_submit.py", "Submit to the ranked track", ":material/upload_file:"),
+    (
+        "Federated track",
+        "pages/fl_submit.py",
+        "Submit to the ranked track",
+        ":material/upload_file:",
+    ),
     ("Federated track", "pages/fl_run_detail.py", "Run detail", ":material/show_chart:"),
 ]
 

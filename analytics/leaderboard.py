@@ -115,7 +115,12 @@ def build(
 
 def ratings_cache_path(version: str, bootstrap: int, seed: int) -> Path:
     """Where the fitted ratings of one snapshot version are kept (derived, keyed by version)."""
-    return paths.SNAPSHOTS_DIR.parent / "derived" / version / f"elo_ratings_b{bootstrap}_s{seed}.parquet"
+    return (
+        paths.SNAPSHOTS_DIR.parent
+        / "derived"
+        / version
+        / f"elo_ratings_b{bootstrap}_s{seed}.parquet"
+    )
 
 
 def cached_ratings(

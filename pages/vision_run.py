@@ -6,12 +6,10 @@ import streamlit as st
 
 from analytics import vision
 from measure import launch, protocol
+from ui import community
 
 st.title("Run a measurement")
-st.warning(
-    "Maintainers only. Access control is not in place yet: anyone who can open this page can "
-    "start a run on this machine."
-)
+community.require_maintainer("vision_run")
 catalog = vision.adapter_catalog()
 with st.form("vision_run_form"):
     adapter = st.selectbox("Adapter", list(catalog["adapter"]), key="vision_run_adapter")

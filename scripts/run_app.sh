@@ -4,4 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+# facenet-pytorch ships the MTCNN weights our offline adapter runs on; its metadata pins
+# torch<2.3, numpy<2 and torchvision, so it is installed without them (docs/patches/).
+.venv/bin/pip install --quiet --disable-pip-version-check --no-deps facenet-pytorch==2.6.0
 exec .venv/bin/python -m streamlit run app.py "$@"

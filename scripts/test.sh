@@ -4,6 +4,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+# facenet-pytorch ships the MTCNN weights our offline adapter runs on; its metadata pins
+# torch<2.3, numpy<2 and torchvision, so it is installed without them (docs/patches/).
+.venv/bin/pip install --quiet --disable-pip-version-check --no-deps facenet-pytorch==2.6.0
 if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   # Browser screenshots of the main pages; the suite skips them when chromium is absent.
   (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) \

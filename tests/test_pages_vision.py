@@ -51,9 +51,7 @@ def _run(page: str) -> AppTest:
 def test_leaderboard_shows_rankings_and_why_runs_are_left_out(app_env):
     at = _run("pages/vision_leaderboard.py")
     assert at.title[0].value == "Vision leaderboard"
-    assert at.selectbox(key="vision_lb_device").value == "cpu: " + vision.devices(
-        db.connect(VERSION)
-    )[0].split(": ", 1)[1]
+    assert at.selectbox(key="vision_lb_device").value == vision.devices(db.connect(VERSION))[0]
     excluded = _frame_with(at, "why_not_ranked")
     assert len(excluded) == 2  # both runs are short (non-standard): never ranked
     assert excluded["why_not_ranked"].str.contains("non-standard|discarded").all()

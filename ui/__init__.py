@@ -1,1 +1,1 @@
-"""Streamlit-side helpers shared by pages (the only package besides pages/ that imports streamlit)."""
+"""Streamlit-side helpers shared by pages (with pages/, the only code importing streamlit)."""
