@@ -207,7 +207,7 @@ def show_list(version: str, gpu_id: str, count: int, recipe: str, method: str) -
     styled = shown.style.format({k: v for k, v in FORMATS.items() if k in shown}, na_rep="—").map(
         lambda v: VERDICT_COLOURS.get(v, ""), subset=["Verdict"]
     )
-    st.dataframe(styled, key="ft_table", hide_index=True)
+    st.dataframe(styled, key="ft_table", hide_index=True, placeholder="—")
     st.caption(
         "Ranked by coverage first: a model scored on more of the selected axes outranks one "
         "scored on fewer. Thinking / non-thinking variants of the same weights share one row; "

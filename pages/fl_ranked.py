@@ -37,7 +37,9 @@ st.caption(
 
 st.subheader("Overall ranking")
 overall = flb.leaderboard(board)
-st.dataframe(overall, hide_index=True, column_config=TWO_DECIMALS, key="fl_overall")
+st.dataframe(
+    overall, hide_index=True, column_config=TWO_DECIMALS, key="fl_overall", placeholder="—"
+)
 long = overall.melt(id_vars="method", value_vars=["A", "B", "C", "final"], var_name="score")
 st.plotly_chart(
     px.bar(long, x="method", y="value", color="score", barmode="group"), key="fl_scores_chart"
@@ -46,17 +48,23 @@ st.plotly_chart(
 st.subheader("Per model")
 model = _pick("Model", list(board.policy.models), "model")
 st.dataframe(
-    flb.leaderboard(board, model), hide_index=True, column_config=TWO_DECIMALS, key="fl_per_model"
+    flb.leaderboard(board, model),
+    hide_index=True,
+    column_config=TWO_DECIMALS,
+    key="fl_per_model",
+    placeholder="—",
 )
 
 st.subheader("Points per comparison")
 if board.methods:
     method = _pick("Method", board.methods, "method")
     protocol = _pick("Protocol", ["A", "B", "C"], "protocol")
-    st.dataframe(flb.breakdown(board, method, protocol), hide_index=True, key="fl_breakdown")
+    st.dataframe(
+        flb.breakdown(board, method, protocol), hide_index=True, key="fl_breakdown", placeholder="—"
+    )
 
 st.subheader("Reference baselines (not ranked)")
-st.dataframe(board.scores.references, hide_index=True, key="fl_references")
+st.dataframe(board.scores.references, hide_index=True, key="fl_references", placeholder="—")
 
 if board.problems:
     with st.expander(f"{len(board.problems)} stored submissions were skipped"):

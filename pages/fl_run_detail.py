@@ -70,4 +70,8 @@ st.plotly_chart(
     ).update_yaxes(matches=None, showticklabels=True),
     key="fl_cost_chart",
 )
-st.dataframe(curves.pivot(index="step", columns="metric", values="value"), key="fl_curve_table")
+st.dataframe(
+    curves.pivot(index="step", columns="metric", values="value"),
+    key="fl_curve_table",
+    placeholder="—",
+)

@@ -147,6 +147,7 @@ def render(table: pd.DataFrame, show_all: bool) -> None:
     st.dataframe(
         styled, key="hf_table", hide_index=True,
         column_config={"Measured source": st.column_config.LinkColumn(display_text="source")},
+        placeholder="—",
     )  # fmt: skip
 
 

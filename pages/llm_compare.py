@@ -33,7 +33,7 @@ if not chosen:
 radar = profiles.radar_data(board.profiles, chosen)
 st.plotly_chart(profiles.radar_figure(radar, names), key="cmp_radar")
 table = radar.pivot(index="category", columns="model", values="value")[chosen]
-st.dataframe(table.rename(columns=names), key="cmp_table")
+st.dataframe(table.rename(columns=names), key="cmp_table", placeholder="—")
 ratings = board.table.set_index("model_id").loc[chosen, ["rating", "rank", "provenance"]]
 st.caption("Elo ratings of the same models, for reference (ranks are of the whole leaderboard):")
-st.dataframe(ratings.rename(index=names), key="cmp_ratings")
+st.dataframe(ratings.rename(index=names), key="cmp_ratings", placeholder="—")

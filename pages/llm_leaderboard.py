@@ -113,7 +113,14 @@ def show_table(rows: pd.DataFrame, key: str) -> None:
     shown = rows.assign(details="llm_model?model=" + rows["model_id"].astype(str))
     # Unrated rows have no rank at all: drop columns that are empty rather than print "None".
     cols = [c for c in COLUMNS if c in shown.columns and shown[c].notna().any()]
-    st.dataframe(shown[cols], column_config=COLUMNS, hide_index=True, key=key, width="stretch")
+    st.dataframe(
+        shown[cols],
+        column_config=COLUMNS,
+        hide_index=True,
+        key=key,
+        width="stretch",
+        placeholder="—",
+    )
 
 
 def show_downloads(rows: pd.DataFrame, version: str) -> None:
@@ -147,7 +154,7 @@ def show_changes(version: str) -> None:
     st.caption(
         " · ".join(f"{kind} {int(counts.get(kind, 0))}" for kind in ("added", "removed", "moved"))
     )
-    st.dataframe(changed, hide_index=True, key="lb_diff_table", width="stretch")
+    st.dataframe(changed, hide_index=True, key="lb_diff_table", width="stretch", placeholder="—")
 
 
 st.title("LLM leaderboard")

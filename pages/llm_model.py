@@ -63,8 +63,7 @@ def show_lineage(board: leaderboard.Leaderboard, model_id: str) -> None:
         column_config={
             "rating": st.column_config.NumberColumn("Elo", format="%.1f"),
             "details": st.column_config.LinkColumn("Details", display_text="open"),
-        },
-    )  # fmt: skip
+        }, placeholder="—")  # fmt: skip
 
 
 st.title("Model detail")
@@ -77,8 +76,7 @@ st.caption("All sources are kept apart; the headline score per benchmark follows
 scores = leaderboard.model_scores(board, model_id)
 st.dataframe(
     scores[list(SCORE_COLUMNS)], column_config=SCORE_COLUMNS, hide_index=True,
-    key="lm_scores", width="stretch",
-)  # fmt: skip
+    key="lm_scores", width="stretch", placeholder="—")  # fmt: skip
 show_lineage(board, model_id)
 st.subheader("Capability profile")
 radar = profiles.radar_data(board.profiles, [model_id])

@@ -42,7 +42,9 @@ moves = leaderboard.movers(board, top=top, ranked_only=ranked_only)
 if moves.empty:
     st.info("No lineage link with a rating gain in this snapshot.")
     st.stop()
-st.dataframe(moves[list(COLUMNS)], column_config=COLUMNS, hide_index=True, key="mv_table")
+st.dataframe(
+    moves[list(COLUMNS)], column_config=COLUMNS, hide_index=True, key="mv_table", placeholder="—"
+)
 labels = moves["predecessor_name"].astype(str) + " → " + moves["display_name"].astype(str)
 fig = px.bar(
     moves.assign(edge=labels), x="gain", y="edge", orientation="h",

@@ -65,7 +65,7 @@ table = vision.ranking_table(board)
 if table.empty:
     st.info(f"No rankable run for {task} on {device}; see the runs left out below.")
 else:
-    st.dataframe(table, hide_index=True, key="vision_lb_table")
+    st.dataframe(table, hide_index=True, key="vision_lb_table", placeholder="—")
     st.plotly_chart(_chart(board), key="vision_lb_chart")
     fixes = board.ranked[board.ranked["runs_with_fixes"]]
     for _, row in fixes.iterrows():
@@ -73,7 +73,7 @@ else:
             f":orange-badge[runs with fixes] **{row['display_name']}**: patch `{row['patch_url']}`"
         )
 st.subheader("Runs left out of this ranking")
-st.dataframe(board.excluded, hide_index=True, key="vision_lb_excluded")
+st.dataframe(board.excluded, hide_index=True, key="vision_lb_excluded", placeholder="—")
 st.subheader("Licences")
 licences = catalog[catalog["task"] == task][
     [
@@ -85,5 +85,5 @@ licences = catalog[catalog["task"] == task][
         "licence_verdict",
     ]
 ]
-st.dataframe(licences, hide_index=True, key="vision_lb_licences")
+st.dataframe(licences, hide_index=True, key="vision_lb_licences", placeholder="—")
 st.caption(vision.NOT_LEGAL_ADVICE)

@@ -121,6 +121,7 @@ else:
         ],
         hide_index=True,
         key="vision_model_runs",
+        placeholder="—",
     )
     run_ids = list(runs["run_id"])
     chosen = st.selectbox("Run", run_ids, key="vision_model_run")
@@ -128,6 +129,8 @@ else:
     view = _view(version, runs_key, adapter, chosen)
     _charts(view)
     st.subheader("Accuracy: ours first, the authors' beside it")
-    st.dataframe(vision.accuracy_vs_paper(view), hide_index=True, key="vision_model_acc")
+    st.dataframe(
+        vision.accuracy_vs_paper(view), hide_index=True, key="vision_model_acc", placeholder="—"
+    )
     _review(version, runs_key, chosen)
 community_results_section(adapter)

@@ -35,7 +35,7 @@ def _detail(review: inbox.Review) -> None:
         f"measured {entry['measured_utc']}, tool commit `{v.record['tool'].get('git_commit')}`"
     )
     table = status.comparison_table(v.record, v.recomputed, v.our_run)
-    st.dataframe(table, hide_index=True, key="review_compare")
+    st.dataframe(table, hide_index=True, key="review_compare", placeholder="—")
     if v.our_run is None:
         st.caption("We have no measurement of this model on this GPU and precision.")
     for flag in v.flags:
@@ -72,7 +72,7 @@ queued = inbox.entries(status_=inbox.QUEUED)
 if not queued:
     st.info("No bundle is waiting for review.")
 else:
-    st.dataframe(_queue(queued), hide_index=True, key="review_queue")
+    st.dataframe(_queue(queued), hide_index=True, key="review_queue", placeholder="—")
     ids = [e["id"] for e in queued]
     wanted = st.query_params.get("bundle")
     chosen = st.selectbox(
@@ -104,6 +104,7 @@ with st.expander("Decided bundles"):
         ),
         hide_index=True,
         key="review_decided",
+        placeholder="—",
     )
 with st.expander("Audit log"):
     st.dataframe(
@@ -113,4 +114,5 @@ with st.expander("Audit log"):
         ),
         hide_index=True,
         key="review_audit",
+        placeholder="—",
     )

@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from analytics import db, paths, vision
+from measure.community import auth
 from measure.runner import RunRequest, run_measurement
 
 FIXTURE = "tests/fixtures/measure/busy_adapter.py"
@@ -97,10 +98,17 @@ def test_model_page_review_saves_failure_marks(app_env, monkeypatch):
     assert again.loc[again["output_index"] == 0, "failure"].item() is True
 
 
-def test_run_page_shows_the_form_and_access_note(app_env):
+def test_run_page_shows_the_form_to_a_signed_in_maintainer(app_env, monkeypatch):
+    password = "vision-run-test"
+    entry = auth.hash_password(password, salt=b"vision-run-salt1")
+    monkeypatch.setenv(auth.ENV_MAINTAINERS, f"maint:{entry}")
     at = _run("pages/vision_run.py")
     assert at.title[0].value == "Run a measurement"
-    assert "Access control is not in place" in at.warning[0].value
+    assert not at.selectbox  # the form stays hidden until sign-in
+    at.text_input(key="vision_run_login_name").input("maint")
+    at.text_input(key="vision_run_login_password").input(password)
+    next(b for b in at.button if b.label == "Sign in").click().run()
+    assert not at.exception, [e.value for e in at.exception]
     assert at.selectbox(key="vision_run_adapter").value == "mtcnn-facenet"
 
 

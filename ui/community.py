@@ -128,4 +128,5 @@ def community_section(adapter: str) -> None:
         hide_index=True,
         key="community_results_table",
         column_config={"profile": st.column_config.LinkColumn("profile")},
+        placeholder="—",
     )
