@@ -7,21 +7,9 @@ import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 import ui.data
-from analytics import overview, paths
+from analytics import overview
 from analytics.snapshot import CatalogError
-
-TRACK_PAGES: list[tuple[str, str, str, str]] = [
-    ("LLM leaderboard", "pages/llm_leaderboard.py", "Leaderboard", ":material/leaderboard:"),
-    ("LLM leaderboard", "pages/hardware_fit.py", "What fits my hardware", ":material/memory:"),
-    ("LLM leaderboard", "pages/finetune_planner.py", "Fine-tune planner", ":material/tune:"),
-    (
-        "Verified vision",
-        "pages/vision_leaderboard.py",
-        "Vision leaderboard",
-        ":material/visibility:",
-    ),
-    ("Federated track", "pages/fl_ranked.py", "Ranked track", ":material/emoji_events:"),
-]
+from ui import navigation
 
 INTRO = """
 Model Atlas ranks AI models from numbers whose origin you can check, in three tracks that share
@@ -96,14 +84,15 @@ def show_charts(ov: overview.Overview) -> None:
 
 def show_links() -> None:
     st.subheader("Start here")
-    present = [p for p in TRACK_PAGES if (paths.REPO_ROOT / p[1]).exists()]
+    present = navigation.main_pages()
     if not present:
         st.caption("The track pages are not installed in this checkout yet.")
-    for track, file, label, icon in present:
+    for page in present:
+        label = f"{page.section}: {page.title}"
         try:
-            st.page_link(file, label=f"{track}: {label}", icon=icon)
+            st.page_link(page.file, label=label, icon=page.icon)
         except StreamlitPageNotFoundError:  # page run on its own, outside app.py's navigation
-            st.caption(f"{track}: {label} (open it through `streamlit run app.py`)")
+            st.caption(f"{label} (open it through `streamlit run app.py`)")
 
 
 st.title("Model Atlas")
