@@ -16,7 +16,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from measure import protocol  # noqa: E402
-from measure.sampler import MemorySampler, rss_reader  # noqa: E402
+from measure.sampler import MemorySampler, rss_reader, rss_source  # noqa: E402
 from measure.worker import measure_once  # noqa: E402
 from tests.fixtures.measure.busy_adapter import BusyWait2ms, Noop  # noqa: E402
 
@@ -73,12 +73,14 @@ def main() -> None:
         f" max {result['interval_max_ms']:.2f} ms, missed deadlines {result['missed_deadlines']},"
         f" sampler_ok={result['sampler_ok']} (target median <= 10 ms)"
     )
-    sampler = MemorySampler(rss_reader()).start()
+    start = time.perf_counter()
+    sampler = MemorySampler(rss_source()).start()
+    start_ms = (time.perf_counter() - start) * 1e3
     time.sleep(0.2)
     sampler.stop()
     print(
-        f"RSS read cost: {sampler_cost_us():.1f} us per sample; idle sampler took "
-        f"{len(sampler.samples)} samples in 0.2 s"
+        f"RSS read cost: {sampler_cost_us():.1f} us per sample; sampler process started in "
+        f"{start_ms:.0f} ms and took {len(sampler.samples)} samples in 0.2 s"
     )
 
 

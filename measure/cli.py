@@ -109,8 +109,16 @@ def sweep_main(argv: list[str]) -> int:
     p.add_argument("--device", default="cpu")
     p.add_argument("--only", nargs="*", help="adapter names (default: the whole registry)")
     p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help="one Ray task per job")
+    p.add_argument("--results", type=Path, help="job results folder (docs/ray.md)")
+    p.add_argument("--cpus-per-task", type=float, default=1, help="CPUs per CPU job on Ray")
     args, passthrough = p.parse_known_args(argv[1:])
     names = args.only or list(registry())
+    if args.ray is not None or args.results is not None:
+        from measure import distributed
+
+        options = _run_parser().parse_args(["--adapter", "-", *passthrough])
+        return distributed.sweep(args, names, options)
     failures = 0
     for name in names:
         cmd = [sys.executable, "-m", "measure", "run", "--adapter", name, "--device", args.device]

@@ -50,11 +50,11 @@ class Gpu:
                 pids.update(int(p.pid) for p in _try(fn, self.handle) or [])
         return sorted(pids)
 
-    def other_process_ids(self) -> list[int]:
-        """PIDs on the device other than ours (in a container ours may not be listed: then one
-        unknown PID is taken to be ours)."""
+    def other_process_ids(self, own_pid: int | None = None) -> list[int]:
+        """PIDs on the device other than ours (``own_pid``, default this process; in a container
+        ours may not be listed: then one unknown PID is taken to be ours)."""
         pids = self.process_ids()
-        own = os.getpid()
+        own = own_pid or os.getpid()
         if own in pids:
             return [p for p in pids if p != own]
         return pids[1:]

@@ -2,9 +2,9 @@
 
 The parent (``measure.runner``) starts one fresh worker per run so that no run inherits
 another's caches, allocator state or JIT warm-up. A worker loads the model while the memory
-sampler runs, does the warm-up and timed calls, optionally predicts every input (outputs for
-review, detections for accuracy) and writes one JSON file. Progress goes to stdout as lines
-``progress DONE TOTAL``.
+sampler (a process of its own) runs, does the warm-up and timed calls, optionally predicts every
+input (outputs for review, detections for accuracy) and writes one JSON file. Progress goes to
+stdout as lines ``progress DONE TOTAL``.
 """
 
 from __future__ import annotations
@@ -24,17 +24,17 @@ from measure.adapters import resolve
 from measure.adapters.base import load_image
 from measure.env import image_files, sha256_file
 from measure.protocol import time_calls
-from measure.sampler import MemorySampler, rss_reader
+from measure.sampler import MemorySampler, nvml_source, rss_reader, rss_source
 from measure.store import write_json_atomic
 
 
-def _cpu_busy_s() -> tuple[float, float, float]:
-    """(wall clock, all CPUs' busy seconds, this process's CPU seconds)."""
+def _cpu_busy_s(helper_cpu_s: float = 0.0) -> tuple[float, float, float]:
+    """(wall clock, all CPUs' busy seconds, CPU seconds of this process and its sampler)."""
     t = psutil.cpu_times()
     idle = t.idle + getattr(t, "iowait", 0.0)
     guest = getattr(t, "guest", 0.0) + getattr(t, "guest_nice", 0.0)  # already inside user
     own = psutil.Process().cpu_times()
-    return time.perf_counter(), sum(t) - idle - guest, own.user + own.system
+    return time.perf_counter(), sum(t) - idle - guest, own.user + own.system + helper_cpu_s
 
 
 def other_cpu_percent(before: tuple, after: tuple) -> float:
@@ -74,23 +74,28 @@ def measure_once(
     watch = _Watch(gpu)
     watch()
     baseline_mib = read()  # idle baseline before loading (seed 04)
-    sampler = MemorySampler(read, check=watch if gpu is not None else None).start()
-    sampler.mark("load")
-    started = time.perf_counter()
-    adapter.load(device, precision)
-    load_s = time.perf_counter() - started
-    sampler.mark("warmup")
-    cpu_before = _cpu_busy_s()
+    sampler = MemorySampler(nvml_source(gpu) if gpu is not None else rss_source()).start()
+    try:  # the sampler process never outlives this call
+        sampler.mark("load")
+        started = time.perf_counter()
+        adapter.load(device, precision)
+        load_s = time.perf_counter() - started
+        sampler.mark("warmup")
+        cpu_before = _cpu_busy_s(sampler.cpu_s())
 
-    def call(i: int) -> None:
-        if i == warmup:
-            sampler.mark("timed")
-        adapter.predict(images[i % len(images)])
+        def call(i: int) -> None:
+            if i == warmup:
+                sampler.mark("timed")
+            adapter.predict(images[i % len(images)])
 
-    warm_ms, calls_ms = time_calls(call, warmup, calls, sync, on_call)
-    cpu_after = _cpu_busy_s()
-    sampler.stop()
+        warm_ms, calls_ms = time_calls(call, warmup, calls, sync, on_call)
+        cpu_after = _cpu_busy_s(sampler.cpu_s())
+        sampler.stop()
+    finally:
+        sampler.close()
     watch()
+    watch.others.update(sampler.others)
+    watch.reasons.update(sampler.reasons)
     disturbance: dict[str, Any] = {
         "gpu_other_processes": sorted(watch.others),
         "throttle_reasons": sorted(watch.reasons),

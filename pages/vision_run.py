@@ -6,7 +6,7 @@ import streamlit as st
 
 from analytics import vision
 from measure import launch, protocol
-from ui import community
+from ui import community, sweep_status
 
 st.title("Run a measurement")
 community.require_maintainer("vision_run")
@@ -42,3 +42,4 @@ def _progress() -> None:
 
 
 _progress()
+sweep_status.section()

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 
 import numpy as np
+import psutil
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from measure import nvml, protocol
-from measure.sampler import MemorySampler
+from measure.sampler import MemorySampler, label_phases, rss_source
 from measure.worker import measure_once, other_cpu_percent
 from tests.fixtures.measure import fake_nvml
-from tests.fixtures.measure.busy_adapter import BusyWait2ms, busy_wait
+from tests.fixtures.measure.busy_adapter import BusyWait2ms, Crashing, busy_wait
 
 
 @pytest.mark.parametrize(
@@ -109,13 +112,91 @@ def test_time_calls_measures_a_known_cost():
 
 
 def test_sampler_keeps_a_10ms_median_while_the_main_thread_is_busy():
-    sampler = MemorySampler(lambda: 1.0).start()
+    sampler = MemorySampler(rss_source()).start()
     sampler.mark("timed")
     busy_wait(0.4)
     sampler.stop()
     stats = protocol.sampler_stats([t for t, _, _ in sampler.samples])
     assert stats["interval_median_ms"] <= protocol.SAMPLER_DEADLINE_MS
     assert {p for _, _, p in sampler.samples} <= {"idle", "timed"}
+
+
+def test_sampler_keeps_polling_while_a_c_call_holds_the_gil():
+    # A thread sampler gets no sample in while sum() runs: C code does not release the lock,
+    # like importing torch. The sampler's own process keeps its 5 ms schedule.
+    sampler = MemorySampler(rss_source()).start()
+    try:
+        sampler.mark("held")
+        held_s = time.perf_counter()
+        sum(range(3 * 10**7))
+        held_s = time.perf_counter() - held_s
+        sampler.mark("after")
+        time.sleep(0.02)
+        sampler.stop()
+    finally:
+        sampler.close()
+    during = [t for t, _, p in sampler.samples if p == "held"]
+    assert held_s > 0.1  # the lock really was held long enough to starve a thread
+    assert len(during) >= 0.5 * held_s / (protocol.SAMPLER_PERIOD_MS / 1e3)
+    assert protocol.sampler_stats(during)["interval_median_ms"] <= protocol.SAMPLER_DEADLINE_MS
+
+
+def test_label_phases_golden():
+    marks = [(0.010, "load"), (0.020, "warmup"), (0.020, "timed")]
+    phases = label_phases([0.0, 0.0099, 0.010, 0.015, 0.020, 0.5], marks)
+    assert phases == ["idle", "idle", "load", "load", "timed", "timed"]
+    assert label_phases([0.0, 1.0], []) == ["idle", "idle"]
+
+
+def _sampler_children() -> list[psutil.Process]:
+    return [
+        p
+        for p in psutil.Process().children(recursive=True)
+        if "measure.sampler_proc" in " ".join(p.cmdline())
+    ]
+
+
+def test_sampler_process_is_gone_after_a_failed_load():
+    with pytest.raises(ImportError, match="imaginary_backbone"):
+        measure_once(
+            Crashing(),
+            [np.zeros((4, 4, 3), np.uint8)],
+            device="cpu",
+            precision="fp32",
+            warmup=0,
+            calls=1,
+        )
+    assert _sampler_children() == []
+
+
+_ORPHAN = (
+    "import sys, time; from measure.sampler import MemorySampler, rss_source; "
+    "s = MemorySampler(rss_source()).start(); print(s.pid, flush=True); time.sleep(60)"
+)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def test_sampler_process_never_outlives_a_killed_worker():
+    worker = subprocess.Popen([sys.executable, "-c", _ORPHAN], stdout=subprocess.PIPE, text=True)
+    sampler_pid = int(worker.stdout.readline())
+    assert not _gone(sampler_pid)
+    worker.kill()  # SIGKILL: no finally clause runs in the worker
+    worker.wait()
+    deadline = time.monotonic() + 5.0
+    while not _gone(sampler_pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _gone(sampler_pid)
+
+
+def test_sampler_that_cannot_read_says_why():
+    with pytest.raises(RuntimeError, match="did not start: NoSuchProcess"):
+        MemorySampler(rss_source(pid=2**22 + 1)).start()  # above Linux's largest PID
 
 
 def test_sampler_stats_flag_missed_deadlines():
@@ -134,7 +215,8 @@ def test_other_cpu_percent_subtracts_own_time():
 
 
 @pytest.fixture()
-def gpu():
+def gpu(tmp_path, monkeypatch):
+    monkeypatch.setenv(fake_nvml.SHARE_ENV, str(tmp_path / "fake_nvml.json"))  # sampler reads it
     fake_nvml.reset()
     handle, why = nvml.open_gpu("cuda:0", fake_nvml)
     assert why == ""
@@ -154,16 +236,18 @@ def test_nvml_facts_from_fake(gpu):
     [(300000, 450000, set(), "yes"), (450000, 450000, set(), "no"), (1, 1, {"default"}, "unknown")],
 )
 def test_power_limited(gpu, enforced, default, unsupported, expected):
-    fake_nvml.STATE.update(enforced_mw=enforced, default_mw=default, unsupported=unsupported)
+    fake_nvml.update(enforced_mw=enforced, default_mw=default, unsupported=unsupported)
     assert gpu.facts()["power_limited"] == expected
 
 
 def test_nvml_throttle_bits_and_other_processes(gpu):
-    fake_nvml.STATE.update(throttle=0x4 | 0x1, procs=[os.getpid(), 777])
+    fake_nvml.update(throttle=0x4 | 0x1, procs=[os.getpid(), 777])
     assert gpu.throttle_reasons() == ["gpu_idle", "sw_power_cap"]
     assert gpu.other_process_ids() == [777]
-    fake_nvml.STATE.update(procs=[11, 12])  # container: our PID is not listed; one is ours
+    fake_nvml.update(procs=[11, 12])  # container: our PID is not listed; one is ours
     assert gpu.other_process_ids() == [12]
+    fake_nvml.update(procs=[11, 12, 13])  # the sampler's process checks on the worker's behalf
+    assert gpu.other_process_ids(own_pid=12) == [11, 13]
 
 
 def test_missing_nvml_says_why():
@@ -176,7 +260,7 @@ class _GrowsVram(BusyWait2ms):
     """Raises the fake device's memory by 1000 MiB on load, like a model moving to the GPU."""
 
     def load(self, device, precision):
-        fake_nvml.STATE["used_mib"] = 1400.0
+        fake_nvml.update(used_mib=1400.0)
 
 
 def test_cuda_path_records_vram_peak_and_syncs(gpu):
@@ -199,7 +283,7 @@ def test_cuda_path_records_vram_peak_and_syncs(gpu):
 
 
 def test_cuda_path_sees_another_process_and_throttling(gpu):
-    fake_nvml.STATE.update(procs=[os.getpid(), 31337], throttle=0x40)
+    fake_nvml.update(procs=[os.getpid(), 31337], throttle=0x40)
     run = measure_once(
         BusyWait2ms(),
         [np.zeros((8, 8, 3), np.uint8)],
@@ -243,3 +327,28 @@ def test_sampler_runs_during_load():
         calls=1,
     )
     assert run["memory"]["phase"].count("load") >= 5
+
+
+class _BriefIntruder(BusyWait2ms):
+    """Another GPU process and thermal slowdown appear during load only: the worker's own
+    checks before and after miss them, the sampler's periodic checks (every 100 ms) must not."""
+
+    def load(self, device, precision):
+        fake_nvml.update(procs=[os.getpid(), 4242], throttle=0x20)
+        time.sleep(0.3)
+        fake_nvml.update(procs=[os.getpid()], throttle=0)
+
+
+def test_sampler_checks_catch_a_disturbance_during_load(gpu):
+    run = measure_once(
+        _BriefIntruder(),
+        [np.zeros((4, 4, 3), np.uint8)],
+        device="cuda",
+        precision="fp16",
+        warmup=0,
+        calls=1,
+        gpu=gpu,
+        sync=lambda: None,
+    )
+    assert run["disturbance"]["gpu_other_processes"] == [4242]
+    assert run["disturbance"]["throttle_reasons"] == ["sw_thermal_slowdown"]

@@ -34,6 +34,8 @@ def _run_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=runner.BASE_SEED)
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help="one Ray task per run")
+    p.add_argument("--results", type=Path, help="job results folder (docs/ray.md)")
     return p
 
 
@@ -84,6 +86,10 @@ def score_main(args: list[str]) -> int:
 
 def run_main(args: list[str]) -> int:
     ns = _run_parser().parse_args(args)
+    if ns.ray is not None or ns.results is not None:
+        from analytics.fl import distributed
+
+        return distributed.run_main(ns)
     started = time.perf_counter()
 
     def progress(msg: str) -> None:
