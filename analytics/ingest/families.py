@@ -13,8 +13,9 @@ FAMILY_RULES: tuple[tuple[str, str, str], ...] = (
     (r"nemotron", "nemotron", "NVIDIA"),
     (r"^(llama|meta-llama|tinyllama)", "llama", "Meta"),
     (r"^(qwen|qwq|qvq)", "qwen", "Alibaba"),
+    (r"^gpt-oss", "gpt-oss", "OpenAI"),  # open-weight line: its own lineage, not GPT-n's
     (
-        r"^(chatgpt|gpt-?[345]|gpt-oss|text-(davinci|curie|babbage|ada)|code-davinci)",
+        r"^(chatgpt|gpt-?[345]|text-(davinci|curie|babbage|ada)|code-davinci)",
         "gpt",
         "OpenAI",
     ),
@@ -22,6 +23,7 @@ FAMILY_RULES: tuple[tuple[str, str, str], ...] = (
     (r"^(o1|o3|o4)(-|$)", "o-series", "OpenAI"),
     (r"^(computer-use-preview|cua$)", "gpt", "OpenAI"),
     (r"^claude", "claude", "Anthropic"),
+    (r"^gemini-robotics", "gemini-robotics", "Google"),  # embodied-reasoning line, own lineage
     (r"^gemini", "gemini", "Google"),
     (r"^gemma", "gemma", "Google"),
     (r"^(palm|flan-palm|bison|chat-bison)", "palm", "Google"),

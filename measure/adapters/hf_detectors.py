@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
+
 from measure.adapters import register
 from measure.adapters.base import (
     Adapter,
@@ -37,15 +39,27 @@ class _HFDetector(Adapter):
     def load(self, device: str, precision: str) -> None:
         torch = require("torch", "pip install -r requirements.txt")
         transformers = require("transformers", INSTALL)
-        source = self.weights or self.hub_id
+        source = self._local_folder() or self.hub_id
         self._processor = transformers.AutoImageProcessor.from_pretrained(source)
         model = transformers.AutoModelForObjectDetection.from_pretrained(
-            source, torch_dtype=torch_dtype(torch, precision)
+            source, dtype=torch_dtype(torch, precision)
         )
         self._model = model.to(device).eval()
         self._torch, self._device = torch, device
         self._dtype = torch_dtype(torch, precision)
-        self._source = Path(source) if Path(source).exists() else None
+        self._source = self._local_folder()
+
+    def _local_folder(self) -> Path | None:
+        """The ``--weights`` folder, or None for the hub id; a bad path is one clear error."""
+        if not self.weights:
+            return None
+        folder = Path(self.weights).expanduser()
+        if not (folder / "config.json").is_file():
+            raise FileNotFoundError(
+                f"--weights {folder}: no config.json there; fix: download {self.hub_id} "
+                "(config.json, preprocessor_config.json, model.safetensors) into that folder"
+            )
+        return folder
 
     def predict(self, image: Any) -> list[dict]:
         torch = self._torch
@@ -60,10 +74,10 @@ class _HFDetector(Adapter):
         )[0]
         labels = result["labels"].cpu().numpy()
         if self.contiguous_labels:
-            labels = [COCO80_TO_91[int(i)] for i in labels]
-        return xyxy_to_coco(
-            result["boxes"].float().cpu().numpy(), result["scores"].float().cpu().numpy(), labels
-        )
+            labels = np.array([COCO80_TO_91[int(i)] for i in labels], dtype=np.int64)
+        height, width = array.shape[:2]  # the processor leaves boxes unclipped
+        boxes = result["boxes"].float().cpu().numpy().clip(0, [width, height, width, height])
+        return xyxy_to_coco(boxes, result["scores"].float().cpu().numpy(), labels)
 
     def weight_files(self) -> list[Path]:
         if self._source is None:
