@@ -36,7 +36,9 @@ if index.empty:
 
 cols = st.columns(5)
 with cols[0]:
-    method = _pick("Method", sorted(index["method"].unique()), "method")
+    refs = set(board.policy.reference_methods)  # ranked methods first, references after
+    methods = sorted(index["method"].unique(), key=lambda m: (m in refs, m))
+    method = _pick("Method", methods, "method")
 rows = index[index["method"] == method]
 with cols[1]:
     model = _pick("Model", sorted(rows["model"].unique()), "model")
@@ -59,7 +61,7 @@ if curves.empty:
 quality = curves[curves["metric"].isin(["accuracy", "loss"])]
 st.plotly_chart(
     px.line(quality, x="step", y="value", facet_col="metric", markers=True).update_yaxes(
-        matches=None
+        matches=None, showticklabels=True
     ),
     key="fl_quality_chart",
 )

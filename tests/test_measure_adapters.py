@@ -17,7 +17,7 @@ from analytics import paths
 from measure.adapters import MissingPackageError, registry, resolve
 from measure.adapters import mtcnn as mt
 from measure.adapters.base import PRECISIONS, load_image
-from measure.coco import evaluate, load_ground_truth
+from measure.coco import COCO80_TO_91, evaluate, load_ground_truth
 from measure.tasks import load_tasks
 
 REGISTRY = registry()
@@ -178,3 +178,107 @@ def test_mtcnn_without_package_says_how_to_install(monkeypatch):
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)
     with pytest.raises(MissingPackageError, match="pip install --no-deps facenet-pytorch==2.6.0"):
         mt.weights_dir()
+
+
+HAS_TRANSFORMERS = importlib.util.find_spec("transformers") is not None
+needs_transformers = pytest.mark.skipif(
+    not HAS_TRANSFORMERS, reason="transformers absent: pip install transformers (see requirements)"
+)
+TINY_QUERIES = 12
+
+
+@pytest.fixture(scope="module")
+def tiny_rtdetr_folder(tmp_path_factory):
+    """A seeded, randomly initialised, very small RT-DETR saved as a local model folder."""
+    from transformers import (
+        RTDetrConfig,
+        RTDetrForObjectDetection,
+        RTDetrImageProcessorPil,
+        RTDetrResNetConfig,
+    )
+
+    backbone = RTDetrResNetConfig(
+        embedding_size=8,
+        hidden_sizes=[8, 16, 32, 64],
+        depths=[1, 1, 1, 1],
+        layer_type="basic",
+        out_indices=[2, 3, 4],
+    )
+    config = RTDetrConfig(
+        backbone_config=backbone,
+        encoder_in_channels=[16, 32, 64],
+        encoder_hidden_dim=16,
+        encoder_ffn_dim=32,
+        encoder_attention_heads=2,
+        d_model=16,
+        decoder_in_channels=[16, 16, 16],
+        decoder_ffn_dim=32,
+        decoder_layers=1,
+        decoder_attention_heads=2,
+        num_queries=TINY_QUERIES,
+        num_denoising=0,
+        id2label={i: f"coco80_{i}" for i in range(80)},  # contiguous, like the hub checkpoint
+    )
+    folder = tmp_path_factory.mktemp("rtdetr_tiny")
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        RTDetrForObjectDetection(config).save_pretrained(folder)
+    RTDetrImageProcessorPil(size={"height": 128, "width": 128}).save_pretrained(folder)
+    return folder
+
+
+def _reference_rtdetr(folder, image: np.ndarray) -> list[tuple]:
+    """Hugging Face's own pipeline on the same folder: (x1, y1, x2, y2, score, label80)."""
+    from transformers import AutoImageProcessor, AutoModelForObjectDetection
+
+    processor = AutoImageProcessor.from_pretrained(folder)
+    model = AutoModelForObjectDetection.from_pretrained(folder).eval()
+    with torch.inference_mode():
+        outputs = model(**processor(images=image, return_tensors="pt"))
+    result = processor.post_process_object_detection(
+        outputs, threshold=0.0, target_sizes=[image.shape[:2]]
+    )[0]
+    columns = (result[k].tolist() for k in ("boxes", "scores", "labels"))
+    return [(*box, score, label) for box, score, label in zip(*columns, strict=True)]
+
+
+def _assert_detection_contract(dets: list[dict], height: int, width: int) -> None:
+    assert isinstance(dets, list) and len(dets) == TINY_QUERIES  # threshold 0 keeps every query
+    valid_ids = {COCO80_TO_91[i] for i in range(80)}
+    for det in dets:
+        assert set(det) == {"bbox", "score", "category_id"}
+        x, y, w, h = det["bbox"]
+        assert all(isinstance(v, float) for v in det["bbox"])
+        assert 0 <= x and 0 <= y and w >= 0 and h >= 0
+        assert x + w <= width + 1e-3 and y + h <= height + 1e-3
+        assert isinstance(det["score"], float) and 0.0 <= det["score"] <= 1.0
+        assert type(det["category_id"]) is int and det["category_id"] in valid_ids
+
+
+@needs_transformers
+def test_rtdetr_loads_a_local_folder_and_keeps_the_detection_contract(tiny_rtdetr_folder):
+    adapter = resolve("rtdetr-r50vd")(weights=str(tiny_rtdetr_folder))
+    adapter.load("cpu", "fp32")
+    assert next(adapter._model.parameters()).dtype == torch.float32
+    assert [f.name for f in adapter.weight_files()] == ["model.safetensors"]
+    noise = np.random.default_rng(0).integers(0, 256, size=(97, 131, 3), dtype=np.uint8)
+    cases = [(load_image(INPUTS / "chelsea.png"), INPUTS / "chelsea.png"), (noise, noise)]
+    for image, source in cases:  # a CC0 photo by path, then an HxWx3 uint8 array
+        dets = adapter.predict(source)
+        height, width = image.shape[:2]
+        _assert_detection_contract(dets, height, width)
+        expected = _reference_rtdetr(tiny_rtdetr_folder, image)
+        for det, (x1, y1, x2, y2, score, label) in zip(dets, expected, strict=True):
+            assert det["score"] == pytest.approx(score, abs=1e-6)
+            assert det["category_id"] == COCO80_TO_91[label]  # model labels 0..79 -> COCO ids
+            x, y, w, h = det["bbox"]
+            clipped = np.clip([x1, y1, x2, y2], 0, [width, height, width, height])
+            np.testing.assert_allclose([x, y, x + w, y + h], clipped, atol=1e-3)
+
+
+@needs_transformers
+def test_rtdetr_missing_weights_folder_is_one_line_error(tmp_path):
+    adapter = resolve("rtdetr-r50vd")(weights=str(tmp_path / "not_downloaded"))
+    with pytest.raises(FileNotFoundError, match="no config.json there; fix: download") as err:
+        adapter.load("cpu", "fp32")
+    assert "\n" not in str(err.value) and "not_downloaded" in str(err.value)
