@@ -222,7 +222,10 @@ def tiny_rtdetr_folder(tmp_path_factory):
     folder = tmp_path_factory.mktemp("rtdetr_tiny")
     with torch.random.fork_rng():
         torch.manual_seed(0)
-        RTDetrForObjectDetection(config).save_pretrained(folder)
+        model = RTDetrForObjectDetection(config)
+        with torch.no_grad():  # widen every box so some spill past the edge: exercises clipping
+            model.model.decoder.bbox_embed[-1].layers[-1].bias.copy_(torch.tensor([0, 0, 4, 4]))
+        model.save_pretrained(folder)
     RTDetrImageProcessorPil(size={"height": 128, "width": 128}).save_pretrained(folder)
     return folder
 
