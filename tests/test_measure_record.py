@@ -198,7 +198,9 @@ def test_sweep_records_failures_and_continues(tmp_path):
         "detr-resnet50",
         "fasterrcnn-resnet50-fpn",
     ]
-    assert all(r["status"] == "failed" and "pip install" in r["error"] for r in records)
+    # Each failure is recorded with its reason (a missing package here, or weights that cannot be
+    # fetched offline where the package is installed) and the sweep went on.
+    assert all(r["status"] == "failed" and r["error"].strip() for r in records)
 
 
 COMMITTED = sorted((paths.REPO_ROOT / "data" / "runs" / "records").glob("*.json"))
