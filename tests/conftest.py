@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -10,6 +11,10 @@ import pytest
 from analytics import paths
 
 REPO_ROOT = paths.REPO_ROOT
+
+# Tests never reach a model hub: fail fast offline instead of waiting on network time-outs
+# (inherited by the harness's subprocesses too).
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 @pytest.fixture(scope="session")
