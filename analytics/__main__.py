@@ -5,8 +5,9 @@ Each command lives in its own module exposing ``main(argv: list[str]) -> int``.
 
 from __future__ import annotations
 
-import importlib
 import sys
+
+from analytics.dispatch import dispatch
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "snapshot": ("analytics.snapshot", "validate the catalog and build/list snapshots"),
@@ -20,26 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def _usage() -> str:
-    lines = ["usage: python -m analytics <command> [options]", "", "commands:"]
-    lines += [f"  {name:<10} {help_}" for name, (_, help_) in COMMANDS.items()]
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in {"-h", "--help"}:
-        print(_usage())
-        return 0 if argv else 2
-    name, rest = argv[0], argv[1:]
-    if name not in COMMANDS:
-        print(
-            f"error: unknown command {name!r}; choose one of: {', '.join(COMMANDS)}",
-            file=sys.stderr,
-        )
-        return 2
-    module = importlib.import_module(COMMANDS[name][0])
-    return int(module.main([name, *rest]) or 0)
+    return dispatch("analytics", COMMANDS, list(sys.argv[1:] if argv is None else argv))
 
 
 if __name__ == "__main__":

@@ -6,8 +6,9 @@ Each command lives in a module exposing ``main(argv: list[str]) -> int`` and rec
 
 from __future__ import annotations
 
-import importlib
 import sys
+
+from analytics.dispatch import dispatch
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("measure.cli", "measure one adapter under the protocol and store its record"),
@@ -19,36 +20,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def _usage() -> str:
-    lines = ["usage: python -m measure <command> [options]", "", "commands:"]
-    lines += [f"  {name:<8} {help_}" for name, (_, help_) in COMMANDS.items()]
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in {"-h", "--help"}:
-        print(_usage())
-        return 0 if argv else 2
-    name, rest = argv[0], argv[1:]
-    if name not in COMMANDS:
-        print(
-            f"error: unknown command {name!r}; choose one of: {', '.join(COMMANDS)}",
-            file=sys.stderr,
-        )
-        return 2
-    module_name = COMMANDS[name][0]
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name != module_name:
-            raise
-        print(
-            f"error: command {name!r} is not available in this version ({module_name} missing)",
-            file=sys.stderr,
-        )
-        return 2
-    return int(module.main([name, *rest]) or 0)
+    return dispatch("measure", COMMANDS, list(sys.argv[1:] if argv is None else argv))
 
 
 if __name__ == "__main__":
