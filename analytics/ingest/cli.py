@@ -13,22 +13,11 @@ import sys
 from pathlib import Path
 
 from analytics import paths, schema
+from analytics.ingest import litgpt
 from analytics.ingest.build import FINETUNE_TABLE, Catalog, build
 from analytics.ingest.common import IngestError, replace_dir_atomically, staging_dir, write_csv
 
-FINETUNE_COLUMNS = (
-    "model",
-    "params_b",
-    "method",
-    "quantization",
-    "microbatch_size",
-    "trainable_params",
-    "gpu_id",
-    "gpu_count",
-    "peak_memory_gb",
-    "outcome",
-    "source_url",
-)
+FINETUNE_COLUMNS = litgpt.COLUMNS  # one definition, owned by the importer that fills it
 
 
 def table_columns(name: str) -> tuple[str, ...]:
