@@ -13,7 +13,11 @@ def build_navigation() -> dict[str, list]:
     for page in existing_pages():
         sections.setdefault(page.section, []).append(
             st.Page(
-                page.file, title=page.title, icon=page.icon, default=page.file == "pages/home.py"
+                page.file,
+                title=page.title,
+                icon=page.icon,
+                url_path=page.url_path,
+                default=page.file == "pages/home.py",
             )
         )
     return sections

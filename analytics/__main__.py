@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import sys
 
-from analytics.dispatch import dispatch
+from analytics.core.dispatch import dispatch
 
 COMMANDS: dict[str, tuple[str, str]] = {
-    "snapshot": ("analytics.snapshot", "validate the catalog and build/list snapshots"),
-    "ingest": ("analytics.ingest.cli", "rebuild data/catalog from the public sources"),
-    "elo": ("analytics.elo_cli", "Bradley-Terry Elo ratings from a long score CSV"),
-    "elo-diff": ("analytics.elo_cli", "rating and rank changes between two snapshots"),
-    "fit": ("analytics.fit_cli", "hardware-fit calculator"),
-    "finetune": ("analytics.fit_cli", "fine-tune fit and cost calculator"),
+    "snapshot": ("analytics.core.snapshot", "validate the catalog and build/list snapshots"),
+    "ingest": ("analytics.llm.ingest.cli", "rebuild data/catalog from the public sources"),
+    "elo": ("analytics.llm.elo_cli", "Bradley-Terry Elo ratings from a long score CSV"),
+    "elo-diff": ("analytics.llm.elo_cli", "rating and rank changes between two snapshots"),
+    "fit": ("analytics.llm.fit_cli", "hardware-fit calculator"),
+    "finetune": ("analytics.llm.fit_cli", "fine-tune fit and cost calculator"),
     "fl-score": ("analytics.fl.cli", "score a folder of federated submission ZIPs"),
     "fl-run": ("analytics.fl.cli", "run the federated reference runs"),
 }

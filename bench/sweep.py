@@ -19,7 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analytics import jobs, paths  # noqa: E402
+from analytics import paths  # noqa: E402
+from analytics.core import jobs
 from analytics.fl import distributed as fl_distributed  # noqa: E402
 from analytics.fl import reference  # noqa: E402
 from measure import cli as measure_cli  # noqa: E402

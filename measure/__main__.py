@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from analytics.dispatch import dispatch
+from analytics.core.dispatch import dispatch
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("measure.cli", "measure one adapter under the protocol and store its record"),

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from analytics import paths
+from analytics.core import paths
 from measure import protocol
 from measure.adapters import MissingPackageError, registry
 from measure.runner import RunRequest, run_measurement

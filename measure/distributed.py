@@ -1,7 +1,7 @@
 """``python -m measure sweep --ray [ADDRESS] --results DIR``: one Ray task per measurement.
 
-Each (adapter, device) measurement is one job of ``analytics.jobs``: a Ray task that asks for one
-whole GPU (``num_gpus=1``, so two measurements never share a card) or, on a CPU sweep, for
+Each (adapter, device) measurement is one job of ``analytics.core.jobs``: a Ray task that asks for
+one whole GPU (``num_gpus=1``, so two measurements never share a card) or, on a CPU sweep, for
 ``--cpus-per-task`` CPUs. The task runs ``measure.runner.run_measurement`` exactly as
 ``python -m measure run`` does, into its own job folder under ``--results``; when the batch ends,
 every finished measurement is stored into the runs folder (``--out``, default ``data/runs``) with
@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from analytics import jobs, paths
+from analytics.core import jobs, paths
 from measure import store
 from measure.runner import RunRequest, run_measurement
 

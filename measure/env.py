@@ -13,7 +13,7 @@ from typing import Any
 
 import psutil
 
-from analytics import paths
+from analytics.core import paths
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp")
 

@@ -9,7 +9,7 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from analytics import paths
+from analytics.core import paths
 
 
 @dataclass(frozen=True)

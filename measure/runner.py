@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from analytics import paths
+from analytics.core import paths
 from measure import env, protocol, record, store
 from measure.adapters import resolve, source_file
 from measure.coco import evaluate, load_ground_truth

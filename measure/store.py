@@ -1,15 +1,15 @@
 """Atomic writes of run records and their Parquet tables (temp file, fsync, rename).
 
-Layout under the runs folder (``analytics.paths.RUNS_DIR`` by default)::
+Layout under the runs folder (``analytics.core.paths.RUNS_DIR`` by default)::
 
     records/<run_id>.json            the full run record (measure.record)
     vision_runs/<run_id>.parquet     one row: the headline figures
     vision_calls/<run_id>.parquet    one row per timed call
     vision_memory/<run_id>.parquet   one row per memory sample
     vision_outputs/<run_id>.parquet  one row per detection on the shared inputs
-    vision_failures/<run_id>.parquet hand review marks (written by analytics.vision)
+    vision_failures/<run_id>.parquet hand review marks (written by analytics.vision.runs)
 
-``analytics.db`` exposes each folder as a DuckDB view of the same name.
+``analytics.core.db`` exposes each folder as a DuckDB view of the same name.
 """
 
 from __future__ import annotations

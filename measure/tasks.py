@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from analytics import paths
+from analytics.core import paths
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 import ui.data
-from analytics import overview
-from analytics.snapshot import CatalogError
+from analytics.core.snapshot import CatalogError
+from analytics.llm import overview
 from ui import navigation
 
 INTRO = """

@@ -8,8 +8,9 @@ page in one headless chromium and saves a PNG once Streamlit reports the script 
 drawn). Chromium's own ``--screenshot --virtual-time-budget`` is not used: virtual time runs
 ahead of the websocket that delivers Streamlit's content, so it often captured the loading
 skeleton. The browser is driven over the DevTools protocol (tornado's websocket client, which
-Streamlit already installs). A page's URL path is its file stem; the default page (home) is
-``/``. Exits 1 with one line on failure; ``--strict`` also fails when a page shows an exception.
+Streamlit already installs). A page's URL path comes from the page table
+(``ui/navigation.py``); the default page (home) is ``/``. Exits 1 with one line on failure;
+``--strict`` also fails when a page shows an exception.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ MAIN_PAGES = (
     "vision_leaderboard",
     "fl_ranked",
 )
-"""Page file stems under pages/, screenshotted when their file exists."""
+"""Page URL paths (``ui/navigation.py``), screenshotted when their file exists."""
 
 WIDTH_PX, HEIGHT_PX = 1400, 1800
 START_TIMEOUT_S = 90.0
@@ -242,14 +243,18 @@ def take_all(pages: list[str], out_dir: Path, timeout_s: float) -> tuple[list[Pa
 
 
 def existing_pages(wanted: list[str]) -> list[str]:
-    """Requested page stems whose file exists under pages/, in the given order."""
-    return [p for p in wanted if (REPO_ROOT / "pages" / f"{p}.py").is_file()]
+    """Requested page URL paths whose file exists under pages/, in the given order."""
+    sys.path.insert(0, str(REPO_ROOT))
+    from ui import navigation
+
+    known = {page.url_path for page in navigation.existing_pages()}
+    return [p for p in wanted if p in known]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "docs" / "screenshots")
-    parser.add_argument("--pages", nargs="+", default=list(MAIN_PAGES), help="page file stems")
+    parser.add_argument("--pages", nargs="+", default=list(MAIN_PAGES), help="page URL paths")
     parser.add_argument("--wait-s", type=float, default=120.0, help="render timeout per page")
     parser.add_argument("--strict", action="store_true", help="fail if a page shows an exception")
     args = parser.parse_args(argv)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from analytics import paths
+from analytics.core import paths
 
 REPO_ROOT = paths.REPO_ROOT
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analytics import paths
+from analytics.core import paths
 from measure.community import audit, auth, inbox, status, validate
 from measure.community.auth import Maintainer
 from tests.fixtures.community.records import (

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analytics import db, paths, vision
+from analytics.core import db, paths
+from analytics.vision import runs as vision
 from measure.community import inbox, status
 from measure.community.auth import Maintainer
 from measure.community.validate import call_time_flags, ours_flag, power_flag

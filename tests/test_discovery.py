@@ -12,7 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analytics import db, discovery, paths, schema
+from analytics.core import db, paths, schema
+from analytics.llm import discovery
 
 NV = "https://www.nvidia.com/en-us/data-center/"
 GPUS = [

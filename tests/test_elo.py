@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analytics import elo, elo_cli
+from analytics.llm import elo, elo_cli
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "elo_cases.json").read_text())
 TOL = GOLDEN["tolerances"]

@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analytics import finetune as ft
-from analytics import fit_cli, paths
+from analytics.core import paths
+from analytics.llm import finetune as ft
+from analytics.llm import fit_cli
 from tests.test_discovery import make_catalog
 
 

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analytics import fit, fit_cli, paths
+from analytics.core import paths
+from analytics.llm import fit, fit_cli
 from tests.test_discovery import make_catalog
 
 

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from analytics import paths
+from analytics.core import paths
 from analytics.fl.catalog_checks import check_fl_catalog
 from analytics.fl.policy import load_policy, parse_policy
 

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analytics import schema, snapshot
-from analytics.ingest import (
+from analytics.core import schema, snapshot
+from analytics.llm.ingest import (
     cli,
     epoch_hardware,
     epoch_stitching,
@@ -26,16 +26,16 @@ from analytics.ingest import (
     open_llm_leaderboard,
     skypilot,
 )
-from analytics.ingest.benchmarks import BENCHMARKS_CSV, all_benchmarks, from_fraction_or_percent
-from analytics.ingest.common import Drops, IngestError, format_cell, parse_number
-from analytics.ingest.identity import (
+from analytics.llm.ingest.benchmarks import BENCHMARKS_CSV, all_benchmarks, from_fraction_or_percent
+from analytics.llm.ingest.common import Drops, IngestError, format_cell, parse_number
+from analytics.llm.ingest.identity import (
     ModelRegistry,
     checkpoint_of,
     load_curated_aliases,
     match_key,
     slugify,
 )
-from analytics.ingest.provenance import is_placeholder_url, source_kind
+from analytics.llm.ingest.provenance import is_placeholder_url, source_kind
 
 FIX = Path(__file__).parent / "fixtures" / "ingest"
 CATALOG_FILES = (
@@ -553,7 +553,7 @@ def test_full_import_gpus_cover_the_required_hardware(fresh_catalog):
 
 @pytest.mark.shared
 def test_committed_catalog_is_a_fresh_import(fresh_catalog):
-    from analytics import paths
+    from analytics.core import paths
 
     for name in CATALOG_FILES:
         committed = (paths.CATALOG_DIR / name).read_bytes()

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analytics import paths
-from analytics.licences import LICENCE_CLASSES, licence_class
+from analytics.core import paths
+from analytics.core.licences import LICENCE_CLASSES, licence_class
 
 P, C, R = LICENCE_CLASSES
 

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analytics import lineage, profiles
+from analytics.llm import lineage, profiles
 
 
 def models(rows: list[tuple]) -> pd.DataFrame:

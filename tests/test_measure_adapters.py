@@ -13,7 +13,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analytics import paths
+from analytics.core import paths
 from measure.adapters import MissingPackageError, registry, resolve
 from measure.adapters import mtcnn as mt
 from measure.adapters.base import PRECISIONS, load_image

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analytics import paths
+from analytics.core import paths
 from measure import record as rec
 from measure import verify
 from measure.runner import RunRequest, run_measurement

@@ -8,7 +8,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from analytics import paths
+from analytics.core import paths
 from tests.test_discovery import make_catalog
 
 NOTEBOOK = paths.REPO_ROOT / "notebooks" / "hardware_and_finetune.ipynb"

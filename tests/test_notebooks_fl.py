@@ -6,7 +6,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from analytics import paths
+from analytics.core import paths
 
 
 @pytest.mark.slow

@@ -9,7 +9,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from analytics import paths
+from analytics.core import paths
 from tests.test_pages_llm import NEW, write_snapshot
 
 NOTEBOOK = paths.REPO_ROOT / "notebooks" / "llm_ratings.ipynb"

@@ -9,7 +9,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from analytics import db, paths
+from analytics.core import db, paths
 from measure.runner import RunRequest, run_measurement
 
 NOTEBOOK = paths.REPO_ROOT / "notebooks" / "vision_runs.ipynb"

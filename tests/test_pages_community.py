@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from analytics import db, paths
+from analytics.core import db, paths
 from measure.community import auth, inbox, status
 from tests.fixtures.community.records import bundle_bytes, make_record, our_runs_table, tree_digest
 
@@ -50,7 +50,7 @@ def _button(at: AppTest, label: str):
 
 def test_submit_page_queues_a_good_bundle_and_names_its_id(store):
     root, _ = store
-    at = _app("pages/vision_submit.py")
+    at = _app("pages/vision/submit.py")
     assert at.title[0].value == "Submit a run"
     assert at.button(key="submit_send").disabled
     at.file_uploader(key="submit_bundle").set_value(
@@ -67,7 +67,7 @@ def test_submit_page_queues_a_good_bundle_and_names_its_id(store):
 def test_submit_page_gives_the_one_line_reason_and_stores_nothing(store):
     root, runs = store
     before = tree_digest(runs)
-    at = _app("pages/vision_submit.py")
+    at = _app("pages/vision/submit.py")
     at.file_uploader(key="submit_bundle").set_value(("run.zip", b"PK\x03\x04oops", "a/zip"))
     at.run()
     at.button(key="submit_send").click().run()
@@ -76,7 +76,7 @@ def test_submit_page_gives_the_one_line_reason_and_stores_nothing(store):
 
 
 def test_review_page_refuses_when_no_maintainer_is_configured(store):
-    at = _app("pages/vision_review.py")
+    at = _app("pages/vision/review.py")
     assert "no maintainer is configured" in at.error[0].value
     assert any("hash-password" in c.value for c in at.code)
     assert not at.text_input and not at.dataframe and not at.button
@@ -84,7 +84,7 @@ def test_review_page_refuses_when_no_maintainer_is_configured(store):
 
 def test_review_page_rejects_a_wrong_password(store, monkeypatch):
     monkeypatch.setenv(auth.ENV_MAINTAINERS, f"maint:{HASH}")
-    at = _app("pages/vision_review.py")
+    at = _app("pages/vision/review.py")
     at.text_input(key="review_login_name").input("maint")
     at.text_input(key="review_login_password").input("not it")
     _button(at, "Sign in").click().run()
@@ -104,7 +104,7 @@ def test_review_page_accepts_after_login(store, monkeypatch):
     root, runs = store
     monkeypatch.setenv(auth.ENV_MAINTAINERS, f"maint:{HASH}")
     entry = inbox.add(bundle_bytes(make_record(seed=5), "alice"), "a.zip")
-    at = _sign_in(_app("pages/vision_review.py"))
+    at = _sign_in(_app("pages/vision/review.py"))
     assert at.selectbox(key="review_bundle").value == entry["id"]
     compare = _frame_with(at, "recomputed")
     assert list(compare["figure"]) == ["median_ms", "p90_ms", "run_spread", "vram_peak_mib"]
@@ -124,7 +124,7 @@ def test_review_page_rejects_with_a_reason(store, monkeypatch):
     root, _ = store
     monkeypatch.setenv(auth.ENV_MAINTAINERS, f"maint:{HASH}")
     entry = inbox.add(bundle_bytes(make_record(seed=6), "bob"), "b.zip")
-    at = _sign_in(_app("pages/vision_review.py"))
+    at = _sign_in(_app("pages/vision/review.py"))
     assert at.button(key="review_reject").disabled
     at.text_input(key="review_reason").input("run spread looks edited").run()
     at.button(key="review_reject").click().run()
@@ -133,10 +133,10 @@ def test_review_page_rejects_with_a_reason(store, monkeypatch):
 
 
 def test_run_page_refuses_without_a_maintainer(store):
-    source = (paths.REPO_ROOT / "pages/vision_run.py").read_text()
+    source = (paths.REPO_ROOT / "pages/vision/run.py").read_text()
     if "require_maintainer" not in source:
-        pytest.skip("pages/vision_run.py does not call ui.community.require_maintainer yet")
-    at = _app("pages/vision_run.py")
+        pytest.skip("pages/vision/run.py does not call ui.community.require_maintainer yet")
+    at = _app("pages/vision/run.py")
     assert "no maintainer is configured" in at.error[0].value
     assert not at.button and not at.selectbox
 
@@ -145,7 +145,7 @@ def test_model_page_lists_accepted_community_results(store):
     root, runs = store
     entry = inbox.add(bundle_bytes(make_record(seed=5), "alice"), "a.zip")
     inbox.accept(entry["id"], auth.Maintainer("maint"))
-    at = AppTest.from_file(str(paths.REPO_ROOT / "pages/vision_model.py"), default_timeout=60)
+    at = AppTest.from_file(str(paths.REPO_ROOT / "pages/vision/model.py"), default_timeout=60)
     at.query_params["model"] = "fasterrcnn-resnet50-fpn"
     at.run()
     assert not at.exception, [e.value for e in at.exception]

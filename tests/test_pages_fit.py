@@ -8,7 +8,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from analytics import paths
+from analytics.core import paths
 from tests.test_discovery import make_catalog
 
 ROOT = paths.REPO_ROOT
@@ -36,7 +36,7 @@ def _frame(at: AppTest):
 
 
 def test_hardware_fit_page_renders(store: Path) -> None:
-    at = _page("hardware_fit.py", gpu="rtx-4090")
+    at = _page("llm/hardware_fit.py", gpu="rtx-4090")
     assert not at.exception
     assert at.title[0].value == "What fits my hardware"
     table = _frame(at)
@@ -51,7 +51,7 @@ def test_hardware_fit_page_renders(store: Path) -> None:
 
 
 def test_hardware_fit_show_all_and_count(store: Path) -> None:
-    at = _page("hardware_fit.py", gpu="h100-sxm", count="2", all="1")
+    at = _page("llm/hardware_fit.py", gpu="h100-sxm", count="2", all="1")
     assert not at.exception
     table = _frame(at).set_index("Model")
     assert table.loc["llama-3.1-405b", "Smallest rentable config"] == "4× A100 80GB ($6.00/h)"
@@ -61,7 +61,7 @@ def test_hardware_fit_show_all_and_count(store: Path) -> None:
 
 
 def test_hardware_fit_apple_profile(store: Path) -> None:
-    at = _page("hardware_fit.py", kind="Apple profile")
+    at = _page("llm/hardware_fit.py", kind="Apple profile")
     assert not at.exception
     table = _frame(at).set_index("Model")
     assert (table["Budget GB"] == 144).all()
@@ -70,7 +70,7 @@ def test_hardware_fit_apple_profile(store: Path) -> None:
 
 def test_finetune_planner_renders(store: Path) -> None:
     at = _page(
-        "finetune_planner.py", model="llama-3.1-8b", gpu="h100-sxm", count="2",
+        "llm/finetune_planner.py", model="llama-3.1-8b", gpu="h100-sxm", count="2",
         method="full", recipe="rl", samples="10000",
     )  # fmt: skip
     assert not at.exception
@@ -90,7 +90,7 @@ def test_finetune_planner_renders(store: Path) -> None:
 
 
 def test_finetune_planner_apple_has_no_cost(store: Path) -> None:
-    at = _page("finetune_planner.py", kind="Apple profile", model="mixtral-8x7b")
+    at = _page("llm/finetune_planner.py", kind="Apple profile", model="mixtral-8x7b")
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Cost (rough)"] == "—" and metrics["GPU-hours (rough)"] == "—"
@@ -98,14 +98,14 @@ def test_finetune_planner_apple_has_no_cost(store: Path) -> None:
 
 
 def test_finetune_show_all_lists_configs(store: Path) -> None:
-    at = _page("finetune_planner.py", gpu="rtx-4090", all="1")
+    at = _page("llm/finetune_planner.py", gpu="rtx-4090", all="1")
     assert not at.exception
     listed = _frame(at).set_index("Model")
     assert listed.loc["llama-3.1-405b", "Verdict"] == "won't fit"
     assert listed.loc["llama-3.1-405b", "Smallest rentable config"] == "4× A100 80GB ($6.00/h)"
 
 
-@pytest.mark.parametrize("page", ["hardware_fit.py", "finetune_planner.py"])
+@pytest.mark.parametrize("page", ["llm/hardware_fit.py", "llm/finetune_planner.py"])
 def test_pages_on_the_committed_catalog(
     page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -12,7 +12,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from analytics import paths
+from analytics.core import paths
 from analytics.fl.submission import zip_bytes
 
 ROOT = paths.REPO_ROOT
@@ -49,7 +49,7 @@ def _page(name: str, **query: str) -> AppTest:
 
 
 def test_ranked_page_renders_scores_breakdown_and_references(store: Path) -> None:
-    at = _page("fl_ranked.py", model="mlp", method="FedAvg", protocol="B")
+    at = _page("fl/ranked.py", model="mlp", method="FedAvg", protocol="B")
     assert not at.exception
     overall = at.dataframe[0].value
     assert sorted(overall["method"]) == ["FedAdam", "FedAvg", "FedProx"]  # references apart
@@ -65,7 +65,7 @@ def test_ranked_page_renders_scores_breakdown_and_references(store: Path) -> Non
 
 
 def test_run_detail_page_plots_a_run(store: Path) -> None:
-    at = _page("fl_run_detail.py", method="FedProx", dataset="iris")
+    at = _page("fl/run_detail.py", method="FedProx", dataset="iris")
     assert not at.exception
     assert [s.value for s in at.selectbox] == ["FedProx", "linear", "A", "iris", "nominal"]
     table = at.dataframe[0].value
@@ -82,7 +82,7 @@ def _renamed(method: str) -> bytes:
 
 
 def test_submit_page_publishes_a_valid_zip(store: Path) -> None:
-    at = _page("fl_submit.py")
+    at = _page("fl/submit.py")
     assert not at.exception and at.info
     at.file_uploader[0].upload("mine.zip", _renamed("MyMethod"), "application/zip")
     at.run()
@@ -90,7 +90,7 @@ def test_submit_page_publishes_a_valid_zip(store: Path) -> None:
     assert at.success and at.success[0].value.startswith("completed / published")
     assert (store / "runs" / "fl_submissions" / "A_linear_MyMethod.zip").is_file()
     st.cache_data.clear()
-    ranked = _page("fl_ranked.py")
+    ranked = _page("fl/ranked.py")
     assert "MyMethod" in ranked.dataframe[0].value["method"].tolist()
 
 
@@ -99,7 +99,7 @@ def test_submit_page_rejects_with_one_line_per_problem(store: Path) -> None:
     with zipfile.ZipFile(buffer, "w") as zf:
         zf.writestr("/etc/passwd", "x")
         zf.writestr("../up.txt", "x")
-    at = _page("fl_submit.py")
+    at = _page("fl/submit.py")
     at.file_uploader[0].upload("bad.zip", buffer.getvalue(), "application/zip")
     at.run()
     assert not at.exception and not at.success

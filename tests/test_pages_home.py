@@ -8,7 +8,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from analytics import db, overview, paths, snapshot
+from analytics.core import db, paths, snapshot
+from analytics.llm import overview
 from tests.test_snapshot import edit, write_catalog
 
 ROOT = paths.REPO_ROOT  # AppTest resolves relative paths against the calling file
@@ -97,9 +98,9 @@ def test_home_inside_app_navigation(store: Path) -> None:
 def home_page_files() -> list[str]:
     """The track pages the home page links to, when their files exist."""
     return [
-        "pages/llm_leaderboard.py",
-        "pages/hardware_fit.py",
-        "pages/finetune_planner.py",
-        "pages/vision_leaderboard.py",
-        "pages/fl_ranked.py",
+        "pages/llm/leaderboard.py",
+        "pages/llm/hardware_fit.py",
+        "pages/llm/finetune_planner.py",
+        "pages/vision/leaderboard.py",
+        "pages/fl/ranked.py",
     ]

@@ -16,7 +16,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from analytics import db, elo_cli, leaderboard, paths, schema
+from analytics.core import db, paths, schema
+from analytics.llm import elo_cli, leaderboard
 
 ROOT = paths.REPO_ROOT
 OLD, NEW = "vtest-llm-old", "vtest-llm-new"
@@ -262,7 +263,7 @@ def run_page(name: str, **params: str | list[str]) -> AppTest:
 
 
 def test_leaderboard_page(store: Path) -> None:
-    at = run_page("llm_leaderboard.py")
+    at = run_page("llm/leaderboard.py")
     assert not at.exception
     assert at.title[0].value == "LLM leaderboard"
     ranked, unrated, diff = at.dataframe
@@ -275,7 +276,7 @@ def test_leaderboard_page(store: Path) -> None:
 
 
 def test_leaderboard_page_filters_from_query_params(store: Path) -> None:
-    at = run_page("llm_leaderboard.py", org="Beta Labs", category="chat")
+    at = run_page("llm/leaderboard.py", org="Beta Labs", category="chat")
     assert not at.exception
     assert at.selectbox(key="lb_category").value == "chat"
     assert at.dataframe[0].value["display_name"].tolist() == ["Beta Pro 2", "Beta Pro"]
@@ -285,19 +286,19 @@ def test_leaderboard_page_filters_from_query_params(store: Path) -> None:
 
 
 def test_model_page(store: Path) -> None:
-    at = run_page("llm_model.py", model="acme-2-7b")
+    at = run_page("llm/model.py", model="acme-2-7b")
     assert not at.exception
     assert at.header[0].value == "Acme 2 7B"
     scores, family = at.dataframe[0], at.dataframe[1]
     assert len(scores.value) == 4 and scores.value["source_url"].eq(URL).all()
     assert family.value["model_id"].tolist() == ["acme-1-7b"]
     assert len(at.get("plotly_chart")) == 1
-    unscored = run_page("llm_model.py", model="delta-noscore")
+    unscored = run_page("llm/model.py", model="delta-noscore")
     assert not unscored.exception
 
 
 def test_movers_page(store: Path) -> None:
-    at = run_page("llm_movers.py", top="5")
+    at = run_page("llm/movers.py", top="5")
     assert not at.exception
     table = at.dataframe[0].value
     assert table["gain"].is_monotonic_decreasing and len(table) == 3
@@ -305,7 +306,7 @@ def test_movers_page(store: Path) -> None:
 
 
 def test_compare_page(store: Path) -> None:
-    at = run_page("llm_compare.py", models=["beta-pro-2", "acme-2-70b"])
+    at = run_page("llm/compare.py", models=["beta-pro-2", "acme-2-70b"])
     assert not at.exception
     assert at.multiselect(key="cmp_models").value == ["beta-pro-2", "acme-2-70b"]
     assert len(at.get("plotly_chart")) == 1
@@ -313,7 +314,7 @@ def test_compare_page(store: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "page", ["llm_leaderboard.py", "llm_model.py", "llm_movers.py", "llm_compare.py"]
+    "page", ["llm/leaderboard.py", "llm/model.py", "llm/movers.py", "llm/compare.py"]
 )
 def test_pages_survive_a_snapshot_without_scores(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, page: str

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from analytics import db, paths, vision
+from analytics.core import db, paths
+from analytics.vision import runs as vision
 from measure.community import auth
 from measure.runner import RunRequest, run_measurement
 
@@ -50,7 +51,7 @@ def _run(page: str) -> AppTest:
 
 
 def test_leaderboard_shows_rankings_and_why_runs_are_left_out(app_env):
-    at = _run("pages/vision_leaderboard.py")
+    at = _run("pages/vision/leaderboard.py")
     assert at.title[0].value == "Vision leaderboard"
     assert at.selectbox(key="vision_lb_device").value == vision.devices(db.connect(VERSION))[0]
     excluded = _frame_with(at, "why_not_ranked")
@@ -76,7 +77,7 @@ def test_leaderboard_ranks_a_standard_run(app_env, monkeypatch):
 
 
 def test_model_page_renders_runs_charts_and_review(app_env):
-    at = AppTest.from_file(str(paths.REPO_ROOT / "pages/vision_model.py"), default_timeout=60)
+    at = AppTest.from_file(str(paths.REPO_ROOT / "pages/vision/model.py"), default_timeout=60)
     at.query_params["model"] = "mtcnn-facenet"
     at.run()
     assert not at.exception
@@ -102,7 +103,7 @@ def test_run_page_shows_the_form_to_a_signed_in_maintainer(app_env, monkeypatch)
     password = "vision-run-test"
     entry = auth.hash_password(password, salt=b"vision-run-salt1")
     monkeypatch.setenv(auth.ENV_MAINTAINERS, f"maint:{entry}")
-    at = _run("pages/vision_run.py")
+    at = _run("pages/vision/run.py")
     assert at.title[0].value == "Run a measurement"
     assert not at.selectbox  # the form stays hidden until sign-in
     at.text_input(key="vision_run_login_name").input("maint")

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analytics import quality
+from analytics.llm import quality
 from tests.test_discovery import BENCHMARKS, MODELS, SCORES
 
 AXES2 = ["Documents", "Instruction following"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analytics import jobs, paths
+from analytics.core import jobs, paths
 from analytics.fl import cli as fl_cli
 from analytics.fl import distributed as fl_distributed
 from measure import cli as measure_cli

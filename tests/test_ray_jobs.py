@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from analytics import jobs, paths
+from analytics.core import jobs, paths
 from analytics.fl import cli as fl_cli
 from measure import cli as measure_cli
 

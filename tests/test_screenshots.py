@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from analytics import paths
+from analytics.core import paths
 from tests.conftest import chromium_path
 from tests.test_snapshot import write_catalog
 

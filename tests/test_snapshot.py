@@ -1,4 +1,4 @@
-"""Catalog validation, content-hash versions and atomic snapshot builds (analytics.snapshot)."""
+"""Catalog validation, content-hash versions and atomic snapshot builds (core.snapshot)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analytics import db, paths, schema, snapshot
+from analytics.core import db, paths, schema, snapshot
 
 MODELS = [
     {
@@ -363,7 +363,7 @@ def test_zero_byte_and_missing_files_rejected(catalog: Path, store: Path) -> Non
     (catalog / "throughput.csv").unlink()
     assert _rejected(catalog, store) == [
         f"{_where(catalog, 'throughput.csv')}: file is missing; fix: add it with the columns "
-        "listed for 'throughput' in analytics/schema.py",
+        "listed for 'throughput' in analytics/core/schema.py",
         f"{_where(catalog, 'gpus.csv')}: file is empty; "
         "fix: add the header row and at least one data row",
     ]

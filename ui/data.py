@@ -6,7 +6,7 @@ import duckdb
 import pandas as pd
 import streamlit as st
 
-from analytics import db
+from analytics.core import db
 
 
 @st.cache_resource(show_spinner="Building the catalog snapshot…")

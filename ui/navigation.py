@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import NamedTuple
 
-from analytics import paths
+from analytics.core import paths
+
+_LEGACY_URLS = {"llm_hardware_fit": "hardware_fit", "llm_finetune_planner": "finetune_planner"}
+"""Pages whose URL predates the track prefix."""
 
 
 class PageEntry(NamedTuple):
@@ -14,48 +18,63 @@ class PageEntry(NamedTuple):
     icon: str
     main: bool = False  # linked from the home page as a track's entry point
 
+    @property
+    def url_path(self) -> str:
+        """The page's URL path: track folder and file stem joined (``llm_leaderboard``).
+
+        Stable links: these are the URLs the flat ``pages/`` folder had before it was grouped by
+        track, so shared links keep working.
+        """
+        parts = Path(self.file).with_suffix("").parts[1:]
+        stem = "_".join(parts)
+        return _LEGACY_URLS.get(stem, stem)
+
 
 PAGES: tuple[PageEntry, ...] = (
     PageEntry("Overview", "pages/home.py", "Home", ":material/home:"),
     PageEntry(
-        "LLM leaderboard", "pages/llm_leaderboard.py", "Leaderboard", ":material/leaderboard:", True
+        "LLM leaderboard", "pages/llm/leaderboard.py", "Leaderboard", ":material/leaderboard:", True
     ),
-    PageEntry("LLM leaderboard", "pages/llm_model.py", "Model detail", ":material/article:"),
-    PageEntry("LLM leaderboard", "pages/llm_movers.py", "Movers", ":material/trending_up:"),
-    PageEntry("LLM leaderboard", "pages/llm_compare.py", "Compare", ":material/radar:"),
+    PageEntry("LLM leaderboard", "pages/llm/model.py", "Model detail", ":material/article:"),
+    PageEntry("LLM leaderboard", "pages/llm/movers.py", "Movers", ":material/trending_up:"),
+    PageEntry("LLM leaderboard", "pages/llm/compare.py", "Compare", ":material/radar:"),
     PageEntry(
         "LLM leaderboard",
-        "pages/hardware_fit.py",
+        "pages/llm/hardware_fit.py",
         "What fits my hardware",
         ":material/memory:",
         True,
     ),
     PageEntry(
-        "LLM leaderboard", "pages/finetune_planner.py", "Fine-tune planner", ":material/tune:", True
+        "LLM leaderboard",
+        "pages/llm/finetune_planner.py",
+        "Fine-tune planner",
+        ":material/tune:",
+        True,
     ),
     PageEntry(
         "Verified vision",
-        "pages/vision_leaderboard.py",
+        "pages/vision/leaderboard.py",
         "Vision leaderboard",
         ":material/visibility:",
         True,
     ),
     PageEntry(
-        "Verified vision", "pages/vision_model.py", "Vision model", ":material/image_search:"
+        "Verified vision", "pages/vision/model.py", "Vision model", ":material/image_search:"
     ),
-    PageEntry("Verified vision", "pages/vision_submit.py", "Submit a run", ":material/upload:"),
-    PageEntry("Verified vision", "pages/vision_review.py", "Review inbox", ":material/inbox:"),
-    PageEntry("Verified vision", "pages/vision_run.py", "Run a measurement", ":material/speed:"),
+    PageEntry("Verified vision", "pages/vision/submit.py", "Submit a run", ":material/upload:"),
+    PageEntry("Verified vision", "pages/vision/review.py", "Review inbox", ":material/inbox:"),
+    PageEntry("Verified vision", "pages/vision/run.py", "Run a measurement", ":material/speed:"),
     PageEntry(
-        "Federated track", "pages/fl_ranked.py", "Ranked track", ":material/emoji_events:", True
+        "Federated track", "pages/fl/ranked.py", "Ranked track", ":material/emoji_events:", True
     ),
     PageEntry(
         "Federated track",
-        "pages/fl_submit.py",
+        "pages/fl/submit.py",
         "Submit to the ranked track",
         ":material/upload_file:",
     ),
-    PageEntry("Federated track", "pages/fl_run_detail.py", "Run detail", ":material/show_chart:"),
+    PageEntry("Federated track", "pages/fl/run_detail.py", "Run detail", ":material/show_chart:"),
 )
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from analytics import jobs
+from analytics.core import jobs
 
 
 def section() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analytics import snapshot
+from analytics.core import snapshot
 from analytics.fl import simulator
 from analytics.fl.policy import load_policy
 

@@ -1,8 +1,9 @@
 """``python -m analytics fl-run --ray [ADDRESS] --results DIR``: one Ray task per reference run.
 
-Each (model, method, dataset, condition) run of ``fl-run`` is one job of ``analytics.jobs`` asking
-for one CPU (``num_cpus=1``; runs are single-threaded). A task stores its run's checkpoints and
-workload as Parquet in its job folder. When every job is complete, the submissions are assembled
+Each (model, method, dataset, condition) run of ``fl-run`` is one job of ``analytics.core.jobs``
+asking for one CPU (``num_cpus=1``; runs are single-threaded). A task stores its run's
+checkpoints and workload as Parquet in its job folder. When every job is complete, the
+submissions are assembled
 in the order ``analytics.fl.reference.build`` uses and written as the same deterministic ZIPs
 (plus policy.json); if any job failed, nothing is written to ``--out`` and a rerun completes only
 the missing jobs. See docs/ray.md.
@@ -18,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from analytics import jobs
+from analytics.core import jobs
 from analytics.fl import reference, runner, simulator
 from analytics.fl.policy import NOMINAL
 from analytics.fl.submission import Run, Submission

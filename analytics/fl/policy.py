@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analytics import paths
+from analytics.core import paths
 
 NOMINAL = "nominal"
 

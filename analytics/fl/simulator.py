@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analytics import paths
+from analytics.core import paths
 
 SIMULATOR_VERSION = "1.0.0"
 WORKLOAD_COLUMNS = (

@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from analytics import paths
+from analytics.core import paths
 from analytics.fl import policy as policy_mod
 from analytics.fl.policy import Policy
 from analytics.fl.submission import Submission, validate_zip, zip_name

@@ -25,7 +25,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from analytics import paths
+from analytics.core import paths
 from measure.community import audit
 from measure.env import resolve_path, sha256_text
 

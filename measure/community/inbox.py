@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analytics import paths
+from analytics.core import paths
 from measure import store
 from measure.community import audit, bundle, status
 from measure.community.auth import Maintainer

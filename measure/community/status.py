@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from analytics import paths
+from analytics.core import paths
 
 REPRODUCE_TOLERANCE = 0.10  # seed 000: "agrees within 10%, the spread our protocol allows"
 FAR_FROM_OURS_FACTOR = 1.5  # review flag: median over 1.5x ours, or under 1/1.5 of it

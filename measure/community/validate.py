@@ -15,10 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from measure import protocol
-from measure import record as rec
-from measure.community import bundle, status
-from measure.community.safezip import (
+from analytics.core.safezip import (
     DEFAULT_LIMITS,
     MIB,
     REBUILD,
@@ -28,6 +25,9 @@ from measure.community.safezip import (
     fail,
     read_members,
 )
+from measure import protocol
+from measure import record as rec
+from measure.community import bundle, status
 from measure.env import image_files, sha256_file, sha256_text
 
 __all__ = [

@@ -1,0 +1,2 @@
+"""LLM leaderboard track: ratings, lineage, profiles, quality, calculators and the importers.
+"""

@@ -1,0 +1,88 @@
+"""``python -m analytics ingest [--shared DIR] [--out DIR]``: rebuild data/catalog.
+
+All files are written to a temporary folder next to the output and then moved into place with
+``os.replace``; on any error nothing in the output folder changes. Prints row counts and every
+reason rows were dropped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+from analytics.core import paths, schema
+from analytics.llm.ingest import litgpt
+from analytics.llm.ingest.build import FINETUNE_TABLE, Catalog, build
+from analytics.llm.ingest.common import IngestError, replace_dir_atomically, staging_dir, write_csv
+
+FINETUNE_COLUMNS = litgpt.COLUMNS  # one definition, owned by the importer that fills it
+
+
+def table_columns(name: str) -> tuple[str, ...]:
+    """Column order of one output table (schema.TABLES, or the fine-tune memory table)."""
+    if name == FINETUNE_TABLE:
+        return FINETUNE_COLUMNS
+    return tuple(col.name for col in schema.TABLES[name])
+
+
+def write_catalog(catalog: Catalog, out: Path) -> list[str]:
+    """Write every table atomically into `out`; returns the file names written."""
+    stage = staging_dir(out)
+    try:
+        names = []
+        for name, rows in catalog.tables.items():
+            write_csv(stage / f"{name}.csv", table_columns(name), rows)
+            names.append(f"{name}.csv")
+        replace_dir_atomically(stage, out, names)
+        return names
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def summary(catalog: Catalog) -> list[str]:
+    """Human-readable counts, categories and drop reasons."""
+    tables = catalog.tables
+    categories = sorted({b["category"] for b in tables["benchmarks"]})
+    kinds: dict[str, int] = {}
+    for row in tables["scores"]:
+        kinds[row["source_kind"]] = kinds.get(row["source_kind"], 0) + 1
+    lines = [f"  {name:<16} {len(rows):>6} rows" for name, rows in tables.items()]
+    lines.append(f"  categories ({len(categories)}): {', '.join(categories)}")
+    lines.append(
+        "  scores by source_kind: " + ", ".join(f"{k}={v}" for k, v in sorted(kinds.items()))
+    )
+    lines += [f"  note: {note}" for note in catalog.notes]
+    lines.append(f"  dropped rows: {catalog.drops.total}")
+    return lines + catalog.drops.lines()
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m analytics ingest", description=__doc__)
+    parser.add_argument("--shared", type=Path, default=None, help="shared/data folder")
+    parser.add_argument("--out", type=Path, default=None, help="catalog folder to write")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; argv[0] is the command name ('ingest')."""
+    args = _parser().parse_args(list(argv or [])[1:])
+    shared = args.shared or paths.SHARED_DATA_DIR
+    out = args.out or paths.CATALOG_DIR
+    if not shared.is_dir():
+        print(f"error: {shared}: shared data folder is missing; pass --shared DIR", file=sys.stderr)
+        return 2
+    try:
+        catalog = build(shared)
+        written = write_catalog(catalog, out)
+    except (IngestError, ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"ingest: wrote {len(written)} files to {out}")
+    print("\n".join(summary(catalog)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(["ingest", *sys.argv[1:]]))

@@ -1,0 +1,369 @@
+"""The LLM leaderboard of one catalog snapshot: ratings, intervals, ranks, eligibility,
+provenance badges and model facts, plus filters and the diff between two snapshots.
+
+Everything here is a pure function of the snapshot version, so callers may cache it by version.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+from analytics.core import db, paths
+from analytics.core.licences import licence_class
+from analytics.core.schema import SOURCE_KINDS
+from analytics.llm import elo, lineage, profiles
+
+BOOTSTRAP_ROUNDS = 200  # resamples of the benchmarks for the 95% intervals
+BOOTSTRAP_SEED = 0
+
+MODEL_COLUMNS = (
+    "model_id, display_name, organisation, family, release_date, total_params_b, "
+    "active_params_b, open_weights, licence_raw"
+)
+TABLE_COLUMNS = (
+    "rank",
+    "model_id",
+    "display_name",
+    "rating",
+    "rating_low",
+    "rating_high",
+    "rank_low",
+    "rank_high",
+    "eligible",
+    "n_benchmarks",
+    "n_categories",
+    "provenance",
+    "organisation",
+    "open_weights",
+    "licence_class",
+    "licence_raw",
+    "total_params_b",
+    "release_date",
+    "family",
+)
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """Everything the leaderboard pages show for one snapshot."""
+
+    version: str
+    table: pd.DataFrame  # one row per scored model, ranked first (TABLE_COLUMNS)
+    scores: pd.DataFrame  # every stored score, with benchmark facts and ``is_headline``
+    models: pd.DataFrame  # the catalog models table
+    profiles: pd.DataFrame  # model, category, value (0-100), n_benchmarks
+    lineage: pd.DataFrame  # model_id, predecessor_id
+    categories: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LeaderboardFilter:
+    """Row filter; an empty field means "any". Ranks stay those of the whole leaderboard."""
+
+    category: str | None = None
+    organisations: tuple[str, ...] = ()
+    open_weights: bool | None = None
+    licence_classes: tuple[str, ...] = ()
+    size_b: tuple[float, float] | None = None  # models of undisclosed size are then hidden
+    provenance: tuple[str, ...] = ()  # at least one headline score of these source kinds
+
+
+def load_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every stored score joined with its benchmark, in the engine's column names."""
+    return db.query(
+        con,
+        """
+        SELECT s.model_id AS model, s.benchmark_id AS benchmark, b.name AS benchmark_name,
+               b.category, b.higher_is_better, b.unit, s.score, s.source_kind AS source,
+               s.source_name, s.source_url, s.date
+        FROM scores s JOIN benchmarks b USING (benchmark_id)
+        ORDER BY model, benchmark, source, source_name
+        """,
+    )
+
+
+def build(
+    con: duckdb.DuckDBPyConnection,
+    version: str = "",
+    *,
+    bootstrap: int = BOOTSTRAP_ROUNDS,
+    seed: int = BOOTSTRAP_SEED,
+) -> Leaderboard:
+    """Fit the catalog on ``con`` and assemble the leaderboard."""
+    models = db.query(con, f"SELECT {MODEL_COLUMNS} FROM models ORDER BY model_id")
+    benchmarks = db.query(con, "SELECT * FROM benchmarks ORDER BY benchmark_id")
+    scores = load_scores(con)
+    headline = elo.headline_scores(scores)
+    ratings = cached_ratings(scores, version, bootstrap=bootstrap, seed=seed)
+    table = _assemble(ratings, models, headline)
+    flagged = _flag_headline(scores, headline)
+    return Leaderboard(
+        version=version,
+        table=table,
+        scores=flagged,
+        models=models,
+        profiles=profiles.category_profiles(headline, benchmarks),
+        lineage=lineage.predecessors(models),
+        categories=tuple(sorted(benchmarks["category"].unique())),
+    )
+
+
+def ratings_cache_path(version: str, bootstrap: int, seed: int) -> Path:
+    """Where the fitted ratings of one snapshot version are kept (derived, keyed by version)."""
+    return (
+        paths.SNAPSHOTS_DIR.parent
+        / "derived"
+        / version
+        / f"elo_ratings_b{bootstrap}_s{seed}.parquet"
+    )
+
+
+def cached_ratings(
+    scores: pd.DataFrame, version: str, *, bootstrap: int, seed: int
+) -> pd.DataFrame:
+    """``elo.rate`` of a snapshot, read from / written to a per-version Parquet file.
+
+    Snapshots are immutable, so the file for a version never goes stale; without a version
+    (ad-hoc data) nothing is cached. Writes are atomic (temp file + rename).
+    """
+    if not version:
+        return elo.rate(scores, bootstrap=bootstrap, seed=seed)
+    path = ratings_cache_path(version, bootstrap, seed)
+    if path.exists():
+        return pd.read_parquet(path)
+    ratings = elo.rate(scores, bootstrap=bootstrap, seed=seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    os.close(fd)
+    try:
+        ratings.to_parquet(tmp, index=False)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return ratings
+
+
+def for_version(
+    version: str, bootstrap: int = BOOTSTRAP_ROUNDS, seed: int = BOOTSTRAP_SEED
+) -> Leaderboard:
+    """The leaderboard of a built snapshot version (a pure function of its arguments)."""
+    con = db.connect(version)
+    try:
+        return build(con, version, bootstrap=bootstrap, seed=seed)
+    finally:
+        con.close()
+
+
+def provenance_badges(headline: pd.DataFrame) -> pd.Series:
+    """Per model, the source kinds behind its headline scores, e.g. 'independent 12 ·
+    self-reported 3' (precedence order)."""
+    counts = headline.groupby(["model", "source"]).size().unstack(fill_value=0)
+    kinds = [k for k in SOURCE_KINDS if k in counts.columns]
+
+    def badge(row: pd.Series) -> str:
+        return " · ".join(f"{kind} {int(row[kind])}" for kind in kinds if row[kind] > 0)
+
+    return counts.apply(badge, axis=1).rename("provenance")
+
+
+def _assemble(ratings: pd.DataFrame, models: pd.DataFrame, headline: pd.DataFrame) -> pd.DataFrame:
+    facts = models.set_index("model_id")
+    table = ratings.rename(columns={"model": "model_id"}).join(facts, on="model_id")
+    table = table.join(provenance_badges(headline), on="model_id")
+    table["licence_class"] = [
+        licence_class(None if pd.isna(raw) else str(raw)) for raw in table["licence_raw"]
+    ]
+    table["display_name"] = table["display_name"].fillna(table["model_id"])
+    return table[[c for c in TABLE_COLUMNS if c in table.columns]]
+
+
+def _flag_headline(scores: pd.DataFrame, headline: pd.DataFrame) -> pd.DataFrame:
+    keys = ["model", "benchmark", "source", "source_name"]
+    picked = headline[keys].assign(is_headline=True)
+    out = scores.merge(picked, on=keys, how="left")
+    out["is_headline"] = out["is_headline"].fillna(False).astype(bool)
+    return out
+
+
+def filter_table(board: Leaderboard, flt: LeaderboardFilter) -> pd.DataFrame:
+    """Rows of ``board.table`` that pass ``flt`` (order and ranks unchanged).
+
+    With a category, models without a headline score in it are dropped and the column
+    ``category_profile`` (0-100, a profile, not a ranking) is added.
+    """
+    table = board.table
+    keep = pd.Series(True, index=table.index)
+    headline = board.scores[board.scores["is_headline"]]
+    if flt.category:
+        in_cat = set(headline.loc[headline["category"] == flt.category, "model"])
+        keep &= table["model_id"].isin(in_cat)
+    if flt.organisations:
+        keep &= table["organisation"].isin(flt.organisations)
+    if flt.open_weights is not None:
+        keep &= table["open_weights"].astype("boolean").fillna(False) == flt.open_weights
+    if flt.licence_classes:
+        keep &= table["licence_class"].isin(flt.licence_classes)
+    if flt.size_b is not None:
+        size = pd.to_numeric(table["total_params_b"])
+        keep &= size.between(*flt.size_b).fillna(False)
+    if flt.provenance:
+        backed = set(headline.loc[headline["source"].isin(flt.provenance), "model"])
+        keep &= table["model_id"].isin(backed)
+    out = table[keep.astype(bool)]
+    if flt.category:
+        out = out.join(_category_column(board, flt.category), on="model_id")
+    return out.reset_index(drop=True)
+
+
+def _category_column(board: Leaderboard, category: str) -> pd.Series:
+    rows = board.profiles[board.profiles["category"] == category]
+    return rows.set_index("model")["value"].rename("category_profile")
+
+
+def model_scores(board: Leaderboard, model_id: str) -> pd.DataFrame:
+    """Every stored score of one model (all sources), headline rows first per benchmark."""
+    rows = board.scores[board.scores["model"] == model_id]
+    order = {kind: i for i, kind in enumerate(SOURCE_KINDS)}
+    rows = rows.assign(_p=rows["source"].map(order))
+    rows = rows.sort_values(["category", "benchmark", "is_headline", "_p"], ascending=[1, 1, 0, 1])
+    return rows.drop(columns="_p").reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    """The headline facts of one model for its detail page."""
+
+    display_name: str
+    rating: float | None
+    rating_low: float | None
+    rating_high: float | None
+    rank: int | None
+    rank_low: int | None
+    rank_high: int | None
+    n_benchmarks: int
+    n_categories: int
+    provenance: str
+    licence_class: str
+    licence_raw: str
+
+    @property
+    def interval_text(self) -> str:
+        """'low – high' of the 95% interval, or an em dash without a bootstrap."""
+        if self.rating_low is None or self.rating_high is None:
+            return "—"
+        return f"{self.rating_low:.1f} – {self.rating_high:.1f}"
+
+    @property
+    def rank_text(self) -> str:
+        """'3 (2–5)' with the bootstrap rank range, or why the model is unrated."""
+        if self.rank is None:
+            return (
+                f"unrated (needs {elo.MIN_BENCHMARKS} benchmarks in {elo.MIN_CATEGORIES} "
+                "categories)"
+            )
+        if self.rank_low is None or self.rank_high is None:
+            return str(self.rank)
+        return f"{self.rank} ({self.rank_low}–{self.rank_high})"
+
+
+def model_summary(board: Leaderboard, model_id: str) -> ModelSummary:
+    """Rating, interval, rank and provenance of one model (rating None when it has no score)."""
+    facts = board.models.set_index("model_id").loc[model_id]
+    licence_raw = "" if pd.isna(facts["licence_raw"]) else str(facts["licence_raw"])
+    rows = board.table[board.table["model_id"] == model_id]
+    if rows.empty:
+        return ModelSummary(
+            str(facts["display_name"]), None, None, None, None, None, None, 0, 0, "",
+            licence_class(licence_raw or None), licence_raw,
+        )  # fmt: skip
+    row = rows.iloc[0]
+    return ModelSummary(
+        display_name=str(row["display_name"]),
+        rating=float(row["rating"]),
+        rating_low=_opt(row.get("rating_low"), float),
+        rating_high=_opt(row.get("rating_high"), float),
+        rank=_opt(row["rank"], int),
+        rank_low=_opt(row.get("rank_low"), int),
+        rank_high=_opt(row.get("rank_high"), int),
+        n_benchmarks=int(row["n_benchmarks"]),
+        n_categories=int(row["n_categories"]),
+        provenance=str(row["provenance"]),
+        licence_class=str(row["licence_class"]),
+        licence_raw=licence_raw,
+    )
+
+
+def _opt(value: object, kind: type) -> object:
+    return None if value is None or pd.isna(value) else kind(value)
+
+
+def lineage_of(board: Leaderboard, model_id: str) -> pd.DataFrame:
+    """The model's predecessor and successors: relation, model_id, display_name,
+    release_date, rating (NA when unscored)."""
+    edges = board.lineage
+    before = edges.loc[edges["model_id"] == model_id, "predecessor_id"].dropna().tolist()
+    after = lineage.successors(edges, model_id)
+    ids = [str(m) for m in before] + after
+    relation = ["predecessor"] * len(before) + ["successor"] * len(after)
+    facts = board.models.set_index("model_id").reindex(ids)
+    ratings = board.table.set_index("model_id")["rating"].reindex(ids)
+    return pd.DataFrame(
+        {
+            "relation": relation,
+            "model_id": ids,
+            "display_name": facts["display_name"].to_numpy(),
+            "release_date": facts["release_date"].to_numpy(),
+            "rating": ratings.to_numpy(),
+        }
+    )
+
+
+def movers(
+    board: Leaderboard, *, top: int | None = None, ranked_only: bool = False
+) -> pd.DataFrame:
+    """Biggest positive rating gains along lineage edges (seed 002, "Movers & lineage"),
+    with names and release dates; ``ranked_only`` keeps edges whose both ends are ranked."""
+    ratings = board.table[board.table["eligible"]] if ranked_only else board.table
+    out = lineage.movers(board.lineage, ratings[["model_id", "rating"]], top=top)
+    facts = board.models.set_index("model_id")[["display_name", "release_date"]]
+    out = out.join(facts, on="model_id")
+    prev = facts.rename(columns=lambda c: f"predecessor_{c.removeprefix('display_')}")
+    return out.join(prev, on="predecessor_id")
+
+
+# --- changes between snapshots ---------------------------------------------------------------
+
+
+def rating_changes(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
+    """Per model: change (added / removed / moved / unchanged), ratings and ranks before and
+    after, rating_delta and rank_delta (positive = moved up). Inputs: model_id, rating, rank."""
+    cols = ["model_id", "rating", "rank"]
+    both = old[cols].merge(new[cols], on="model_id", how="outer", suffixes=("_old", "_new"))
+    both["rating_delta"] = (both["rating_new"] - both["rating_old"]).round(1)
+    both["rank_delta"] = (both["rank_old"] - both["rank_new"]).astype("Int64")
+    same_rank = (both["rank_old"] == both["rank_new"]).fillna(
+        both["rank_old"].isna() & both["rank_new"].isna()
+    )
+    change = pd.Series("moved", index=both.index)
+    change[(both["rating_delta"] == 0) & same_rank] = "unchanged"
+    change[both["rating_old"].isna()] = "added"
+    change[both["rating_new"].isna()] = "removed"
+    both.insert(1, "change", change)
+    order = both["change"].map({"added": 0, "removed": 1, "moved": 2, "unchanged": 3})
+    key = both["rating_delta"].abs().fillna(0)
+    both = both.assign(_o=order, _k=key).sort_values(["_o", "_k", "model_id"], ascending=[1, 0, 1])
+    return both.drop(columns=["_o", "_k"]).reset_index(drop=True)
+
+
+def diff_versions(old_version: str, new_version: str) -> pd.DataFrame:
+    """:func:`rating_changes` between two built snapshot versions (no bootstrap needed)."""
+    old = for_version(old_version, bootstrap=0).table
+    new = for_version(new_version, bootstrap=0).table
+    return rating_changes(old, new)

@@ -1,0 +1,81 @@
+"""Catalog-wide figures for the home page: sizes, provenance mix and coverage per category."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+import pandas as pd
+
+from analytics.core import db, schema
+
+
+@dataclass(frozen=True)
+class Overview:
+    """What the catalog snapshot holds, computed from its DuckDB views."""
+
+    models: int
+    open_weight_models: int
+    benchmarks: int
+    categories: int
+    scores: int
+    sources: int
+    gpus: int
+    throughput_rows: int
+    provenance: pd.DataFrame
+    """source_kind, score_rows, share: one row per kind in headline precedence (seed 002)."""
+    by_category: pd.DataFrame
+    """category, benchmarks, score_rows, models: sorted by score_rows, largest first."""
+
+
+def _count(con: duckdb.DuckDBPyConnection, table: str, expr: str = "count(*)") -> int:
+    if not db.has_table(con, table):
+        return 0
+    return int(db.query(con, f"SELECT {expr} AS n FROM {table}")["n"].iloc[0] or 0)
+
+
+def provenance_mix(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Score rows per source kind, every kind listed in precedence order (zeros kept)."""
+    counts: dict[str, int] = {}
+    if db.has_table(con, "scores"):
+        found = db.query(con, "SELECT source_kind, count(*) AS n FROM scores GROUP BY 1")
+        counts = {str(k): int(n) for k, n in zip(found["source_kind"], found["n"], strict=True)}
+    total = sum(counts.values())
+    rows = [(kind, counts.get(kind, 0)) for kind in schema.SOURCE_KINDS]
+    frame = pd.DataFrame(rows, columns=["source_kind", "score_rows"])
+    frame["share"] = frame["score_rows"] / total if total else 0.0
+    return frame
+
+
+def coverage_by_category(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Benchmarks, score rows and distinct models per benchmark category."""
+    columns = ["category", "benchmarks", "score_rows", "models"]
+    if not (db.has_table(con, "benchmarks") and db.has_table(con, "scores")):
+        return pd.DataFrame(columns=columns)
+    sql = """
+        SELECT b.category,
+               count(DISTINCT b.benchmark_id) AS benchmarks,
+               count(s.model_id) AS score_rows,
+               count(DISTINCT s.model_id) AS models
+        FROM benchmarks b LEFT JOIN scores s USING (benchmark_id)
+        GROUP BY b.category
+        ORDER BY score_rows DESC, b.category
+    """
+    frame = db.query(con, sql)
+    return frame[columns].astype({c: "int64" for c in columns[1:]})
+
+
+def catalog_overview(con: duckdb.DuckDBPyConnection) -> Overview:
+    """Sizes of every catalog table plus the provenance mix and per-category coverage."""
+    return Overview(
+        models=_count(con, "models"),
+        open_weight_models=_count(con, "models", "count(*) FILTER (WHERE open_weights)"),
+        benchmarks=_count(con, "benchmarks"),
+        categories=_count(con, "benchmarks", "count(DISTINCT category)"),
+        scores=_count(con, "scores"),
+        sources=_count(con, "scores", "count(DISTINCT source_name)"),
+        gpus=_count(con, "gpus"),
+        throughput_rows=_count(con, "throughput"),
+        provenance=provenance_mix(con),
+        by_category=coverage_by_category(con),
+    )

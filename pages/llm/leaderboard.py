@@ -1,0 +1,180 @@
+"""LLM leaderboard: weighted Bradley-Terry Elo with intervals, eligibility and provenance."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+import streamlit as st
+
+import ui.data
+from analytics.core import db
+from analytics.core.licences import LICENCE_CLASSES
+from analytics.core.schema import SOURCE_KINDS
+from analytics.llm import elo, leaderboard
+
+# Shared cache across pages: same function -> same st.cache_data key; keyed by snapshot version.
+load_board = st.cache_data(show_spinner="Fitting Elo ratings for this snapshot…")(
+    leaderboard.for_version
+)
+load_diff = st.cache_data(show_spinner="Comparing snapshots…")(leaderboard.diff_versions)
+
+ALL = "All"
+OPEN_CHOICES = (ALL, "Open weights", "Closed")
+COLUMNS = {
+    "rank": st.column_config.NumberColumn("Rank", format="%d"),
+    "display_name": "Model",
+    "rating": st.column_config.NumberColumn("Elo", format="%.1f"),
+    "rating_low": st.column_config.NumberColumn("95% low", format="%.1f"),
+    "rating_high": st.column_config.NumberColumn("95% high", format="%.1f"),
+    "rank_low": st.column_config.NumberColumn("Rank best", format="%d"),
+    "rank_high": st.column_config.NumberColumn("Rank worst", format="%d"),
+    "category_profile": st.column_config.NumberColumn("Category profile", format="%.1f"),
+    "n_benchmarks": "Benchmarks",
+    "n_categories": "Categories",
+    "provenance": "Provenance",
+    "organisation": "Organisation",
+    "open_weights": "Open weights",
+    "licence_class": "Licence class",
+    "licence_raw": "Licence",
+    "total_params_b": st.column_config.NumberColumn("Params (B)", format="%g"),
+    "details": st.column_config.LinkColumn("Details", display_text="open"),
+}
+
+
+def _multi(name: str, options: list[str]) -> list[str]:
+    return [v for v in st.query_params.get_all(name) if v in options]
+
+
+def _one(name: str, options: list[str]) -> int:
+    value = st.query_params.get(name)
+    return options.index(value) if value in options else 0
+
+
+def pick_filter(board: leaderboard.Leaderboard) -> leaderboard.LeaderboardFilter:
+    """Filter widgets, initialised from and written back to st.query_params."""
+    table = board.table
+    cats = [ALL, *board.categories]
+    orgs = sorted(table["organisation"].dropna().astype(str).unique())
+    c1, c2, c3 = st.columns(3)
+    category = c1.selectbox("Category", cats, index=_one("category", cats), key="lb_category")
+    org = c2.multiselect("Organisation", orgs, default=_multi("org", orgs), key="lb_org")
+    weights = c3.radio(
+        "Weights", OPEN_CHOICES, index=_one("weights", list(OPEN_CHOICES)), key="lb_weights",
+        horizontal=True,
+    )  # fmt: skip
+    c4, c5, c6 = st.columns(3)
+    lic = c4.multiselect(
+        "Licence class", LICENCE_CLASSES, default=_multi("licence", list(LICENCE_CLASSES)),
+        key="lb_licence",
+    )  # fmt: skip
+    prov = c5.multiselect(
+        "Backed by (source kind)", SOURCE_KINDS, default=_multi("prov", list(SOURCE_KINDS)),
+        key="lb_prov", help="Keep models with at least one headline score of these kinds.",
+    )  # fmt: skip
+    size = _size_range(c6, table)
+    st.query_params.update(category=category, weights=weights, org=org, licence=lic, prov=prov)
+    return leaderboard.LeaderboardFilter(
+        category=None if category == ALL else category,
+        organisations=tuple(org),
+        open_weights={ALL: None, "Open weights": True, "Closed": False}[weights],
+        licence_classes=tuple(lic),
+        size_b=size,
+        provenance=tuple(prov),
+    )
+
+
+def _size_range(col, table: pd.DataFrame) -> tuple[float, float] | None:
+    sizes = pd.to_numeric(table["total_params_b"]).dropna()
+    if sizes.empty or sizes.min() == sizes.max():
+        return None
+    lo, hi = float(sizes.min()), float(sizes.max())
+    wanted = [float(v) for v in st.query_params.get("size", "").split("-") if _is_number(v)]
+    start = (max(lo, wanted[0]), min(hi, wanted[1])) if len(wanted) == 2 else (lo, hi)
+    picked = col.slider(
+        "Parameters (B)", lo, hi, start, key="lb_size",
+        help="Narrowing the range hides models of undisclosed size.",
+    )  # fmt: skip
+    if picked == (lo, hi):
+        st.query_params.pop("size", None)
+        return None
+    st.query_params["size"] = f"{picked[0]:g}-{picked[1]:g}"
+    return picked
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def show_table(rows: pd.DataFrame, key: str) -> None:
+    shown = rows.assign(details="llm_model?model=" + rows["model_id"].astype(str))
+    # Unrated rows have no rank at all: drop columns that are empty rather than print "None".
+    cols = [c for c in COLUMNS if c in shown.columns and shown[c].notna().any()]
+    st.dataframe(
+        shown[cols],
+        column_config=COLUMNS,
+        hide_index=True,
+        key=key,
+        width="stretch",
+        placeholder="—",
+    )
+
+
+def show_downloads(rows: pd.DataFrame, version: str) -> None:
+    parquet = io.BytesIO()
+    rows.to_parquet(parquet, index=False)
+    c1, c2 = st.columns(2)
+    c1.download_button(
+        "Download CSV", rows.to_csv(index=False), f"llm_leaderboard_{version}.csv", "text/csv",
+        key="lb_csv",
+    )  # fmt: skip
+    c2.download_button(
+        "Download Parquet", parquet.getvalue(), f"llm_leaderboard_{version}.parquet",
+        "application/octet-stream", key="lb_parquet",
+    )  # fmt: skip
+
+
+def show_changes(version: str) -> None:
+    st.subheader("Changes between snapshots")
+    versions = db.list_versions()
+    if len(versions) < 2:
+        st.caption("Only one snapshot is built; changes appear once a second one exists.")
+        return
+    c1, c2 = st.columns(2)
+    new_default = versions.index(version) if version in versions else len(versions) - 1
+    new = c2.selectbox("New snapshot", versions, index=new_default, key="lb_diff_new")
+    old_choices = [v for v in versions if v != new]
+    old = c1.selectbox("Old snapshot", old_choices, index=len(old_choices) - 1, key="lb_diff_old")
+    changes = load_diff(old, new)
+    changed = changes[changes["change"] != "unchanged"]
+    counts = changes["change"].value_counts()
+    st.caption(
+        " · ".join(f"{kind} {int(counts.get(kind, 0))}" for kind in ("added", "removed", "moved"))
+    )
+    st.dataframe(changed, hide_index=True, key="lb_diff_table", width="stretch", placeholder="—")
+
+
+st.title("LLM leaderboard")
+version = ui.data.snapshot_version()
+board = load_board(version)
+st.caption(
+    f"Snapshot {version}. Elo from a weighted Bradley-Terry fit over head-to-head benchmark "
+    f"results (+400 = 10:1 odds); 95% intervals and rank spread from "
+    f"{leaderboard.BOOTSTRAP_ROUNDS} bootstrap resamples of the benchmarks. A rank needs at least "
+    f"{elo.MIN_BENCHMARKS} benchmarks in {elo.MIN_CATEGORIES} categories; ranks are those of the "
+    "whole leaderboard, whatever the filter."
+)
+flt = pick_filter(board)
+rows = leaderboard.filter_table(board, flt)
+ranked, unrated = rows[rows["eligible"]], rows[~rows["eligible"]]
+st.subheader(f"Ranked ({len(ranked)})")
+show_table(ranked, "lb_ranked")
+st.subheader(f"Unrated ({len(unrated)})")
+st.caption("Below the eligibility floor: rating shown for reference, never ranked.")
+show_table(unrated, "lb_unrated")
+show_downloads(rows, version)
+show_changes(version)

@@ -1,0 +1,86 @@
+"""One LLM: its rating, every stored score with its source, lineage and capability profile."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import ui.data
+from analytics.llm import leaderboard, profiles
+
+load_board = st.cache_data(show_spinner="Fitting Elo ratings for this snapshot…")(
+    leaderboard.for_version
+)
+
+SCORE_COLUMNS = {
+    "benchmark_name": "Benchmark",
+    "category": "Category",
+    "score": st.column_config.NumberColumn("Score", format="%g"),
+    "unit": "Unit",
+    "is_headline": st.column_config.CheckboxColumn("Headline"),
+    "source": "Source kind",
+    "source_name": "Source",
+    "date": st.column_config.DateColumn("Date"),
+    "source_url": st.column_config.LinkColumn("Link"),
+}
+
+
+def pick_model(board: leaderboard.Leaderboard) -> str:
+    """Model picker bound to the ``model`` query parameter."""
+    names = dict(zip(board.models["model_id"], board.models["display_name"], strict=True))
+    ids = list(board.table["model_id"]) + sorted(set(names) - set(board.table["model_id"]))
+    wanted = st.query_params.get("model")
+    model_id = st.selectbox(
+        "Model", ids, index=ids.index(wanted) if wanted in ids else 0, key="lm_model",
+        format_func=lambda m: f"{names.get(m) or m} ({m})",
+    )  # fmt: skip
+    st.query_params["model"] = model_id
+    return model_id
+
+
+def show_summary(summary: leaderboard.ModelSummary) -> None:
+    st.header(summary.display_name)
+    cols = st.columns(4)
+    if summary.rating is None:
+        cols[0].metric("Elo", "—", help="No stored scores, so no rating.")
+        return
+    interval = summary.interval_text
+    cols[0].metric("Elo", f"{summary.rating:.1f}", help=f"95% interval {interval}")
+    cols[1].metric("Rank", summary.rank_text)
+    cols[2].metric("Benchmarks", f"{summary.n_benchmarks} in {summary.n_categories} categories")
+    cols[3].metric("Licence class", summary.licence_class, help=summary.licence_raw)
+    st.caption(f"Provenance of headline scores: {summary.provenance}. 95% interval: {interval}.")
+
+
+def show_lineage(board: leaderboard.Leaderboard, model_id: str) -> None:
+    st.subheader("Lineage")
+    family = leaderboard.lineage_of(board, model_id)
+    if family.empty:
+        st.caption("No predecessor or successor in the catalog (same-day releases are variants).")
+        return
+    st.dataframe(
+        family.assign(details="llm_model?model=" + family["model_id"]),
+        hide_index=True, key="lm_lineage", width="stretch",
+        column_config={
+            "rating": st.column_config.NumberColumn("Elo", format="%.1f"),
+            "details": st.column_config.LinkColumn("Details", display_text="open"),
+        }, placeholder="—")  # fmt: skip
+
+
+st.title("Model detail")
+version = ui.data.snapshot_version()
+board = load_board(version)
+model_id = pick_model(board)
+show_summary(leaderboard.model_summary(board, model_id))
+st.subheader("Every stored score")
+st.caption("All sources are kept apart; the headline score per benchmark follows precedence.")
+scores = leaderboard.model_scores(board, model_id)
+st.dataframe(
+    scores[list(SCORE_COLUMNS)], column_config=SCORE_COLUMNS, hide_index=True,
+    key="lm_scores", width="stretch", placeholder="—")  # fmt: skip
+show_lineage(board, model_id)
+st.subheader("Capability profile")
+radar = profiles.radar_data(board.profiles, [model_id])
+if radar.empty:
+    st.caption("No scores against benchmarks with curated bounds.")
+else:
+    st.plotly_chart(profiles.radar_figure(radar), key="lm_radar")

@@ -1,0 +1,54 @@
+"""Biggest movers: the largest Elo gains from a model to its lineage successor."""
+
+from __future__ import annotations
+
+import plotly.express as px
+import streamlit as st
+
+import ui.data
+from analytics.llm import leaderboard
+
+load_board = st.cache_data(show_spinner="Fitting Elo ratings for this snapshot…")(
+    leaderboard.for_version
+)
+
+COLUMNS = {
+    "display_name": "Model",
+    "release_date": st.column_config.DateColumn("Released"),
+    "predecessor_name": "Predecessor",
+    "predecessor_release_date": st.column_config.DateColumn("Predecessor released"),
+    "predecessor_rating": st.column_config.NumberColumn("Predecessor Elo", format="%.1f"),
+    "rating": st.column_config.NumberColumn("Elo", format="%.1f"),
+    "gain": st.column_config.NumberColumn("Gain", format="%+.1f"),
+}
+
+st.title("Biggest movers")
+st.caption(
+    "Each model links to its nearest strictly-older model of the same family; models released "
+    "the same day are size variants and have no predecessor. Movers are the largest positive "
+    "Elo gains along those links."
+)
+version = ui.data.snapshot_version()
+board = load_board(version)
+c1, c2 = st.columns(2)
+wanted = st.query_params.get("top", "20")
+default_top = min(max(int(wanted), 5), 100) if wanted.isdigit() else 20
+top = c1.slider("Show the top", 5, 100, default_top, key="mv_top")
+ranked_only = c2.toggle(
+    "Only ranked models at both ends", st.query_params.get("ranked") == "1", key="mv_ranked"
+)
+st.query_params.update(top=str(top), ranked="1" if ranked_only else "0")
+moves = leaderboard.movers(board, top=top, ranked_only=ranked_only)
+if moves.empty:
+    st.info("No lineage link with a rating gain in this snapshot.")
+    st.stop()
+st.dataframe(
+    moves[list(COLUMNS)], column_config=COLUMNS, hide_index=True, key="mv_table", placeholder="—"
+)
+labels = moves["predecessor_name"].astype(str) + " → " + moves["display_name"].astype(str)
+fig = px.bar(
+    moves.assign(edge=labels), x="gain", y="edge", orientation="h",
+    labels={"gain": "Elo gain", "edge": ""},
+)  # fmt: skip
+fig.update_layout(yaxis={"autorange": "reversed"}, height=max(300, 28 * len(moves)))
+st.plotly_chart(fig, key="mv_chart")

@@ -1,0 +1,136 @@
+"""One vision model: its runs, call-time histogram, memory trace, accuracy, licences, review."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+
+from analytics.vision import runs as vision
+from ui import community, data
+
+
+@st.cache_data(show_spinner=False)
+def _catalog(version: str) -> pd.DataFrame:
+    return vision.adapter_catalog()
+
+
+@st.cache_data(show_spinner=False)
+def _view(version: str, runs_key: str, adapter: str, run_id: str | None) -> vision.ModelView:
+    return vision.model_view(data.connection(), adapter, run_id)
+
+
+@st.cache_data(show_spinner=False)
+def _outputs(version: str, runs_key: str, run_id: str) -> pd.DataFrame:
+    return vision.outputs_for_review(data.connection(), run_id)
+
+
+def community_results_section(adapter: str) -> None:
+    """HOOK: "Community results" (accepted community runs) is added here by its own helper.
+
+    It must never replace or mix with our measured figures above (seed 000, Community results).
+    """
+    community.community_section(adapter)
+
+
+def _header(meta: pd.Series) -> None:
+    st.title(meta["display_name"])
+    if meta["runs_with_fixes"]:
+        st.markdown(f":orange-badge[runs with fixes] patch: `{meta['patch_url']}`")
+    st.markdown(
+        f"Code: [{meta['code_repo']}]({meta['code_repo']}) — licence {meta['code_licence']} "
+        f"(read {meta['code_licence_read_on']}). Weights: {meta['checkpoint']} — licence "
+        f"{meta['weights_licence']} (read {meta['weights_licence_read_on']}). "
+        f"**Verdict:** {meta['licence_verdict']}. Default input size: {meta['default_input_size']}."
+    )
+    st.caption(vision.NOT_LEGAL_ADVICE)
+
+
+def _charts(view: vision.ModelView) -> None:
+    if not view.calls.empty:
+        fig = px.histogram(
+            view.calls,
+            x="latency_ms",
+            color=view.calls["run_index"].astype(str),
+            nbins=60,
+            labels={"color": "run"},
+            title="Timed predict() calls, ms (ours)",
+        )
+        st.plotly_chart(fig, key="vision_model_hist")
+    if not view.memory.empty:
+        fig = px.line(
+            view.memory,
+            x="t_s",
+            y="used_mib",
+            color=view.memory["run_index"].astype(str),
+            labels={"color": "run", "t_s": "seconds since sampler start"},
+            title=f"Memory trace ({view.memory['kind'].iloc[0].upper()}, MiB)",
+        )
+        st.plotly_chart(fig, key="vision_model_memory")
+
+
+def _review(version: str, runs_key: str, run_id: str) -> None:
+    st.subheader("Outputs on the shared inputs (hand review)")
+    outputs = _outputs(version, runs_key, run_id)
+    if outputs.empty:
+        st.caption("No detection above the task's score threshold for this run.")
+        return
+    cols = ["output_index", "input_name", "x", "y", "w", "h", "score", "failure", "note"]
+    edited = st.data_editor(
+        outputs[cols], hide_index=True, key=f"vision_review_{run_id}", disabled=cols[:-2]
+    )
+    reviewer = st.text_input("Reviewer (GitHub name)", key="vision_review_name")
+    if st.button("Save review", key="vision_review_save", disabled=not reviewer):
+        path = vision.save_failure_marks(run_id, edited, reviewer)
+        st.success(f"Saved {int(edited['failure'].sum())} failure marks to {path.name}")
+        st.cache_data.clear()
+
+
+version, runs_key = data.snapshot_version(), vision.runs_fingerprint()
+catalog = _catalog(version)
+names = list(catalog["adapter"])
+wanted = st.query_params.get("model")
+adapter = st.selectbox(
+    "Model", names, index=names.index(wanted) if wanted in names else 0, key="vision_model_pick"
+)
+st.query_params["model"] = adapter
+_header(catalog.set_index("adapter").loc[adapter])
+view = _view(version, runs_key, adapter, st.query_params.get("run"))
+if view.runs.empty:
+    st.info("Not measured yet.")
+else:
+    runs = view.runs
+    st.subheader("Our runs")
+    st.dataframe(
+        runs[
+            [
+                "run_id",
+                "created_utc",
+                "device_kind",
+                "device_name",
+                "precision",
+                "median_ms",
+                "p90_ms",
+                "run_spread",
+                "memory_kind",
+                "memory_peak_mib",
+                "sampler_interval_median_ms",
+                "sampler_ok",
+                "why_not_ranked",
+            ]
+        ],
+        hide_index=True,
+        key="vision_model_runs",
+        placeholder="—",
+    )
+    run_ids = list(runs["run_id"])
+    chosen = st.selectbox("Run", run_ids, key="vision_model_run")
+    st.query_params["run"] = chosen
+    view = _view(version, runs_key, adapter, chosen)
+    _charts(view)
+    st.subheader("Accuracy: ours first, the authors' beside it")
+    st.dataframe(
+        vision.accuracy_vs_paper(view), hide_index=True, key="vision_model_acc", placeholder="—"
+    )
+    _review(version, runs_key, chosen)
+community_results_section(adapter)
