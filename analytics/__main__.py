@@ -10,10 +10,11 @@ import sys
 from analytics.core.dispatch import dispatch
 
 COMMANDS: dict[str, tuple[str, str]] = {
-    "snapshot": ("analytics.core.snapshot", "validate the catalog and build/list snapshots"),
+    "snapshot": ("analytics.core.snapshot.cli", "validate the catalog and build/list snapshots"),
     "ingest": ("analytics.llm.ingest.cli", "rebuild data/catalog from the public sources"),
     "elo": ("analytics.llm.elo_cli", "Bradley-Terry Elo ratings from a long score CSV"),
     "elo-diff": ("analytics.llm.elo_cli", "rating and rank changes between two snapshots"),
+    "derive": ("analytics.llm.ratings", "recompute (--check: verify) a snapshot's cached ratings"),
     "fit": ("analytics.llm.fit_cli", "hardware-fit calculator"),
     "finetune": ("analytics.llm.fit_cli", "fine-tune fit and cost calculator"),
     "fl-score": ("analytics.fl.cli", "score a folder of federated submission ZIPs"),

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
-from analytics.core import paths
+from analytics.core import paths, run_schema
 from measure import protocol
 from measure.adapters import MissingPackageError, registry
 from measure.runner import RunRequest, run_measurement
@@ -27,6 +30,14 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument("--accuracy-gt", type=Path, help="COCO annotation JSON (default: the task's)")
     p.add_argument("--accuracy-images", type=Path, help="images of --accuracy-gt")
     p.add_argument("--out", type=Path, default=None, help="runs folder (default data/runs)")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=protocol.WORKER_TIMEOUT_S,
+        metavar="SECONDS",
+        help="limit per worker process (load, calls, predictions); past it the worker is killed "
+        f"and the run recorded as failed (default {protocol.WORKER_TIMEOUT_S:g})",
+    )
     p.add_argument("--progress-file", type=Path, help="also write progress as JSON lines here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     return p
@@ -70,6 +81,7 @@ def run_main(argv: list[str]) -> int:
         weights=args.weights,
         accuracy_gt=args.accuracy_gt,
         accuracy_images=args.accuracy_images,
+        timeout_s=args.timeout,
     )
     progress = _Progress(args.progress_file, not args.no_progress)
     try:
@@ -84,16 +96,21 @@ def run_main(argv: list[str]) -> int:
     return 0 if record["status"] == "ok" else 1
 
 
+def _fmt(value: float | None, digits: int) -> str:
+    """A figure with ``digits`` decimals, or 'n/a' when there is none (too few samples)."""
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
 def _report(record: dict, out: Path) -> None:
-    peak_key = "vram_peak_mib" if record["memory_kind"] == "vram" else "ram_peak_mib"
+    peak_key = run_schema.peak_key(record["memory_kind"])
     if record["status"] != "ok":
         print(f"failed: {record['error']} (recorded in {out})", file=sys.stderr)
         return
     line = (
         f"{record['adapter']['name']} on {record['environment']['device_name']}: "
         f"median {record['median_ms']:.3f} ms, p90 {record['p90_ms']:.3f} ms, "
-        f"{peak_key} {record[peak_key]:.1f}, sampler median "
-        f"{record['sampler']['interval_median_ms']:.2f} ms"
+        f"{peak_key} {_fmt(record[peak_key], 1)}, sampler median "
+        f"{_fmt(record['sampler']['interval_median_ms'], 2)} ms"
     )
     if record["discarded"]:
         line += f"; DISCARDED: {record['discard_reason']}"
@@ -101,6 +118,34 @@ def _report(record: dict, out: Path) -> None:
         line += "; non-standard protocol (never ranked)"
     print(line)
     print(f"record: {out}")
+
+
+SWEEP_SLACK_S = 300.0
+"""Time a ``measure run`` process may take beyond its workers' limits (imports, accuracy, store)."""
+
+
+def _run_one(cmd: list[str], limit_s: float) -> tuple[int, str]:
+    """Run one ``measure run`` in its own process group; (exit code, last output line).
+
+    Past ``limit_s`` the whole group is killed (a backstop: the run enforces --timeout itself)."""
+    proc = subprocess.Popen(
+        cmd,
+        cwd=paths.REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+    )
+    try:
+        output, _ = proc.communicate(timeout=limit_s)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return 1, f"timeout after {limit_s:g} s (measure run killed)"
+    return proc.returncode, (output.strip().splitlines()[-1:] or [""])[0]
 
 
 def sweep_main(argv: list[str]) -> int:
@@ -112,21 +157,29 @@ def sweep_main(argv: list[str]) -> int:
     p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help="one Ray task per job")
     p.add_argument("--results", type=Path, help="job results folder (docs/ray.md)")
     p.add_argument("--cpus-per-task", type=float, default=1, help="CPUs per CPU job on Ray")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=protocol.WORKER_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"limit per worker process of each run (default {protocol.WORKER_TIMEOUT_S:g})",
+    )
     args, passthrough = p.parse_known_args(argv[1:])
     names = args.only or list(registry())
+    run_args = ["--timeout", str(args.timeout), *passthrough]
+    options = _run_parser().parse_args(["--adapter", "-", *run_args])
     if args.ray is not None or args.results is not None:
         from measure import distributed
 
-        options = _run_parser().parse_args(["--adapter", "-", *passthrough])
         return distributed.sweep(args, names, options)
     failures = 0
+    limit_s = options.timeout * max(options.runs, 1) + SWEEP_SLACK_S
     for name in names:
         cmd = [sys.executable, "-m", "measure", "run", "--adapter", name, "--device", args.device]
-        cmd += ["--no-progress", *passthrough] + (["--out", str(args.out)] if args.out else [])
-        done = subprocess.run(cmd, cwd=paths.REPO_ROOT, capture_output=True, text=True)
-        tail = (done.stdout + done.stderr).strip().splitlines()[-1:] or [""]
-        print(f"{name}: {'ok' if done.returncode == 0 else 'FAILED'}: {tail[0]}")
-        failures += done.returncode != 0
+        cmd += ["--no-progress", *run_args] + (["--out", str(args.out)] if args.out else [])
+        code, tail = _run_one(cmd, limit_s)
+        print(f"{name}: {'ok' if code == 0 else 'FAILED'}: {tail}", flush=True)
+        failures += code != 0
     print(f"sweep: {len(names) - failures} ok, {failures} failed")
     return 0 if failures == 0 else 1
 

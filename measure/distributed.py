@@ -101,27 +101,13 @@ def sweep(args: argparse.Namespace, names: list[str], options: argparse.Namespac
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
-    try:
-        if args.ray is not None:
-            jobs.import_ray()
-    except jobs.RayMissingError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    missing = jobs.ray_missing(args.ray)
+    if missing:
+        print(missing, file=sys.stderr)
         return 2
     batch = sweep_jobs(names, args.device, options)
-    update, close = jobs.tqdm_progress("sweep")
-    try:
-        tally = jobs.run_batch(
-            KIND,
-            measure_job,
-            batch,
-            args.results,
-            ray_address=args.ray or None,
-            use_ray=args.ray is not None,
-            resources=_resources(args.device, args.cpus_per_task),
-            progress=update,
-        )
-    finally:
-        close()
+    resources = _resources(args.device, args.cpus_per_task)
+    tally = jobs.run_cli_batch(KIND, measure_job, batch, args.results, args.ray, resources, "sweep")
     stored = ingest(Path(args.results), batch, Path(args.out or paths.RUNS_DIR))
     return _report(args.results, batch, tally, stored)
 

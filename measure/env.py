@@ -6,8 +6,10 @@ import hashlib
 import importlib.metadata
 import os
 import platform
+import site
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -57,18 +59,74 @@ def resolve_path(text: str) -> Path:
     return path if path.is_absolute() else paths.REPO_ROOT / path
 
 
+def git(*args: str, strip: bool = True) -> str | None:
+    """Output of ``git ARGS`` in the repository, or None when git fails or is absent."""
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=paths.REPO_ROOT, capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout.strip() if strip else done.stdout
+
+
+def weights_roots() -> dict[str, list[Path]]:
+    """Declared roots a weights path is stored relative to, most specific first."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    torch_home = Path(os.environ.get("TORCH_HOME") or cache / "torch")
+    hf_home = Path(os.environ.get("HF_HOME") or cache / "huggingface")
+    site_dirs = [*site.getsitepackages(), site.getusersitepackages()]
+    site_dirs += [sysconfig.get_paths()[k] for k in ("purelib", "platlib")]
+    return {
+        "site-packages": list(dict.fromkeys(Path(d) for d in site_dirs)),
+        "torch-hub": [torch_home / "hub"],
+        "hf-cache": [Path(os.environ.get("HF_HUB_CACHE") or hf_home / "hub")],
+        "repo": [paths.REPO_ROOT],
+    }
+
+
+def weights_entry(path: Path) -> dict[str, str]:
+    """``{file, root, path, sha256}`` of one weights file, its path relative to a declared root
+    (``external``: outside every root, only the file name is kept)."""
+    path = Path(path).resolve()
+    for root, folders in weights_roots().items():
+        for folder in folders:
+            try:
+                rel = path.relative_to(folder.resolve())
+            except (ValueError, OSError):
+                continue
+            return {
+                "file": path.name,
+                "root": root,
+                "path": rel.as_posix(),
+                "sha256": sha256_file(path),
+            }
+    return {"file": path.name, "root": "external", "path": path.name, "sha256": sha256_file(path)}
+
+
+def resolve_weights(item: dict[str, Any]) -> Path | None:
+    """Where a record's weights entry lies on this machine (None when it is not found).
+
+    Version-1 entries hold an absolute path: used as is, else its part after ``site-packages/``
+    is looked up under this machine's site-packages."""
+    root, text = item.get("root"), str(item["path"])
+    if root is None:
+        path = Path(text)
+        if path.is_file() or "site-packages/" not in text:
+            return path if path.is_file() else None
+        root, text = "site-packages", text.split("site-packages/", 1)[1]
+    if Path(text).is_absolute() or ".." in Path(text).parts:
+        return None
+    for folder in weights_roots().get(root, []):
+        if (folder / text).is_file():
+            return folder / text
+    return None
+
+
 def git_state() -> dict[str, Any]:
     """The tool's commit and whether the working tree had uncommitted changes."""
-
-    def git(*args: str) -> str | None:
-        try:
-            done = subprocess.run(
-                ["git", *args], cwd=paths.REPO_ROOT, capture_output=True, text=True, timeout=10
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        return done.stdout.strip() if done.returncode == 0 else None
-
     status = git("status", "--porcelain", "--untracked-files=no")
     return {
         "git_commit": git("rev-parse", "HEAD"),

@@ -30,9 +30,16 @@ _PROCESSES: dict[int, subprocess.Popen] = {}
 
 
 def start(
-    adapter: str, device: str, runs: int, warmup: int, calls: int, out: Path | None = None
+    adapter: str,
+    device: str,
+    runs: int,
+    warmup: int,
+    calls: int,
+    out: Path | None = None,
+    timeout_s: float | None = None,
 ) -> Launched:
-    """Launch one measurement; returns at once."""
+    """Launch one measurement; returns at once. ``timeout_s`` limits each worker (default: the
+    protocol's ``WORKER_TIMEOUT_S``)."""
     folder = Path(tempfile.mkdtemp(prefix="atlas-run-"))
     progress, log = folder / "progress.jsonl", folder / "log.txt"
     cmd = [
@@ -56,6 +63,8 @@ def start(
     ]
     if out is not None:
         cmd += ["--out", str(out)]
+    if timeout_s is not None:
+        cmd += ["--timeout", str(timeout_s)]
     with open(log, "w") as handle:
         proc = subprocess.Popen(cmd, cwd=paths.REPO_ROOT, stdout=handle, stderr=subprocess.STDOUT)
     _PROCESSES[proc.pid] = proc

@@ -22,6 +22,10 @@ SAMPLER_DEADLINE_MS = 10.0  # an interval longer than this is a missed deadline 
 SAMPLER_MAX_MISSED_FRACTION = 0.01  # more missed intervals than this flags the sampler
 SAMPLER_MAX_GAP_MS = 50.0  # any single gap longer than this flags the sampler
 LISTABLE_PEAK_MIB = 24 * 1024  # 24 GiB, the reference RTX 4090's memory (seed 01)
+WORKER_TIMEOUT_S = 3600.0  # default limit on one worker process (load, calls, predictions), s
+TIMER = "time.perf_counter around each predict() call"
+SYNC_CUDA = "torch.cuda.synchronize before and after each call"
+SYNC_CPU = "none (cpu)"
 P90 = 90.0  # percentile for the tail figure; numpy's default linear interpolation
 THROTTLE_DISTURBING = (
     "sw_power_cap",
@@ -31,6 +35,13 @@ THROTTLE_DISTURBING = (
     "hw_power_brake_slowdown",
 )
 """NVML clock-event reasons that mean power or thermal limits slowed the GPU during a run."""
+
+
+def record_constants(version: int, device: str) -> dict[str, object]:
+    """The protocol fields a record of ``version`` made on ``device`` must hold (1 and 2 agree)."""
+    del version  # no protocol constant has changed between record versions yet
+    sync = SYNC_CUDA if device.startswith("cuda") else SYNC_CPU
+    return {"batch_size": BATCH_SIZE, "timer": TIMER, "sync": sync}
 
 
 def choose_precision(supported: Sequence[str], device: str) -> tuple[str, str]:

@@ -8,65 +8,21 @@ observations alone; ``build`` uses it, so stored figures and recomputed ones can
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from analytics.core import problems, run_schema
 from measure import protocol
 
-RECORD_VERSION = 1
-
-SCHEMA: dict[str, str] = {
-    "record_version": "int: schema version of this document (RECORD_VERSION)",
-    "run_id": "str: <adapter>-<device kind>-<UTC time>-<hash>, unique",
-    "created_utc": "str: ISO 8601 time the measurement finished",
-    "status": "str: 'ok' or 'failed' (a run crashed, ran out of memory or failed to import)",
-    "error": "str|null: the first failing run's one-line error",
-    "tool": "obj: git_commit, git_dirty of the measuring tool",
-    "adapter": "obj: spec, name, task, source_file, source_sha256, info (metadata)",
-    "lock": "obj: requirements_sha256, pip_freeze, pip_freeze_sha256",
-    "inputs": "obj: dir, files[{name, sha256}] of the shared input set",
-    "weights": "list: {file, path, sha256} per weights file the adapter loaded",
-    "environment": "obj: device, device_kind, device_name, cpu/gpu facts, power_limited",
-    "protocol": "obj: runs, warmup, calls, batch_size, precision, precision_reason, standard, "
-    "nonstandard_reasons, task, score_threshold, timer, sync",
-    "runs": "list: per run: calls_ms, warmup_ms, input_index, load_s, disturbance, memory "
-    "(kind, baseline_mib, t_s, used_mib, phase), error",
-    "accuracy": "obj|null: benchmark, ground_truth, ground_truth_sha256, image_ids, "
-    "detections, stats",
-    "outputs": "list: detections on the shared inputs (input_index, bbox, score, category_id)",
-    "median_ms": "float: median of all timed calls of all runs pooled",
-    "p90_ms": "float: 90th percentile (linear interpolation) of the same pool",
-    "run_medians_ms": "list: median of each run",
-    "run_spread": "float: (max-min)/min of run_medians_ms",
-    "discarded": "bool: spread over 10% or a disturbed run",
-    "discard_reason": "str: why, '' when not discarded",
-    "memory_kind": "str: 'vram' (NVML, GPU) or 'ram' (process RSS, CPU)",
-    "vram_peak_mib | ram_peak_mib": "float: max over runs of (max sample - idle baseline)",
-    "sampler": "obj: interval_median_ms, interval_max_ms, missed_deadlines, sampler_ok",
-    "listable": "bool: status ok and peak within 24 GiB",
-    "listable_reason": "str: why not listable, '' when listable",
-}
-"""Every top-level key and what it holds (the record's documented schema)."""
-
-_FIGURES = (
-    "median_ms",
-    "p90_ms",
-    "run_medians_ms",
-    "run_spread",
-    "discarded",
-    "discard_reason",
-    "memory_kind",
-    "sampler",
-    "listable",
-    "listable_reason",
-)
-
-
-def peak_key(kind: str) -> str:
-    """``vram_peak_mib`` for GPU memory, ``ram_peak_mib`` for process RAM."""
-    return "vram_peak_mib" if kind == "vram" else "ram_peak_mib"
+RECORD_VERSION = run_schema.RECORD_VERSION
+SCHEMA = run_schema.RECORD
+"""Every key a record holds, with its kind, unit and meaning (``analytics.core.run_schema``)."""
+peak_key = run_schema.peak_key
 
 
 def _run_peak_mib(memory: dict[str, Any]) -> float | None:
@@ -125,6 +81,8 @@ def recompute(record: dict[str, Any], ground_truth: dict | None = None) -> dict[
         out.update(median_ms=None, p90_ms=None, run_medians_ms=[], run_spread=None)
         out.update(discarded=True, discard_reason="the measurement failed")
     out["listable"], out["listable_reason"] = _listable(status, out[peak_key(out["memory_kind"])])
+    if record.get("record_version", RECORD_VERSION) >= 2:
+        out["runs_sha256"] = runs_sha256(runs)
     if ground_truth is not None and record.get("accuracy"):
         from measure.coco import evaluate
 
@@ -144,36 +102,131 @@ def build(observed: dict[str, Any]) -> dict[str, Any]:
 
 def figure_keys(record: dict[str, Any]) -> list[str]:
     """The derived figures a record carries (the ones ``verify`` recomputes)."""
-    return [*_FIGURES, peak_key(record.get("memory_kind", "ram"))]
+    version = record.get("record_version")
+    version = version if run_schema.is_int(version) else RECORD_VERSION
+    return run_schema.figure_keys(record.get("memory_kind", "ram"), version)
 
 
-def validate(record: dict[str, Any]) -> None:
-    """Raise ValueError naming the first missing or malformed key."""
-    needed = ["record_version", "run_id", "runs", "protocol", "adapter", "inputs"]
-    needed += ["median_ms", "p90_ms", "discarded", "discard_reason"]
-    for key in needed:
-        if key not in record:
-            raise ValueError(f"record lacks {key!r}; fix: regenerate it with python -m measure run")
-    if record["record_version"] != RECORD_VERSION:
-        raise ValueError(
-            f"record_version {record['record_version']} is not {RECORD_VERSION}; "
-            "fix: use the tool version that wrote it"
-        )
+def runs_sha256(runs: list[dict]) -> str:
+    """SHA-256 of the canonical JSON of ``runs`` (every call time, memory sample and error)."""
+    text = json.dumps(runs, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+FIX = "regenerate it with python -m measure run"
+
+
+def _bad(where: str, what: str) -> run_schema.RecordError:
+    return run_schema.RecordError(problems.line(where, what, FIX))
+
+
+def _check(doc: Any, fields: tuple, where: str, prefix: str = "") -> None:
+    problem = run_schema.first_problem(doc, fields)
+    if problem is not None:
+        raise _bad(where, prefix + problem)
+
+
+def _record_fields(record: dict[str, Any]) -> tuple:
+    """The schema fields to check: ``adapter.info.*`` only when info is not null."""
+    info = run_schema.lookup(record, "adapter.info")
+    skip = "adapter.info" if info is None else "\0"
+    return tuple(f for f in SCHEMA if not f.path.startswith(skip))
+
+
+def _check_run(run: Any, where: str, prefix: str) -> None:
+    if not isinstance(run, dict):
+        raise _bad(where, f"{prefix} is {type(run).__name__}, not an object")
+    if run.get("error"):
+        _check(run, (run_schema.get_field("error", run_schema.RUN),), where, f"{prefix}.")
+        return
+    _check(run, run_schema.RUN, where, f"{prefix}.")
+    if len(run["calls_ms"]) != len(run["input_index"]):
+        raise _bad(where, f"{prefix}: calls_ms and input_index differ in length")
+    memory = run["memory"]
+    if not len(memory["t_s"]) == len(memory["used_mib"]) == len(memory["phase"]):
+        raise _bad(where, f"{prefix}.memory: t_s, used_mib and phase differ in length")
+
+
+def _check_detections(items: Any, where: str, name: str, keys: tuple[str, ...]) -> None:
+    if not isinstance(items, list):
+        raise _bad(where, f"{name} is {type(items).__name__}, not a list")
+    for i, det in enumerate(items):
+        problem = run_schema.detection_problem(det)
+        if problem is None and not all(run_schema.is_int(det.get(k)) for k in keys):
+            problem = f"lacks an integer {' or '.join(keys)}"
+        if problem is not None:
+            raise _bad(where, f"{name}[{i}] {problem}")
+
+
+def _check_lists(record: dict[str, Any], where: str) -> None:
+    """Every entry of runs, inputs.files, weights, outputs and accuracy has its shape."""
     for i, run in enumerate(record["runs"]):
-        if not run.get("error") and not isinstance(run.get("calls_ms"), list):
-            raise ValueError(f"runs[{i}] lacks calls_ms; fix: regenerate the record")
+        _check_run(run, where, f"runs[{i}]")
+    for i, item in enumerate(record["inputs"]["files"]):
+        _check(item, run_schema.INPUT_FILE, where, f"inputs.files[{i}].")
+        if Path(item["name"]).name != item["name"] or item["name"] in ("", ".", ".."):
+            raise _bad(where, f"inputs.files[{i}].name {item['name'][:60]!r} is not a file name")
+    for i, item in enumerate(record["weights"]):
+        _check(item, run_schema.WEIGHTS_FILE, where, f"weights[{i}].")
+        if Path(item["file"]).name != item["file"] or item["file"] in ("", ".", ".."):
+            raise _bad(where, f"weights[{i}].file {item['file'][:60]!r} is not a file name")
+    _check_detections(record["outputs"], where, "outputs", ("input_index",))
+    for d in record["outputs"]:
+        if not 0 <= d["input_index"] < len(record["inputs"]["files"]):
+            raise _bad(where, f"outputs input_index {d['input_index']} names no input file")
+    if record["accuracy"] is not None:
+        _check_accuracy(record["accuracy"], where)
 
 
-def same(a: Any, b: Any) -> bool:
-    """Figure equality with float tolerance 1e-9 (relative) for numbers, lists and dicts."""
+def _check_accuracy(acc: dict[str, Any], where: str) -> None:
+    for key, ok in (
+        ("ground_truth", isinstance(acc.get("ground_truth"), str)),
+        ("ground_truth_sha256", run_schema.is_hex64(acc.get("ground_truth_sha256"))),
+        ("image_ids", run_schema.KINDS["list[int]"](acc.get("image_ids"))),
+        ("stats", isinstance(acc.get("stats"), dict)),
+    ):
+        if not ok:
+            raise _bad(where, f"accuracy.{key} is missing or malformed")
+    _check_detections(acc.get("detections"), where, "accuracy.detections", ("image_id",))
+
+
+def validate(record: Any, where: str = "record") -> None:
+    """Raise ``RecordError`` (one line naming ``where``) at the first malformed part of a record:
+    nesting depth, version, every schema field's kind, every runs/inputs/weights/outputs entry."""
+    if not isinstance(record, dict):
+        raise _bad(where, f"a record is a JSON object, got {type(record).__name__}")
+    deep = run_schema.depth_problem(record)
+    if deep:
+        raise _bad(where, deep)
+    for key in run_schema.top_level_keys():
+        if key not in record:
+            raise _bad(where, f"record lacks {key!r}")
+    version = record["record_version"]
+    if not run_schema.is_int(version) or version not in run_schema.SUPPORTED_VERSIONS:
+        raise run_schema.RecordError(
+            problems.line(
+                where,
+                f"record_version {str(version)[:20]} is not one of {run_schema.SUPPORTED_VERSIONS}",
+                "use the tool version that wrote it",
+            )
+        )
+    _check(record, _record_fields(record), where)
+    _check_lists(record, where)
+
+
+def same(a: Any, b: Any, exact: bool = False) -> bool:
+    """Figure equality for numbers, lists and dicts: exact with ``exact``, else with float
+    tolerance 1e-9 (relative)."""
     if isinstance(a, bool) or isinstance(b, bool):
-        return a == b
+        return a == b and type(a) is type(b)
     if isinstance(a, int | float) and isinstance(b, int | float):
+        if exact:
+            return a == b or (math.isnan(a) and math.isnan(b))
         return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
     if isinstance(a, list | tuple) and isinstance(b, list | tuple):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(same(x, y, exact) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(same(a[k], b[k], exact) for k in a)
     return a == b
 
 

@@ -6,23 +6,30 @@ run (the record says why) instead of stopping a sweep.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import queue
+import re
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from analytics.core import paths
+from analytics.core import paths, run_schema
 from measure import env, protocol, record, store
 from measure.adapters import resolve, source_file
 from measure.coco import evaluate, load_ground_truth
 from measure.tasks import Task, get_task
+from measure.worker import PROGRESS_PREFIX
 
 Progress = Callable[[str, int, int], None]
 
@@ -42,13 +49,15 @@ class RunRequest:
     weights: str | None = None
     accuracy_gt: Path | None = None
     accuracy_images: Path | None = None
-    timeout_s: float = 3600.0
+    timeout_s: float = protocol.WORKER_TIMEOUT_S
     extra_env: dict[str, str] = field(default_factory=dict)
 
 
 def _check_request(req: RunRequest) -> None:
     if req.runs < 1 or req.warmup < 0 or req.calls < 1:
         raise ValueError("--runs and --calls must be >= 1 and --warmup >= 0")
+    if not req.timeout_s > 0:
+        raise ValueError(f"--timeout {req.timeout_s}: must be a positive number of seconds")
     if req.device != "cpu" and not req.device.startswith("cuda"):
         raise ValueError(f"--device {req.device!r}: use cpu, cuda or cuda:N")
 
@@ -70,17 +79,13 @@ def _protocol(req: RunRequest, cls: type, task: Task, inputs: Path) -> dict[str,
         "runs": req.runs,
         "warmup": req.warmup,
         "calls": req.calls,
-        "batch_size": protocol.BATCH_SIZE,
         "precision": precision,
         "precision_reason": reason if precision == chosen else "set by --precision",
         "standard": not off,
         "nonstandard_reasons": off,
         "task": task.name,
         "score_threshold": task.score_threshold,
-        "timer": "time.perf_counter around each predict() call",
-        "sync": "torch.cuda.synchronize before and after each call"
-        if req.device.startswith("cuda")
-        else "none (cpu)",
+        **protocol.record_constants(record.RECORD_VERSION, req.device),
     }
 
 
@@ -112,36 +117,106 @@ def _worker_command(
     return cmd
 
 
+_PROGRESS = re.compile(rf"^{PROGRESS_PREFIX} (\d{{1,9}}) (\d{{1,9}})$")
+
+
+def _pump(stream: Any, lines: queue.Queue) -> None:
+    """Copy the worker's protocol lines into ``lines``; None at end of file."""
+    try:
+        for line in stream:
+            lines.put(line)
+    finally:
+        lines.put(None)
+
+
+def _relay(lines: queue.Queue, deadline: float, label: str, progress: Progress | None) -> bool:
+    """Relay progress lines until end of file (True) or ``deadline`` (False). Lines that are
+    not strict progress lines are ignored."""
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        try:
+            line = lines.get(timeout=min(remaining, 1.0))
+        except queue.Empty:
+            continue
+        if line is None:
+            return True
+        match = _PROGRESS.match(line.rstrip("\n"))
+        if match and progress is not None:
+            progress(label, int(match[1]), int(match[2]))
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the worker's whole process group (the worker, its sampler, anything it forked)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _payload(out: Path, proc: subprocess.Popen, tail: str) -> dict[str, Any]:
+    """The worker's JSON payload, or an error saying why there is none."""
+    try:
+        payload = json.loads(out.read_text()) if out.is_file() else None
+    except (OSError, ValueError) as exc:
+        return {"error": f"worker wrote an unreadable payload ({exc})"}
+    if isinstance(payload, dict):
+        return _checked(payload)
+    code = proc.returncode
+    why = f"killed by signal {-code} (out of memory?)" if code < 0 else f"exit code {code}"
+    return {"error": f"worker {why}: {tail}"}
+
+
+def _checked(payload: dict[str, Any]) -> dict[str, Any]:
+    """The payload, or an error when its detections are malformed (nothing of it is stored)."""
+    if payload.get("error"):
+        return {"error": str(payload["error"]).splitlines()[0][:500]}
+    for key, tag in (("outputs", "input_index"), ("accuracy_detections", "image_id")):
+        for index, det in enumerate(payload.get(key) or []):
+            problem = run_schema.detection_problem(det)
+            if problem is None and not run_schema.is_int(det.get(tag)):
+                problem = f"lacks an integer {tag}"
+            if problem is not None:
+                return {"error": f"{key}[{index}] {problem}"}
+    return payload
+
+
 def _run_worker(
     cmd: list[str], out: Path, label: str, progress: Progress | None, req: RunRequest
 ) -> dict[str, Any]:
-    """Run one worker to completion, relaying its progress lines; its payload or its error."""
+    """Run one worker in its own process group, relaying its progress lines until it ends or
+    ``req.timeout_s`` passes (then the group is killed); its payload or its error."""
     child_env = {**os.environ, **req.extra_env, "PYTHONPATH": str(paths.REPO_ROOT)}
+    deadline = time.monotonic() + req.timeout_s
     with open(out.with_suffix(".stderr"), "w+") as errors:
         proc = subprocess.Popen(
             cmd,
             stdout=subprocess.PIPE,
             stderr=errors,
+            stdin=subprocess.DEVNULL,
             text=True,
+            errors="replace",
             cwd=paths.REPO_ROOT,
             env=child_env,
+            start_new_session=True,
         )
-        for line in proc.stdout:
-            parts = line.split()
-            if len(parts) == 3 and parts[0] == "progress" and progress is not None:
-                progress(label, int(parts[1]), int(parts[2]))
+        lines: queue.Queue = queue.Queue()
+        threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True).start()
+        finished = False
         try:
-            proc.wait(timeout=req.timeout_s)
+            finished = _relay(lines, deadline, label, progress)
+            if finished:
+                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
-            proc.kill()
-            return {"error": f"timed out after {req.timeout_s:.0f} s"}
+            finished = False
+        finally:
+            if not finished or proc.poll() is None:
+                _kill_group(proc)
+        if not finished:
+            return {"error": f"timeout after {req.timeout_s:g} s"}
         errors.seek(0)
-        tail = errors.read().strip().splitlines()[-1:] or [""]
-    if out.is_file():
-        return json.loads(out.read_text())
-    code = proc.returncode
-    why = f"killed by signal {-code} (out of memory?)" if code < 0 else f"exit code {code}"
-    return {"error": f"worker {why}: {tail[0]}"}
+        tail = (errors.read().strip().splitlines()[-1:] or [""])[0]
+    return _payload(out, proc, tail)
 
 
 def _run_id(adapter: str, device: str, created: datetime) -> str:

@@ -1,4 +1,4 @@
-"""Atomic writes of run records and their Parquet tables (temp file, fsync, rename).
+"""Atomic writes of run records and their Parquet tables (``analytics.core.atomic``).
 
 Layout under the runs folder (``analytics.core.paths.RUNS_DIR`` by default)::
 
@@ -14,49 +14,14 @@ Layout under the runs folder (``analytics.core.paths.RUNS_DIR`` by default)::
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from analytics.core import atomic
+
 TABLES = ("vision_runs", "vision_calls", "vision_memory", "vision_outputs")
-
-
-def _temp_beside(path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    return Path(name)
-
-
-def _fsync_replace(temp: Path, path: Path) -> None:
-    with open(temp, "rb") as handle:
-        os.fsync(handle.fileno())
-    os.chmod(temp, 0o644)  # mkstemp creates 0600; stored runs are readable like any repo file
-    os.replace(temp, path)
-
-
-def write_json_atomic(path: Path, payload: Any) -> None:
-    """Write JSON so that readers see the old file or the whole new one, never a part."""
-    temp = _temp_beside(Path(path))
-    try:
-        temp.write_text(json.dumps(payload, indent=1, sort_keys=False, allow_nan=False) + "\n")
-        _fsync_replace(temp, Path(path))
-    finally:
-        temp.unlink(missing_ok=True)
-
-
-def write_parquet_atomic(path: Path, frame: pd.DataFrame) -> None:
-    """Write one Parquet file atomically."""
-    temp = _temp_beside(Path(path))
-    try:
-        frame.to_parquet(temp, index=False)
-        _fsync_replace(temp, Path(path))
-    finally:
-        temp.unlink(missing_ok=True)
 
 
 def save(record: dict[str, Any], tables: dict[str, pd.DataFrame], runs_dir: Path) -> Path:
@@ -67,18 +32,14 @@ def save(record: dict[str, Any], tables: dict[str, pd.DataFrame], runs_dir: Path
     existing = [p for p in targets if p.exists()]
     if existing:
         raise FileExistsError(f"{existing[0]}: run {run_id} is already stored; records are final")
-    temps: dict[Path, Path] = {}
-    try:
-        for path, frame in targets.items():
-            temps[path] = _temp_beside(path)
-            if frame is None:
-                body = json.dumps(record, separators=(",", ":"), allow_nan=False) + "\n"
-                temps[path].write_text(body)
-            else:
-                frame.to_parquet(temps[path], index=False)
-        for path, temp in temps.items():
-            _fsync_replace(temp, path)
-    finally:
-        for temp in temps.values():
-            temp.unlink(missing_ok=True)
+    body = atomic.json_text(record, indent=None, separators=(",", ":"))
+    fills = {path: _filler(body, frame) for path, frame in targets.items()}
+    atomic.write_all(fills)
     return runs_dir / "records" / f"{run_id}.json"
+
+
+def _filler(body: str, frame: pd.DataFrame | None):
+    """What writes one target's temp file: the record JSON, or a table as Parquet."""
+    if frame is None:
+        return lambda temp: temp.write_text(body)
+    return lambda temp: frame.to_parquet(temp, index=False)

@@ -3,29 +3,35 @@
 The parent (``measure.runner``) starts one fresh worker per run so that no run inherits
 another's caches, allocator state or JIT warm-up. A worker loads the model while the memory
 sampler (a process of its own) runs, does the warm-up and timed calls, optionally predicts every
-input (outputs for review, detections for accuracy) and writes one JSON file. Progress goes to
-stdout as lines ``progress DONE TOTAL``.
+input (outputs for review, detections for accuracy) and writes one JSON file.
+
+Progress goes to the worker's original stdout as lines ``@measure-progress DONE TOTAL``; before
+the adapter is imported, file descriptor 1 (and ``sys.stdout``) is pointed at stderr, so whatever
+an adapter prints lands in the worker's log and can never corrupt the progress channel. Every
+detection an adapter returns is checked (``measure.adapters.base.check_detections``); a malformed
+one fails the run with one line naming the image and the detection.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import psutil
 
+from analytics.core import atomic
 from measure import nvml
 from measure.adapters import resolve
-from measure.adapters.base import load_image
-from measure.env import image_files, sha256_file
+from measure.adapters.base import check_detections, load_image
+from measure.env import image_files, weights_entry
 from measure.protocol import time_calls
 from measure.sampler import MemorySampler, nvml_source, rss_reader, rss_source
-from measure.store import write_json_atomic
 
 
 def _cpu_busy_s(helper_cpu_s: float = 0.0) -> tuple[float, float, float]:
@@ -113,12 +119,25 @@ def measure_once(
     }
 
 
+PROGRESS_PREFIX = "@measure-progress"
+"""First word of every progress line on the worker's protocol channel."""
+
+
+def protocol_channel() -> TextIO:
+    """The original stdout for protocol lines; fd 1 and ``sys.stdout`` now go to stderr."""
+    channel = os.fdopen(os.dup(1), "w", buffering=1)
+    sys.stdout.flush()
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return channel
+
+
 def predict_all(adapter: Any, files: list[Path], image_ids: list[int] | None = None) -> list[dict]:
-    """Detections for every file, each tagged with its input index (and COCO image id)."""
+    """Detections for every file, each checked and tagged with its input index (and image id)."""
     out = []
     for index, file in enumerate(files):
-        for det in adapter.predict(load_image(file)):
-            row = {**det, "input_index": index}
+        for det in check_detections(adapter.predict(load_image(file)), file.name):
+            row = {**det, "bbox": list(det["bbox"]), "input_index": index}
             if image_ids is not None:
                 row["image_id"] = image_ids[index]
             out.append(row)
@@ -160,8 +179,10 @@ def _sync_for(device: str) -> Callable[[], None] | None:
     return lambda: torch.cuda.synchronize(device)
 
 
-def run_worker(args: argparse.Namespace) -> dict[str, Any]:
-    """Everything one worker process does; returns its JSON payload."""
+def run_worker(args: argparse.Namespace, channel: TextIO | None = None) -> dict[str, Any]:
+    """Everything one worker process does; returns its JSON payload. Progress lines go to
+    ``channel`` (default: stdout)."""
+    channel = channel or sys.stdout
     adapter = resolve(args.adapter)(weights=args.weights)
     files = image_files(args.inputs)
     images = [load_image(f) for f in files]
@@ -177,7 +198,7 @@ def run_worker(args: argparse.Namespace) -> dict[str, Any]:
         now = time.perf_counter()
         if now - last[0] >= 0.25 or i + 1 == total:
             last[0] = now
-            print(f"progress {i + 1} {total}", flush=True)
+            print(f"{PROGRESS_PREFIX} {i + 1} {total}", file=channel, flush=True)
 
     run = measure_once(
         adapter,
@@ -190,9 +211,7 @@ def run_worker(args: argparse.Namespace) -> dict[str, Any]:
         sync=_sync_for(args.device),
         on_call=progress,
     )
-    run["weights"] = [
-        {"file": f.name, "path": str(f), "sha256": sha256_file(f)} for f in adapter.weight_files()
-    ]
+    run["weights"] = [weights_entry(f) for f in adapter.weight_files()]
     if gpu is not None:
         import torch
 
@@ -208,13 +227,14 @@ def run_worker(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    channel = protocol_channel()
     try:
-        payload = run_worker(args)
+        payload = run_worker(args, channel)
         code = 0
     except Exception as exc:  # recorded as a failed run; the parent keeps going
         payload = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}
         code = 1
-    write_json_atomic(args.out, payload)
+    atomic.write_json(args.out, payload)
     return code
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import plotly.express as px
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
@@ -9,7 +10,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 import ui.data
 from analytics.core.snapshot import CatalogError
 from analytics.llm import overview
-from ui import navigation
+from ui import llm, navigation
 
 INTRO = """
 Model Atlas ranks AI models from numbers whose origin you can check, in three tracks that share
@@ -20,12 +21,6 @@ machine, with community runs shown beside ours but never mixed in. **Federated t
 federated-learning runs scored per protocol (quality, efficiency, robustness) with system costs
 from one calibrated simulator.
 """
-
-
-@st.cache_data(show_spinner=False)
-def load_overview(version: str) -> overview.Overview:
-    """Catalog figures for one snapshot version (the cache key)."""
-    return overview.catalog_overview(ui.data.connection())
 
 
 def show_catalog_error(exc: CatalogError) -> None:
@@ -48,38 +43,35 @@ def show_counts(ov: overview.Overview) -> None:
     cols[4].metric("GPUs", f"{ov.gpus:,}", help=f"{ov.throughput_rows:,} measured throughput rows")
 
 
+def _bar_chart(frame: pd.DataFrame, key: str, layout: dict, **bar: object) -> None:
+    """One labelled plotly bar chart (counts printed beside the bars)."""
+    fig = px.bar(frame, **bar)
+    fig.update_traces(texttemplate="%{text:,}", textposition="outside", cliponaxis=False)
+    fig.update_layout(height=380, **layout)
+    st.plotly_chart(fig, key=key)
+
+
 def show_charts(ov: overview.Overview) -> None:
     left, right = st.columns(2)
     with left:
         st.subheader("Where the scores come from")
-        fig = px.bar(
-            ov.provenance,
-            x="source_kind",
-            y="score_rows",
-            text="score_rows",
+        _bar_chart(
+            ov.provenance, "home_provenance", {"margin": {"t": 30}},
+            x="source_kind", y="score_rows", text="score_rows",
             labels={"source_kind": "source kind (headline precedence →)", "score_rows": "scores"},
-        )
-        fig.update_traces(texttemplate="%{text:,}", textposition="outside", cliponaxis=False)
-        fig.update_layout(height=380, margin={"t": 30})
-        st.plotly_chart(fig, key="home_provenance")
+        )  # fmt: skip
         st.caption(
             "Rows of each provenance are stored apart; where a model has several results on "
             "one benchmark, the headline uses the leftmost kind."
         )
     with right:
         st.subheader("Scores per benchmark category")
-        fig = px.bar(
-            ov.by_category,
-            x="score_rows",
-            y="category",
-            orientation="h",
-            text="score_rows",
-            hover_data=["benchmarks", "models"],
-            labels={"score_rows": "scores", "category": ""},
-        )
-        fig.update_traces(texttemplate="%{text:,}", textposition="outside", cliponaxis=False)
-        fig.update_layout(height=380, margin={"t": 30, "r": 50}, yaxis={"autorange": "reversed"})
-        st.plotly_chart(fig, key="home_categories")
+        _bar_chart(
+            ov.by_category, "home_categories",
+            {"margin": {"t": 30, "r": 50}, "yaxis": {"autorange": "reversed"}},
+            x="score_rows", y="category", orientation="h", text="score_rows",
+            hover_data=["benchmarks", "models"], labels={"score_rows": "scores", "category": ""},
+        )  # fmt: skip
 
 
 def show_links() -> None:
@@ -102,7 +94,7 @@ try:
 except CatalogError as exc:
     show_catalog_error(exc)
     st.stop()
-ov = load_overview(version)
+ov = llm.load_overview(version)
 st.caption(f"Catalog snapshot **{version}** · every figure below is computed from it.")
 show_counts(ov)
 show_charts(ov)

@@ -79,7 +79,7 @@ def test_a_malformed_entry_is_named_not_ignored(value, fragment):
 def test_audit_log_appends_and_fsyncs(tmp_path, monkeypatch):
     synced = []
     real_fsync = os.fsync
-    monkeypatch.setattr(audit.os, "fsync", lambda fd: synced.append(fd) or real_fsync(fd))
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd) or real_fsync(fd))
     path = tmp_path / audit.AUDIT_FILE
     audit.append(path, "alice", "accept", "abc123abc123")
     first = path.read_bytes()

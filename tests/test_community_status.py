@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from analytics.core import db, paths
 from analytics.vision import runs as vision
+from measure.adapters.catalog import adapter_catalog
 from measure.community import inbox, status
 from measure.community.auth import Maintainer
 from measure.community.validate import call_time_flags, ours_flag, power_flag
@@ -195,7 +196,7 @@ def test_rankings_use_only_our_measurements(accepted, tmp_path):
     assert db.has_table(con, "community_results")  # the community rows are in the store ...
     assert len(db.query(con, "SELECT * FROM community_results")) == 3
     assert vision.all_runs(con)["run_id"].tolist() == [ours["run_id"]]  # ... but not in ours
-    board = vision.leaderboard(con, "object-detection", f"gpu: {GPU}")
+    board = vision.leaderboard(con, adapter_catalog(), "object-detection", f"gpu: {GPU}")
     assert board.ranked["run_id"].tolist() == [ours["run_id"]]
     assert board.ranked["median_ms"].tolist() == [pytest.approx(ours["median_ms"])]
     community_ids = {r["run_id"] for r in sent}

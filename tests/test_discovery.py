@@ -1,4 +1,5 @@
-"""Discovery lists, smallest rentable config and GPU name resolution (seed 002, "Discovery").
+"""Discovery lists, smallest rentable config and GPU name resolution (seed 002, "Discovery"):
+``analytics.llm.catalog``, ``fit_view`` and ``finetune_view``.
 
 ``make_catalog`` writes a tiny but valid catalog (public spec figures; prices are the seed's
 typical rates) that the page and CLI tests reuse.
@@ -13,7 +14,8 @@ import pandas as pd
 import pytest
 
 from analytics.core import db, paths, schema
-from analytics.llm import discovery
+from analytics.llm import catalog as cat
+from analytics.llm import finetune_view, fit_view
 
 NV = "https://www.nvidia.com/en-us/data-center/"
 GPUS = [
@@ -186,17 +188,17 @@ def tiny_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture()
-def catalog(tiny_store: Path) -> discovery.Catalog:
-    return discovery.load_catalog(db.connect())
+def catalog(tiny_store: Path) -> cat.Catalog:
+    return cat.load_catalog(db.connect())
 
 
-def test_load_catalog_reads_all_tables(catalog: discovery.Catalog) -> None:
+def test_load_catalog_reads_all_tables(catalog: cat.Catalog) -> None:
     assert len(catalog.models) == len(MODELS) and len(catalog.gpus) == len(GPUS)
     assert set(catalog.throughput["gpu_id"]) == {"h100-sxm", "rtx-4090"}
 
 
-def test_rentable_configs_order_and_apple_never_recommended(catalog: discovery.Catalog) -> None:
-    configs = discovery.rentable_configs(catalog.gpus)
+def test_rentable_configs_order_and_apple_never_recommended(catalog: cat.Catalog) -> None:
+    configs = cat.rentable_configs(catalog.gpus)
     ids = {c.gpu_id for c in configs}
     assert "m2-ultra-192" not in ids and "l40s" not in ids  # Apple; no price
     hourly = [c.count * c.usd_per_hour for c in configs]
@@ -221,15 +223,15 @@ def test_smallest_config_prefers_fewer_gpus_on_price_ties() -> None:
             "bf16_tflops_dense": [100.0, 200.0],
         }
     )
-    found = discovery.smallest_config(discovery.rentable_configs(gpus), lambda h: h.budget_gb >= 40)
+    found = cat.smallest_config(cat.rentable_configs(gpus), lambda h: h.budget_gb >= 40)
     assert (found.gpu_id, found.count) == ("big", 1)  # $2/h either way: one GPU wins
-    assert discovery.config_label(found) == "1× Big ($2.00/h)"
-    assert discovery.smallest_config([], lambda h: True) is None
+    assert cat.config_label(found) == "1× Big ($2.00/h)"
+    assert cat.smallest_config([], lambda h: True) is None
 
 
-def test_inference_list_default_only_fits(catalog: discovery.Catalog) -> None:
-    target = discovery.hardware(catalog.gpus, "rtx-4090", 1)
-    table = discovery.inference_list(catalog.models, target, catalog.gpus, context_tokens=8192)
+def test_inference_list_default_only_fits(catalog: cat.Catalog) -> None:
+    target = cat.hardware(catalog.gpus, "rtx-4090", 1)
+    table = fit_view.inference_list(catalog.models, target, catalog.gpus, context_tokens=8192)
     assert table["fits"].all() and (table["ratio"] <= 1.0).all()
     assert set(table["model_id"]) == {
         "llama-3.1-8b",
@@ -240,9 +242,9 @@ def test_inference_list_default_only_fits(catalog: discovery.Catalog) -> None:
     assert "closed-chat" not in set(table["model_id"])  # no size data: no verdict
 
 
-def test_inference_show_all_adds_wont_fit_with_config(catalog: discovery.Catalog) -> None:
-    target = discovery.hardware(catalog.gpus, "rtx-4090", 1)
-    table = discovery.inference_list(catalog.models, target, catalog.gpus, show_all=True)
+def test_inference_show_all_adds_wont_fit_with_config(catalog: cat.Catalog) -> None:
+    target = cat.hardware(catalog.gpus, "rtx-4090", 1)
+    table = fit_view.inference_list(catalog.models, target, catalog.gpus, show_all=True)
     rows = table.set_index("model_id")
     assert rows.loc["llama-3.1-405b", "status"] == "won't fit"
     # 405 x 0.5625 x 1.08 = 246.0 GB: 4x A100 80GB (320 GB, $6/h) is the cheapest that holds it
@@ -252,13 +254,13 @@ def test_inference_show_all_adds_wont_fit_with_config(catalog: discovery.Catalog
     assert list(table["fits"]) == sorted(table["fits"], reverse=True)  # fits first
 
 
-def test_finetune_list(catalog: discovery.Catalog) -> None:
-    target = discovery.hardware(catalog.gpus, "rtx-4090", 1)
-    table = discovery.finetune_list(catalog.models, target, catalog.gpus, "sft", "auto")
+def test_finetune_list(catalog: cat.Catalog) -> None:
+    target = cat.hardware(catalog.gpus, "rtx-4090", 1)
+    table = finetune_view.finetune_list(catalog.models, target, catalog.gpus, "sft", "auto")
     rows = table.set_index("model_id")
     assert "closed-chat" not in rows.index
     assert rows.loc["llama-3.1-8b", "method"] == "lora"  # 2 x 8.03 + 16 x 0.04 + 2 = 18.7 GB
-    full = discovery.finetune_list(
+    full = finetune_view.finetune_list(
         catalog.models, target, catalog.gpus, "sft", "auto", show_all=True
     ).set_index("model_id")
     # 1000B QLoRA: 550 + 80 + 50 = 680 GB -> 8x H100 (640 GB) is too small: no config
@@ -268,17 +270,17 @@ def test_finetune_list(catalog: discovery.Catalog) -> None:
     assert full.loc["llama-3.1-405b", "config_method"] == "qlora"
 
 
-def test_apple_counts_as_one_device(catalog: discovery.Catalog) -> None:
-    apple = discovery.hardware(catalog.gpus, "m2-ultra-192", count=4)
+def test_apple_counts_as_one_device(catalog: cat.Catalog) -> None:
+    apple = cat.hardware(catalog.gpus, "m2-ultra-192", count=4)
     assert apple.count == 1 and apple.budget_gb == 144 and apple.is_apple
 
 
-def test_filters(catalog: discovery.Catalog) -> None:
-    out = discovery.filter_models(catalog.models, ["research-only"])
+def test_filters(catalog: cat.Catalog) -> None:
+    out = cat.filter_models(catalog.models, ["research-only"])
     assert out["model_id"].tolist() == ["nc-model-7b"]
-    small = discovery.filter_models(catalog.models, params_range_b=(0, 10))
+    small = cat.filter_models(catalog.models, params_range_b=(0, 10))
     assert set(small["model_id"]) == {"llama-3.1-8b", "nc-model-7b"}
-    opened = discovery.filter_models(catalog.models, open_weights_only=True)
+    opened = cat.filter_models(catalog.models, open_weights_only=True)
     assert "closed-chat" not in set(opened["model_id"])
 
 
@@ -292,21 +294,21 @@ def test_filters(catalog: discovery.Catalog) -> None:
         ("A100-80GB", "a100-80gb"),
     ],
 )
-def test_resolve_gpu(catalog: discovery.Catalog, typed: str, expected: str) -> None:
-    assert discovery.resolve_gpu(catalog.gpus, typed) == expected
+def test_resolve_gpu(catalog: cat.Catalog, typed: str, expected: str) -> None:
+    assert cat.resolve_gpu(catalog.gpus, typed) == expected
 
 
-def test_resolve_unknown_gpu_lists_closest(catalog: discovery.Catalog) -> None:
+def test_resolve_unknown_gpu_lists_closest(catalog: cat.Catalog) -> None:
     with pytest.raises(LookupError, match="h100-sxm"):
-        discovery.resolve_gpu(catalog.gpus, "H1000")
+        cat.resolve_gpu(catalog.gpus, "H1000")
 
 
-def test_hardware_fit_view_puts_fitting_models_first_by_rating(catalog: discovery.Catalog) -> None:
+def test_hardware_fit_view_puts_fitting_models_first_by_rating(catalog: cat.Catalog) -> None:
     ratings = pd.DataFrame(
         {"model_id": ["qwen3-32b", "nc-model-7b"], "rating": [1200.0, 900.0], "eligible": [1, 1]}
     )
-    target = discovery.hardware(catalog.gpus, "rtx-4090", 1)
-    view = discovery.hardware_fit_view(catalog, ratings, target, 8192, show_all=True)
+    target = cat.hardware(catalog.gpus, "rtx-4090", 1)
+    view = fit_view.hardware_fit_view(catalog, ratings, target, 8192, show_all=True)
     assert view["model_id"].tolist()[:2] == ["qwen3-32b", "nc-model-7b"]
     assert list(view["status"]) == sorted(view["status"])  # "fits" < "won't fit"
     assert view.set_index("model_id").loc["llama-3.1-8b", "measured_tokens_per_s"] == 127.7

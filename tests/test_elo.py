@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analytics.llm import elo, elo_cli
+from analytics.core import db
+from analytics.llm import elo, elo_cli, ratings
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "elo_cases.json").read_text())
 TOL = GOLDEN["tolerances"]
@@ -352,9 +353,11 @@ def test_cli_writes_ratings_csv(tmp_path: Path, capsys) -> None:
     src = write(tmp_path / "s.csv", GOOD_CSV)
     assert elo_cli.main(["elo", str(src)]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "model,rating,rank,eligible,n_benchmarks,n_categories"
+    assert out[0] == "model,rating,rank,eligible,n_benchmarks,n_categories,unrated_reason"
     # chain case of the golden file: independent 90 (not the newer vendor 10) makes A beat B
-    assert out[1:] == ["A,1190.8,,false,1,1", "B,1000.0,,false,2,2", "C,809.2,,false,1,1"]
+    floor = elo.UNRATED_FLOOR
+    assert out[1:] == [f"A,1190.8,,false,1,1,{floor}", f"B,1000.0,,false,2,2,{floor}",
+                       f"C,809.2,,false,1,1,{floor}"]  # fmt: skip
 
 
 def test_cli_bootstrap_and_out_file(tmp_path: Path, capsys) -> None:
@@ -429,3 +432,13 @@ def test_cli_entry_point_runs_as_module(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[1].startswith("A,1190.8,")
+
+
+# --- committed derived ratings ---------------------------------------------------------------
+
+
+def test_committed_ratings_of_the_current_snapshot_are_current() -> None:
+    """data/derived/<current version>/ must come from today's rating code (the first page load
+    reads it instead of fitting ~30 s of bootstrap)."""
+    version = db.current_version()
+    assert ratings.stale_reason(version) is None, ratings.stale_reason(version)

@@ -43,8 +43,9 @@ def test_invalid_zip_is_reported_once_and_skipped(tmp_path, capsys):
     assert rc == 1
     lines = captured.err.strip().splitlines()
     assert lines == [
-        "skipped: evil.zip: ../escape.txt: path traversal ('..'); "
-        "fix: store paths inside the ZIP root"
+        "skipped: evil.zip: member '../escape.txt' has a path that leaves or bends the archive "
+        "('..', '.', '\\' or an empty part); fix: repack it with the submission packer "
+        "(docs/fl.md) and do not edit it by hand"
     ]
     assert "FedAvg" in captured.out and "FedProx" in captured.out
 

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -61,15 +62,24 @@ def test_record_has_the_documented_keys(busy_record):
     assert json.loads(path.read_text()) == record
 
 
-def test_known_latency_is_reported_within_5_percent(tmp_path):
-    attempts = []
-    for _ in range(3):
-        record = _measure(tmp_path / str(len(attempts)), calls=40)
-        if not record["discarded"]:
-            assert record["median_ms"] == pytest.approx(2.0, rel=0.05)
-            return
-        attempts.append(record["discard_reason"])
-    pytest.skip(f"machine busy, every attempt discarded by the harness itself: {attempts[-1]}")
+def test_known_latency_is_reported_within_5_percent(tmp_path, monkeypatch):
+    # 2 ms of CPU time per call: no recorded call is shorter, however loaded the machine, and
+    # each run's median agrees within 5% with the adapter's own clock read inside predict().
+    ref_file = tmp_path / "reference.txt"
+    monkeypatch.setenv("ATLAS_TEST_REF_FILE", str(ref_file))
+    record = _measure(tmp_path / "runs", "BusyCpu2ms", calls=40)
+    by_pid: dict[str, list[float]] = {}
+    for line in ref_file.read_text().splitlines():
+        pid, ms = line.split()
+        by_pid.setdefault(pid, []).append(float(ms))
+    references = list(by_pid.values())  # one per worker, in run order
+    assert record["status"] == "ok" and len(references) == len(record["runs"]) == 3
+    for run, reference in zip(record["runs"], references, strict=True):
+        timed = run["calls_ms"]
+        assert min(timed) >= 2.0 * 0.999
+        ratio = np.median(np.asarray(timed) / np.asarray(reference[2 : 2 + len(timed)]))
+        assert ratio == pytest.approx(1.0, rel=0.05)
+    assert record["median_ms"] >= 2.0 * 0.999
 
 
 def test_tables_are_written_and_readable(busy_record):

@@ -17,7 +17,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from analytics.core import db, paths, schema
-from analytics.llm import elo_cli, leaderboard
+from analytics.llm import elo, elo_cli, leaderboard, ratings
 
 ROOT = paths.REPO_ROOT
 OLD, NEW = "vtest-llm-old", "vtest-llm-new"
@@ -250,6 +250,42 @@ def test_elo_diff_between_snapshots(store: Path, capsys) -> None:
     assert elo_cli.main(["elo-diff", OLD, "v-missing"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no snapshot 'v-missing'" in err[0] and "fix:" in err[0]
+
+
+# --- the derived-ratings cache -------------------------------------------------------------
+
+
+def test_ratings_cache_is_keyed_by_snapshot_and_algorithm(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = ratings.of_version(NEW)
+    path = ratings.cache_path(NEW, 0, 0)
+    assert path.exists() and NEW in str(path) and elo.ALGORITHM_VERSION in path.name
+    entry = ratings.read_manifest(NEW)["files"][path.name]
+    assert entry["algorithm_version"] == elo.ALGORITHM_VERSION
+    assert entry["source_sha256"] == ratings.source_hash()
+    fits = []
+    real_rate = elo.rate
+    monkeypatch.setattr(elo, "rate", lambda *a, **k: fits.append(1) or real_rate(*a, **k))
+    pd.testing.assert_frame_equal(ratings.of_version(NEW), first)
+    assert fits == []  # read from the cache
+    monkeypatch.setattr(elo, "ALGORITHM_VERSION", "test-next-method")
+    pd.testing.assert_frame_equal(ratings.of_version(NEW), first)
+    assert fits == [1]  # a new rating method never serves the old file
+    assert ratings.cache_path(NEW, 0, 0).exists() and path.exists()
+
+
+def test_stale_derived_files_are_reported_and_regenerated(
+    store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    assert ratings.main(["derive", NEW, "--check"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"fix: python -m analytics derive {NEW}" in err[0]
+    assert ratings.main(["derive", NEW]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == len(ratings.SERVED)
+    assert ratings.main(["derive", NEW, "--check"]) == 0
+    monkeypatch.setattr(ratings, "source_hash", lambda: "edited rating code")
+    assert "stale" in ratings.stale_reason(NEW)
 
 
 # --- pages ---------------------------------------------------------------------------------

@@ -10,7 +10,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from analytics.core import db, paths
+from analytics.core.licences import licence_verdict
 from analytics.vision import runs as vision
+from measure.adapters.catalog import COLUMNS as CATALOG_COLUMNS
+from measure.adapters.catalog import adapter_catalog
 from measure.community import auth
 from measure.runner import RunRequest, run_measurement
 
@@ -69,7 +72,7 @@ def test_leaderboard_ranks_a_standard_run(app_env, monkeypatch):
         vision, "all_runs",
         lambda c: rows.assign(protocol_standard=True, discarded=False, adapter="mtcnn-facenet"),
     )  # fmt: skip
-    board = vision.leaderboard(con, "face-detection", vision.devices(con)[0])
+    board = vision.leaderboard(con, adapter_catalog(), "face-detection", vision.devices(con)[0])
     table = vision.ranking_table(board)
     assert list(table["rank"]) == [1]  # latest rankable run per adapter only
     assert table["author-reported"].iloc[0].startswith("none comparable")
@@ -114,6 +117,15 @@ def test_run_page_shows_the_form_to_a_signed_in_maintainer(app_env, monkeypatch)
 
 
 def test_licence_verdict_is_the_stricter_class():
-    assert vision.licence_verdict("MIT", "MIT").startswith("permissive")
-    assert vision.licence_verdict("BSD-3-Clause", "not stated").startswith("conditional")
-    assert vision.licence_verdict("Apache-2.0", "CC-BY-NC-4.0").startswith("research-only")
+    assert licence_verdict("MIT", "MIT").startswith("permissive")
+    assert licence_verdict("BSD-3-Clause", "not stated").startswith("conditional")
+    assert licence_verdict("Apache-2.0", "CC-BY-NC-4.0").startswith("research-only")
+
+
+def test_catalog_comes_from_the_registry_and_vision_never_imports_measure():
+    catalog = adapter_catalog()
+    assert list(catalog.columns) == list(CATALOG_COLUMNS)
+    assert "mtcnn-facenet" in set(catalog["adapter"])
+    source = (paths.REPO_ROOT / "analytics" / "vision" / "runs.py").read_text()
+    assert "measure" not in {line.split()[1].split(".")[0] for line in source.splitlines()
+                             if line.startswith(("import ", "from "))}  # fmt: skip

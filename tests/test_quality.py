@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analytics.llm import quality
+from analytics.llm import profiles, quality
 from tests.test_discovery import BENCHMARKS, MODELS, SCORES
 
 AXES2 = ["Documents", "Instruction following"]
@@ -124,10 +124,30 @@ def test_coverage_always_dominates_value(rows: list[tuple[float | None, float | 
     assert ranked["model_id"].tolist() == shuffled["model_id"].tolist()
 
 
-def test_local_headline_matches_precedence() -> None:
+def test_headline_is_the_elo_pick() -> None:
     scores, _, _ = _frames()
-    local = quality._local_headline_scores(scores).set_index(["model_id", "benchmark_id"])
     shared = quality.headline_scores(scores).set_index(["model_id", "benchmark_id"])
-    assert local.loc[("llama-3.1-8b", "ifeval"), "score"] == 80.0
-    assert shared.loc[("llama-3.1-8b", "ifeval"), "score"] == 80.0
-    assert len(local) == len(shared)
+    assert shared.loc[("llama-3.1-8b", "ifeval"), "score"] == 80.0  # independent beats self-rep.
+    assert len(shared) == len(scores.drop_duplicates(["model_id", "benchmark_id"]))
+
+
+def test_normalisation_clips_at_the_bounds_for_axes_and_profiles() -> None:
+    """One normalisation (profiles.between_bounds): scores beyond a bound count as the bound."""
+    benchmarks = pd.DataFrame(
+        {
+            "benchmark_id": ["acc", "acc", "acc", "acc", "err", "err"],
+            "category": ["c"] * 6,
+            "lower_bound": [10.0] * 4 + [0.0] * 2,
+            "upper_bound": [90.0] * 4 + [50.0] * 2,
+            "higher_is_better": [True] * 4 + [False] * 2,
+        }
+    ).drop_duplicates("benchmark_id")
+    scores = [("below", "acc", 5.0), ("low", "acc", 10.0), ("high", "acc", 90.0),
+              ("above", "acc", 95.0), ("worse", "err", 60.0), ("better", "err", -5.0)]  # fmt: skip
+    head = pd.DataFrame(scores, columns=["model_id", "benchmark_id", "score"])
+    norm = quality.normalised(head, benchmarks).set_index("model_id")["norm"]
+    expected = {"below": 0.0, "low": 0.0, "high": 1.0, "above": 1.0, "worse": 0.0, "better": 1.0}
+    assert norm.to_dict() == expected
+    engine = head.rename(columns={"model_id": "model", "benchmark_id": "benchmark"})
+    value = profiles.normalised_scores(engine, benchmarks).set_index("model")["value"]
+    assert value.to_dict() == {m: 100.0 * v for m, v in expected.items()}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -13,6 +14,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from analytics.core import db, paths, schema, snapshot
+from analytics.core.problems import at, display_path
+from analytics.core.snapshot import checks, parse
+
+BUILD_MODULE = importlib.import_module("analytics.core.snapshot.build")
 
 MODELS = [
     {
@@ -205,7 +210,7 @@ def _rejected(catalog: Path, store: Path) -> list[str]:
 
 
 def _where(catalog: Path, name: str, line: int | None = None) -> str:
-    shown = snapshot.display_path(catalog / name)
+    shown = display_path(catalog / name)
     return shown if line is None else f"{shown}:{line}"
 
 
@@ -392,15 +397,15 @@ def test_every_problem_is_reported_at_once(catalog: Path, store: Path) -> None:
 def test_registered_validator_runs_and_blocks(
     catalog: Path, store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(snapshot, "_VALIDATORS", {})
-    monkeypatch.setattr(snapshot, "_DISCOVERED", True)
+    monkeypatch.setattr(checks, "_VALIDATORS", {})
+    monkeypatch.setattr(checks, "_DISCOVERED", True)
 
     def weights_sum_to_three(catalog_dir: Path) -> list[str]:
         weights = json.loads((catalog_dir / "extra" / "notes.json").read_text())["weights"]
         if sum(weights.values()) == 3:
             return []
         fix = "set the A:B:C weights to 1:1:1"
-        return [snapshot.problem(catalog_dir / "extra" / "notes.json", None, "weights", fix)]
+        return [at(catalog_dir / "extra" / "notes.json", None, "weights", fix)]
 
     snapshot.register_validator("fl-policy", weights_sum_to_three)
     assert snapshot.validate(catalog) == []
@@ -413,8 +418,8 @@ def test_registered_validator_runs_and_blocks(
 def test_crashing_validator_blocks_the_build(
     catalog: Path, store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(snapshot, "_VALIDATORS", {})
-    monkeypatch.setattr(snapshot, "_DISCOVERED", True)
+    monkeypatch.setattr(checks, "_VALIDATORS", {})
+    monkeypatch.setattr(checks, "_DISCOVERED", True)
     snapshot.register_validator("broken", lambda _dir: [][0])
     (problem_line,) = _rejected(catalog, store)
     assert "validator 'broken' crashed (IndexError" in problem_line
@@ -572,23 +577,27 @@ def test_committed_catalog_validates_and_builds(tmp_path: Path) -> None:
     assert db.query(con, "SELECT count(*) AS n FROM scores")["n"][0] == result.counts["scores"]
 
 
-def test_track_catalog_checks_are_discovered_and_import() -> None:
-    modules = snapshot._check_modules()
-    assert all(m.startswith("analytics.") and m.endswith("catalog_checks") for m in modules)
+def test_track_catalog_checks_are_listed_and_import() -> None:
+    package = paths.REPO_ROOT / "analytics"
+    found = {
+        ".".join(("analytics", *p.relative_to(package).with_suffix("").parts))
+        for p in package.rglob("*catalog_checks.py")
+    }
+    assert found == set(snapshot.CHECK_MODULES), "list every *catalog_checks.py in CHECK_MODULES"
     snapshot.registered_validators()
-    assert snapshot._discover_checks() == []
-    assert all(m in sys.modules for m in modules)
+    assert checks._discover_checks() == []
+    assert all(m in sys.modules for m in snapshot.CHECK_MODULES)
 
 
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_float_cells_round_trip(value: float) -> None:
-    assert snapshot._parse_cell("float", repr(value)) == value
+    assert parse._parse_cell("float", repr(value)) == value
 
 
 @given(st.integers(min_value=-(2**62), max_value=2**62))
 def test_int_cells_round_trip(value: int) -> None:
-    assert snapshot._parse_cell("int", str(value)) == value
-    assert snapshot._infer_type([str(value), ""]) == "int"
+    assert parse._parse_cell("int", str(value)) == value
+    assert parse._infer_type([str(value), ""]) == "int"
 
 
 @given(st.text(max_size=30), st.from_regex(r"[a-z0-9.]{1,8}", fullmatch=True))
@@ -602,14 +611,14 @@ def test_name_normalisation(name: str, word: str) -> None:
 def test_concurrent_build_keeps_the_first_snapshot(
     catalog: Path, store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_write = snapshot._write_snapshot
+    real_write = BUILD_MODULE._write_snapshot
 
     def another_process_wins(*args) -> None:
-        monkeypatch.setattr(snapshot, "_write_snapshot", real_write)
+        monkeypatch.setattr(BUILD_MODULE, "_write_snapshot", real_write)
         snapshot.build(catalog, store)  # finishes while our temp folder is being written
         real_write(*args)
 
-    monkeypatch.setattr(snapshot, "_write_snapshot", another_process_wins)
+    monkeypatch.setattr(BUILD_MODULE, "_write_snapshot", another_process_wins)
     result = snapshot.build(catalog, store)
     assert not result.created and (result.path / "MANIFEST.json").is_file()
     assert sorted(p.name for p in store.iterdir()) == ["README", result.version]

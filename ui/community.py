@@ -1,17 +1,17 @@
 """Streamlit pieces of the community track: the maintainer login gate, the upload handler and
-the model page's "Community results" section. Logic lives in ``measure.community``."""
+the model page's "Community results" section. Logic lives in ``measure.community``; the cached
+loader of the results table lives with the other vision loaders in ``ui.vision``."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
-from measure.community import auth, inbox, status
+from measure.community import auth, inbox
 from measure.community.validate import BundleError
-from ui import data
+from ui import vision
 
 SESSION_KEY = "maintainer"
 MAX_LOGIN_FAILURES = 5  # per browser session; then the form stays closed until a restart
@@ -101,11 +101,6 @@ def submit_upload(payload: bytes, name: str) -> dict[str, Any]:
     return {"ok": True, "id": entry["id"], "message": message, "flags": entry["flags"]}
 
 
-@st.cache_data(show_spinner=False)
-def _community_table(version: str, results_key: str, adapter: str) -> pd.DataFrame:
-    return status.community_table(adapter)
-
-
 def community_section(adapter: str) -> None:
     """The model page's "Community results": accepted runs, apart from ours (seed 000)."""
     st.subheader("Community results")
@@ -116,7 +111,7 @@ def community_section(adapter: str) -> None:
         "within 10%; otherwise **Unverified**. **power-limited** = the GPU ran below its default "
         "power limit, so it is slower."
     )
-    table = _community_table(data.snapshot_version(), status.results_fingerprint(), adapter)
+    table = vision.community_results(adapter)
     if table.empty:
         st.info(
             "No accepted community results for this model yet. Measure it on your GPU with "

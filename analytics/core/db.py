@@ -91,16 +91,10 @@ def connect(
 
 
 def list_versions(snapshots_dir: Path | None = None) -> list[str]:
-    """Built snapshot versions, oldest first by build time."""
-    snapshots_dir = snapshots_dir or paths.SNAPSHOTS_DIR
-    if not snapshots_dir.is_dir():
-        return []
-    built = [
-        p
-        for p in snapshots_dir.iterdir()
-        if not p.name.startswith(".") and (p / "MANIFEST.json").exists()
-    ]
-    return [p.name for p in sorted(built, key=lambda p: (p / "MANIFEST.json").stat().st_mtime)]
+    """Built snapshot versions, oldest first by build time (``snapshot.list_versions``)."""
+    from analytics.core import snapshot
+
+    return snapshot.list_versions(snapshots_dir or paths.SNAPSHOTS_DIR)
 
 
 def has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:

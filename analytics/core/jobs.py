@@ -34,7 +34,7 @@ from typing import Any
 
 import pandas as pd
 
-from analytics.core import paths
+from analytics.core import atomic, paths
 
 RAY_PIN = "ray==2.60.0"
 INSTALL_HINT = f".venv/bin/pip install '{RAY_PIN}'"
@@ -79,19 +79,6 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _write_json_atomic(path: Path, payload: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        with open(temp, "w") as handle:
-            handle.write(json.dumps(payload, indent=1) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    finally:
-        temp.unlink(missing_ok=True)
-
-
 def job_dir(results: Path, job: Job) -> Path:
     """Where a finished job's files live."""
     return Path(results) / "jobs" / job.job_id
@@ -125,7 +112,7 @@ def record_failure(results: Path, job: Job, reason: str) -> dict[str, Any]:
     marker |= {"finished_utc": _now(), "host": socket.gethostname()}
     staging = Path(results) / ".staging" / f"{job.job_id}-{uuid.uuid4().hex[:8]}"
     staging.mkdir(parents=True)
-    _write_json_atomic(staging / "job.json", marker)
+    atomic.write_json(staging / "job.json", marker, allow_nan=True)
     _replace_dir(staging, job_dir(results, job))
     return marker
 
@@ -142,7 +129,7 @@ def execute(runner: Runner, job: Job, results: Path, fault: str | None = None) -
         _maybe_fail(staging, fault)
         marker = {"job_id": job.job_id, "label": job.label, "status": "ok", "reason": None}
         marker |= {"finished_utc": _now(), "host": socket.gethostname(), **extra}
-        _write_json_atomic(staging / "job.json", marker)
+        atomic.write_json(staging / "job.json", marker, allow_nan=True)
         _replace_dir(staging, job_dir(results, job))
         return marker
     except Exception as exc:  # recorded as data, like a failed measurement
@@ -176,7 +163,7 @@ class Tally:
     def write(self) -> None:
         payload = {"kind": self.kind, "results": str(self.results), "updated_utc": _now()}
         payload |= self.counts() | {"jobs": list(self.states.values())}
-        _write_json_atomic(self.results / STATUS_FILE, payload)
+        atomic.write_json(self.results / STATUS_FILE, payload, allow_nan=True)
 
 
 def _start_tally(kind: str, jobs: list[Job], results: Path) -> tuple[Tally, list[Job]]:
@@ -201,7 +188,7 @@ def _register(results: Path) -> None:
     except (OSError, ValueError):
         known = {}
     known[str(Path(results).resolve())] = _now()
-    _write_json_atomic(index, known)
+    atomic.write_json(index, known, allow_nan=True)
 
 
 def run_batch(
@@ -247,6 +234,43 @@ def import_ray():
             f"--ray needs the ray package, which is not installed; fix: {INSTALL_HINT}"
         ) from exc
     return ray
+
+
+def ray_missing(ray: str | None) -> str | None:
+    """The error line when ``--ray`` was given (``ray`` not None) but ray is not installed."""
+    try:
+        if ray is not None:
+            import_ray()
+    except RayMissingError as exc:
+        return f"error: {exc}"
+    return None
+
+
+def run_cli_batch(
+    kind: str,
+    runner: Runner,
+    batch: list[Job],
+    results: Path,
+    ray: str | None,
+    resources: Resources = Resources(),
+    bar: str | None = None,
+) -> Tally:
+    """``run_batch`` for a command line's ``--ray [ADDRESS]`` (None: no Ray; '': RAY_ADDRESS or a
+    local instance), with a progress bar named ``bar`` (None: no bar)."""
+    update, close = tqdm_progress(bar) if bar else (None, lambda: None)
+    try:
+        return run_batch(
+            kind,
+            runner,
+            batch,
+            results,
+            ray_address=ray or None,
+            use_ray=ray is not None,
+            resources=resources,
+            progress=update,
+        )
+    finally:
+        close()
 
 
 def connect_ray(address: str | None):

@@ -134,3 +134,14 @@ def _most_restrictive(bodies: list[str]) -> str:
 
 def _most_permissive(bodies: list[str]) -> str:
     return min((_part_class(b) for b in bodies), key=_RESTRICTIVENESS.__getitem__)
+
+
+def licence_verdict(code_licence: str, weights_licence: str) -> str:
+    """The stricter of the code and weights licence classes, named with both raw strings.
+
+    Used by the vision track (seed 000, section 06); a licence that is not stated counts as
+    "conditional / custom".
+    """
+    classes = [licence_class(code_licence), licence_class(weights_licence)]
+    strictest = max(classes, key=LICENCE_CLASSES.index)
+    return f"{strictest} (code {code_licence or '?'}; weights {weights_licence or '?'})"

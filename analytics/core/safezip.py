@@ -1,8 +1,11 @@
 """Safe reading of an untrusted ZIP, in memory: caps from the central directory first, then
 again while each member is read (ZIP bombs, oversized files), and no path tricks or links.
 
-Every refusal is a ``BundleError`` with a ``code`` and one line naming the bundle, the member and
-the fix. Limits: docs/community.md ("Validation").
+This is the project's one ZIP reader. Each use (a community bundle, an FL submission) names its
+limits in ``LIMITS``. Every refusal is a ``BundleError`` with a ``code`` and one problem line
+naming the archive, the member and the fix (the fix from the use's limits); it also carries the
+``member`` and the ``facts`` (sizes, counts).
+Limits: docs/community.md ("Validation"), docs/fl.md.
 """
 
 from __future__ import annotations
@@ -13,12 +16,25 @@ import zipfile
 from dataclasses import dataclass
 from typing import Any
 
+from analytics.core import problems
+
 MIB = 2**20
+
+REBUILD = "rebuild it with `python -m measure submit` and do not edit it by hand"
+READABLE = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
+ALL_MEMBERS = "(all members)"
+METHOD_NAMES = {
+    zipfile.ZIP_STORED: "stored",
+    zipfile.ZIP_DEFLATED: "deflated",
+    zipfile.ZIP_BZIP2: "bzip2",
+    zipfile.ZIP_LZMA: "lzma",
+}
 
 
 @dataclass(frozen=True)
-class Limits:
-    """Caps applied from the central directory before reading and again while reading."""
+class ZipLimits:
+    """Caps applied from the central directory before reading and again while reading, and what
+    else one use allows (the defaults are a community bundle's)."""
 
     bundle_bytes: int = 64 * MIB  # the ZIP file itself
     member_bytes: int = 64 * MIB  # one member, uncompressed
@@ -26,141 +42,185 @@ class Limits:
     ratio: float = 100.0  # uncompressed/compressed; JSON of floats compresses ~3-10x
     ratio_floor_bytes: int = 1 * MIB  # the ratio cap applies above this size
     members: int = 16
+    methods: tuple[int, ...] = READABLE  # compression methods read
+    folders: bool = False  # whether folder entries ('runs/') are allowed
+    rebuild: str = REBUILD  # the fix every refusal names: how this use makes a clean archive
+    too_large_fix: str = "submit one run record per bundle"
 
 
-DEFAULT_LIMITS = Limits()
+LIMITS: dict[str, ZipLimits] = {
+    "community-bundle": ZipLimits(),
+    "fl-submission": ZipLimits(
+        member_bytes=16 * MIB,
+        total_bytes=256 * MIB,
+        members=5000,
+        methods=(*READABLE, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA),
+        folders=True,
+        rebuild="repack it with the submission packer (docs/fl.md) and do not edit it by hand",
+        too_large_fix="submit one method's runs per ZIP",
+    ),
+}
+"""The one table of per-use limits; each caller passes its name (or a ZipLimits of its own)."""
+
+Limits = ZipLimits  # the name community callers and tests use
+DEFAULT_LIMITS = LIMITS["community-bundle"]
 
 
 class BundleError(ValueError):
-    """A rejected bundle: ``code`` names the check, the message says what and how to fix it."""
+    """A rejected archive: ``code`` names the check, the message says what and how to fix it;
+    ``what``, ``member`` (None: the whole archive) and ``facts`` (sizes, counts, the error) are
+    the data behind the message."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        member: str | None = None,
+        facts: dict | None = None,
+        what: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
+        self.member = member
+        self.facts = dict(facts or {})
+        self.what = message if what is None else what
 
 
-def fail(code: str, source: str, what: str, fix: str) -> BundleError:
+def fail(
+    code: str, source: str, what: str, fix: str, member: str | None = None, **facts: Any
+) -> BundleError:
     """The error for a failed check: ``<source>: <what>; fix: <fix>``."""
-    return BundleError(code, f"{source}: {what}; fix: {fix}")
+    return BundleError(code, problems.line(source, what, fix), member, facts, what)
 
 
-REBUILD = "rebuild it with `python -m measure submit` and do not edit it by hand"
+def limits_for(use: str | ZipLimits) -> ZipLimits:
+    """The limits of a named use (``LIMITS``), or ``use`` itself when already limits."""
+    return LIMITS[use] if isinstance(use, str) else use
 
 
-def check_size(size: int, source: str, limits: Limits = DEFAULT_LIMITS) -> None:
-    """Refuse a bundle file over the size cap before reading it."""
+def check_size(size: int, source: str, limits: str | ZipLimits = DEFAULT_LIMITS) -> None:
+    """Refuse an archive file over the size cap before reading it."""
+    limits = limits_for(limits)
     if size > limits.bundle_bytes:
-        raise fail(
-            "too-large",
-            source,
-            f"the bundle is {size / MIB:.1f} MiB, over the {limits.bundle_bytes / MIB:.0f} MiB cap",
-            "submit one run record per bundle",
-        )
+        cap = limits.bundle_bytes / MIB
+        what = f"the archive is {size / MIB:.1f} MiB, over the {cap:.0f} MiB cap"
+        raise fail("too-large", source, what, limits.too_large_fix, size=size)
 
 
-def _open_zip(data: bytes, source: str, limits: Limits) -> zipfile.ZipFile:
+def _not_zip_what(data: bytes, exc: Exception) -> str:
+    if not data:
+        return "the file is empty, not a ZIP"
+    if data.startswith(b"PK\x03\x04"):
+        return f"a ZIP whose end is missing or corrupt, probably truncated in transit ({exc})"
+    return f"not a readable ZIP file ({exc})"
+
+
+def _open_zip(data: bytes, source: str, limits: ZipLimits) -> zipfile.ZipFile:
     check_size(len(data), source, limits)
     try:
         return zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
-        if not data:
-            what = "the file is empty, not a ZIP"
-        elif data.startswith(b"PK\x03\x04"):
-            what = f"a ZIP whose end is missing or corrupt, probably truncated in transit ({exc})"
-        else:
-            what = f"not a readable ZIP file ({exc})"
-        raise fail("not-zip", source, what, REBUILD) from None
+        what = _not_zip_what(data, exc)
+        raise fail("not-zip", source, what, limits.rebuild, error=str(exc)) from None
 
 
-def _check_name(info: zipfile.ZipInfo, source: str) -> None:
-    name = info.filename
-    parts = name.replace("\\", "/").split("/")
+def _name_problem(info: zipfile.ZipInfo, limits: ZipLimits) -> tuple[str, str] | None:
+    """(code, what) when a member's name, type or encoding is unsafe, else None."""
+    name, mode = info.filename, info.external_attr >> 16
+    folder = limits.folders and info.is_dir() and not stat.S_ISLNK(mode)
+    parts = (name[:-1] if folder else name).replace("\\", "/").split("/")
     if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
-        raise fail("absolute-path", source, f"member {name!r} has an absolute path", REBUILD)
-    mode = info.external_attr >> 16
+        return "absolute-path", f"member {name!r} has an absolute path"
     if stat.S_ISLNK(mode):
-        raise fail("link", source, f"member {name!r} is a symbolic link", REBUILD)
-    if info.is_dir() or (stat.S_IFMT(mode) and not stat.S_ISREG(mode)):
-        raise fail("not-regular-file", source, f"member {name!r} is not a regular file", REBUILD)
+        return "link", f"member {name!r} is a symbolic link"
+    if not folder and (info.is_dir() or (stat.S_IFMT(mode) and not stat.S_ISREG(mode))):
+        return "not-regular-file", f"member {name!r} is not a regular file"
     if ".." in parts or "\\" in name or "" in parts or "." in parts:
-        raise fail(
-            "path-traversal",
-            source,
+        return "path-traversal", (
             f"member {name!r} has a path that leaves or bends "
-            "the bundle ('..', '.', '\\' or an empty part)",
-            REBUILD,
+            "the archive ('..', '.', '\\' or an empty part)"
         )
     if info.flag_bits & 0x1:
-        raise fail("encrypted", source, f"member {name!r} is encrypted", REBUILD)
-    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-        raise fail(
-            "compression",
-            source,
-            f"member {name!r} uses compression method "
-            f"{info.compress_type}; only stored and deflated are read",
-            REBUILD,
+        return "encrypted", f"member {name!r} is encrypted"
+    if info.compress_type not in limits.methods:
+        methods = [METHOD_NAMES[m] for m in limits.methods]
+        return "compression", (
+            f"member {name!r} uses compression method {info.compress_type}; "
+            f"only {', '.join(methods[:-1])} and {methods[-1]} are read"
         )
+    return None
 
 
-def _too_compressed(size: int, compressed: int, limits: Limits) -> bool:
+def _too_compressed(size: int, compressed: int, limits: ZipLimits) -> bool:
     return size > limits.ratio_floor_bytes and size > limits.ratio * max(compressed, 1)
 
 
-def _check_directory(infos: list[zipfile.ZipInfo], source: str, limits: Limits) -> None:
-    """Every cap, from the sizes the central directory declares (before reading anything)."""
-    if len(infos) > limits.members:
-        raise fail(
-            "too-many-members",
-            source,
-            f"{len(infos)} members, over the cap of {limits.members}",
-            REBUILD,
-        )
-    seen: set[str] = set()
-    for info in infos:
-        _check_name(info, source)
-        if info.filename in seen:
-            raise fail(
-                "duplicate-member", source, f"member {info.filename!r} appears twice", REBUILD
-            )
-        seen.add(info.filename)
-        if info.file_size > limits.member_bytes:
-            raise fail(
-                "oversized-member",
-                source,
-                f"member {info.filename!r} is "
-                f"{info.file_size / MIB:.1f} MiB, over the {limits.member_bytes / MIB:.0f}"
-                " MiB cap per member",
-                "leave bulky extras out of the record",
-            )
-        if _too_compressed(info.file_size, info.compress_size, limits):
-            raise _bomb_ratio(info.filename, info.file_size, info.compress_size, source, limits)
-    total = sum(i.file_size for i in infos)
-    if total > limits.total_bytes:
-        raise fail(
-            "zip-bomb-total",
-            source,
-            f"members declare {total / MIB:.1f} MiB "
-            f"uncompressed, over the {limits.total_bytes / MIB:.0f} MiB cap",
-            REBUILD,
-        )
-    if _too_compressed(total, sum(i.compress_size for i in infos), limits):
-        raise _bomb_ratio(
-            "(all members)", total, sum(i.compress_size for i in infos), source, limits
-        )
-
-
-def _bomb_ratio(name: str, size: int, compressed: int, source: str, limits: Limits) -> BundleError:
-    return fail(
-        "zip-bomb-ratio",
-        source,
-        f"member {name!r} expands {size / max(compressed, 1):.0f}"
-        f"-fold ({size} bytes from {compressed}), over the {limits.ratio:.0f}:1 cap",
-        REBUILD,
+def _bomb_ratio(
+    name: str, size: int, compressed: int, source: str, limits: ZipLimits
+) -> BundleError:
+    what = (
+        f"member {name!r} expands {size / max(compressed, 1):.0f}-fold ({size} bytes from "
+        f"{compressed}), over the {limits.ratio:.0f}:1 cap"
     )
+    member = None if name == ALL_MEMBERS else name
+    return fail("zip-bomb-ratio", source, what, limits.rebuild, member, size=size)
+
+
+def _member_problem(
+    info: zipfile.ZipInfo, seen: set[str], source: str, limits: ZipLimits
+) -> BundleError | None:
+    """The first problem of one member, from its central-directory entry (None when fine)."""
+    named = _name_problem(info, limits)
+    name = info.filename
+    if named:
+        code, what = named
+        return fail(code, source, what, limits.rebuild, name)
+    if name in seen:
+        what = f"member {name!r} appears twice"
+        return fail("duplicate-member", source, what, limits.rebuild, name)
+    seen.add(info.filename)
+    if info.file_size > limits.member_bytes:
+        what = (
+            f"member {info.filename!r} is {info.file_size / MIB:.1f} MiB, over the "
+            f"{limits.member_bytes / MIB:.0f} MiB cap per member"
+        )
+        fix = "leave bulky extras out of the record"
+        return fail("oversized-member", source, what, fix, name, size=info.file_size)
+    if _too_compressed(info.file_size, info.compress_size, limits):
+        return _bomb_ratio(info.filename, info.file_size, info.compress_size, source, limits)
+    return None
+
+
+def _total_problems(
+    infos: list[zipfile.ZipInfo], source: str, limits: ZipLimits
+) -> list[BundleError]:
+    total, packed = sum(i.file_size for i in infos), sum(i.compress_size for i in infos)
+    if total > limits.total_bytes:
+        what = (
+            f"members declare {total / MIB:.1f} MiB uncompressed, over the "
+            f"{limits.total_bytes / MIB:.0f} MiB cap"
+        )
+        return [fail("zip-bomb-total", source, what, limits.rebuild, size=total)]
+    if _too_compressed(total, packed, limits):
+        return [_bomb_ratio(ALL_MEMBERS, total, packed, source, limits)]
+    return []
+
+
+def directory_problems(
+    infos: list[zipfile.ZipInfo], source: str, limits: ZipLimits
+) -> list[BundleError]:
+    """Every cap, from the sizes the central directory declares (before reading anything):
+    the member count alone when over, else the first problem of each member, then the totals."""
+    if len(infos) > limits.members:
+        what = f"{len(infos)} members, over the cap of {limits.members}"
+        return [fail("too-many-members", source, what, limits.rebuild, count=len(infos))]
+    seen: set[str] = set()
+    found = [_member_problem(info, seen, source, limits) for info in infos]
+    return [p for p in found if p is not None] + _total_problems(infos, source, limits)
 
 
 def read_capped(
-    stream: io.RawIOBase | Any, info: zipfile.ZipInfo, already: int, source: str, limits: Limits
+    stream: io.RawIOBase | Any, info: zipfile.ZipInfo, already: int, source: str, limits: ZipLimits
 ) -> bytes:
     """A member's bytes, stopping as soon as it outgrows its declared size or any cap."""
     chunks, size = [], 0
@@ -171,46 +231,63 @@ def read_capped(
             or size > limits.member_bytes
             or already + size > limits.total_bytes
         ):
-            raise fail(
-                "size-mismatch",
-                source,
-                f"member {info.filename!r} yields more than the "
-                f"{info.file_size} bytes it declares or than a cap allows",
-                REBUILD,
+            what = (
+                f"member {info.filename!r} yields more than the {info.file_size} bytes it "
+                "declares or than a cap allows"
             )
+            raise fail("size-mismatch", source, what, limits.rebuild, info.filename)
         if _too_compressed(size, info.compress_size, limits):
             raise _bomb_ratio(info.filename, size, info.compress_size, source, limits)
         chunks.append(block)
     if size != info.file_size:
-        raise fail(
-            "size-mismatch",
-            source,
-            f"member {info.filename!r} has {size} bytes, not the {info.file_size} it declares",
-            REBUILD,
-        )
+        what = f"member {info.filename!r} has {size} bytes, not the {info.file_size} it declares"
+        raise fail("size-mismatch", source, what, limits.rebuild, info.filename)
     return b"".join(chunks)
 
 
-def read_members(data: bytes, source: str, limits: Limits = DEFAULT_LIMITS) -> dict[str, bytes]:
-    """Every member's bytes, in memory, after the central-directory checks."""
-    archive = _open_zip(data, source, limits)
-    with archive:
+def _read_member(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, already: int, source: str, limits: ZipLimits
+) -> bytes:
+    try:
+        with archive.open(info) as stream:
+            return read_capped(stream, info, already, source, limits)
+    except BundleError:
+        raise
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError) as exc:
+        what = f"member {info.filename!r} cannot be read: bad CRC, size or header ({exc})"
+        raise fail("corrupt-member", source, what, limits.rebuild, info.filename) from None
+
+
+class ZipProblems(BundleError):
+    """Several problems at once; ``code`` and the message are the first one's."""
+
+    def __init__(self, found: list[BundleError]) -> None:
+        super().__init__(found[0].code, str(found[0]))
+        self.problems = list(found)
+
+
+def each_problem(exc: BundleError) -> list[BundleError]:
+    """Every problem of a refusal (several for ``ZipProblems``, else ``exc`` alone)."""
+    return list(getattr(exc, "problems", [exc]))
+
+
+def read_members(
+    data: bytes, source: str, limits: str | ZipLimits = DEFAULT_LIMITS
+) -> dict[str, bytes]:
+    """Every member's bytes (folders as b''), in memory, after the central-directory checks.
+
+    Raises a ``ZipProblems`` holding every central-directory problem, or the first problem
+    found while reading (a ``BundleError`` in both cases: the first is its code and message).
+    """
+    limits = limits_for(limits)
+    with _open_zip(data, source, limits) as archive:
         infos = archive.infolist()
-        _check_directory(infos, source, limits)
+        found = directory_problems(infos, source, limits)
+        if found:
+            raise ZipProblems(found)
         out: dict[str, bytes] = {}
         for info in infos:
-            try:
-                with archive.open(info) as stream:
-                    out[info.filename] = read_capped(
-                        stream, info, sum(map(len, out.values())), source, limits
-                    )
-            except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError) as exc:
-                if isinstance(exc, BundleError):
-                    raise
-                raise fail(
-                    "corrupt-member",
-                    source,
-                    f"member {info.filename!r} cannot be read: bad CRC, size or header ({exc})",
-                    REBUILD,
-                ) from None
+            out[info.filename] = _read_member(
+                archive, info, sum(map(len, out.values())), source, limits
+            )
     return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from analytics.core import snapshot
+from analytics.core.problems import at
 from analytics.fl import simulator
 from analytics.fl.policy import load_policy
 
@@ -23,9 +24,7 @@ def check_fl_catalog(catalog_dir: Path) -> list[str]:
         try:
             simulator.load_profiles(profiles)
         except (ValueError, KeyError, TypeError) as exc:
-            problems.append(
-                snapshot.problem(profiles, None, f"invalid profile ({exc!r})", "see docs/fl.md")
-            )
+            problems.append(at(profiles, None, f"invalid profile ({exc!r})", "see docs/fl.md"))
     return problems
 
 

@@ -103,21 +103,14 @@ def run_main(ns: argparse.Namespace) -> int:
     if ns.results is None:
         print("error: --ray needs --results DIR (a folder every node can write)", file=sys.stderr)
         return 2
-    try:
-        if ns.ray is not None:
-            jobs.import_ray()
-    except jobs.RayMissingError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    missing = jobs.ray_missing(ns.ray)
+    if missing:
+        print(missing, file=sys.stderr)
         return 2
     started = time.perf_counter()
     batch = run_jobs(ns.methods, ns.models, ns.datasets, ns.perturbations, ns.seed)
-    update, close = jobs.tqdm_progress("fl-run") if not ns.quiet else (None, lambda: None)
-    try:
-        tally = jobs.run_batch(
-            KIND, fl_job, batch, ns.results, ns.ray or None, ns.ray is not None, progress=update
-        )
-    finally:
-        close()
+    bar = None if ns.quiet else "fl-run"
+    tally = jobs.run_cli_batch(KIND, fl_job, batch, ns.results, ns.ray, bar=bar)
     failed = [s for s in tally.states.values() if s["state"] != "done"]
     for state in failed:
         print(f"failed: {state['label']} ({state['job_id']}): {state['reason']}", file=sys.stderr)

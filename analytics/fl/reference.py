@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from analytics.core import atomic
 from analytics.fl import runner, simulator
 from analytics.fl.datasets import DATASETS
 from analytics.fl.perturbations import PERTURBATIONS
 from analytics.fl.policy import NOMINAL
 from analytics.fl.scoring import best_checkpoint
-from analytics.fl.store import atomic_write
 from analytics.fl.submission import Run, Submission, submission_files, zip_bytes, zip_name
 
 POLICY_ABOUT = (
@@ -81,10 +80,10 @@ def write(subs: list[Submission], out_dir: Path) -> list[Path]:
     written = []
     for sub in subs:
         path = out_dir / zip_name(sub)
-        atomic_write(path, zip_bytes(submission_files(sub)))
+        atomic.write_bytes(path, zip_bytes(submission_files(sub)))
         written.append(path)
     return written
 
 
 def write_policy(policy: dict, path: Path) -> None:
-    atomic_write(path, (json.dumps(policy, indent=2) + "\n").encode())
+    atomic.write_json(path, policy, indent=2, allow_nan=True)

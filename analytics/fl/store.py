@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from analytics.core import paths
+from analytics.core import atomic, paths
 from analytics.fl import policy as policy_mod
 from analytics.fl.policy import Policy
 from analytics.fl.submission import Submission, validate_zip, zip_name
@@ -29,22 +27,6 @@ def reference_dir() -> Path:
 def published_dir() -> Path:
     """Uploads that passed validation."""
     return paths.RUNS_DIR / "fl_submissions"
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temp file in the same folder, fsync, rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def data_version(policy_file: Path | None = None) -> str:
@@ -123,7 +105,7 @@ def publish(data: bytes, upload_name: str, policy: Policy) -> tuple[str | None, 
             f"{upload_name}: protocol {sub.protocol}, model {sub.model}, method {sub.method} is "
             "already published; fix: use a new method name"
         ]
-    atomic_write(target, data)
+    atomic.write_bytes(target, data)
     return target.name, []
 
 

@@ -20,7 +20,6 @@ import io
 import json
 import math
 import re
-import stat
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -28,6 +27,8 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 import pandas as pd
 
+from analytics.core import problems as problem_text
+from analytics.core import safezip
 from analytics.fl import simulator
 from analytics.fl.policy import Policy
 
@@ -42,12 +43,9 @@ CHECKPOINT_COLUMNS = (
     "peak_mem_bytes",
 )
 RUN_STATUSES = ("oom", "failed")
-MAX_ZIP_BYTES = 64 * 2**20
-MAX_MEMBERS = 5000
-MAX_MEMBER_BYTES = 16 * 2**20
-MAX_TOTAL_BYTES = 256 * 2**20
-MAX_RATIO = 100  # uncompressed / compressed, above 1 MiB: a ZIP bomb
-_DRIVE = re.compile(r"^[A-Za-z]:")
+ZIP_USE = "fl-submission"  # its caps (16 MiB a member, 5,000 members): analytics.core.safezip
+_CAPS = safezip.LIMITS[ZIP_USE]
+_PACKER_FIX = "upload the .zip the packer wrote"
 _NAME = re.compile(r"^[A-Za-z0-9_.\- ]{1,80}$")
 
 
@@ -87,59 +85,24 @@ class Validation:
 
 class _Problems(list):
     def add(self, where: str, message: str, fix: str) -> None:
-        self.append(f"{where}: {message}; fix: {fix}")
+        self.append(problem_text.line(where, message, fix))
 
 
-def _unsafe_member(info: zipfile.ZipInfo) -> tuple[str, str] | None:
-    """Why a member may not be extracted safely, with the fix, or None."""
-    name = info.filename
-    mode = info.external_attr >> 16
-    if name.startswith(("/", "\\")) or _DRIVE.match(name):
-        return "absolute path", "store paths relative to the ZIP root"
-    if "\\" in name:
-        return "backslash in path", "use '/' separators"
-    if ".." in PurePosixPath(name).parts:
-        return "path traversal ('..')", "store paths inside the ZIP root"
-    if stat.S_ISLNK(mode):
-        return "symbolic link", "store regular files only"
-    if info.flag_bits & 0x1:
-        return "encrypted member", "store members unencrypted"
-    if info.file_size > MAX_MEMBER_BYTES:
-        return f"{info.file_size} bytes uncompressed", f"keep each file under {MAX_MEMBER_BYTES}"
-    if info.file_size > 2**20 and info.file_size > MAX_RATIO * max(info.compress_size, 1):
-        return "compression ratio of a ZIP bomb", "submit ordinary CSV files"
-    return None
+Members = dict[str, bytes]
+"""A ZIP read by ``safezip.read_members``: member name -> bytes (folders as b'')."""
 
 
-def _archive_problems(zf: zipfile.ZipFile, label: str) -> _Problems:
-    problems = _Problems()
-    infos = zf.infolist()
-    if len(infos) > MAX_MEMBERS:
-        problems.add(label, f"{len(infos)} members", f"keep under {MAX_MEMBERS}")
-        return problems
-    if sum(i.file_size for i in infos) > MAX_TOTAL_BYTES:
-        problems.add(label, "uncompressed size of a ZIP bomb", "submit ordinary CSV files")
-    names = [i.filename for i in infos]
-    for dup in sorted({n for n in names if names.count(n) > 1}):
-        problems.add(f"{label}: {dup}", "duplicate member", "store each file once")
-    for info in infos:
-        unsafe = _unsafe_member(info)
-        if unsafe:
-            problems.add(f"{label}: {info.filename}", unsafe[0], unsafe[1])
-    return problems
+def _read_text(members: Members, name: str) -> str:
+    return members[name].decode("utf-8-sig")
 
 
-def _read_text(zf: zipfile.ZipFile, name: str) -> str:
-    return zf.read(name).decode("utf-8-sig")
-
-
-def _manifest(zf: zipfile.ZipFile, label: str, policy: Policy, problems: _Problems) -> dict | None:
+def _manifest(members: Members, label: str, policy: Policy, problems: _Problems) -> dict | None:
     where = f"{label}: manifest.json"
-    if "manifest.json" not in zf.namelist():
+    if "manifest.json" not in members:
         problems.add(where, "missing", "add manifest.json at the ZIP root")
         return None
     try:
-        raw = json.loads(_read_text(zf, "manifest.json"))
+        raw = json.loads(_read_text(members, "manifest.json"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         problems.add(where, f"not valid JSON ({exc})", "write a JSON object")
         return None
@@ -184,10 +147,10 @@ def _parse_number(text: str) -> float | None:
 
 
 def _read_csv(
-    zf: zipfile.ZipFile, name: str, columns: tuple[str, ...], where: str, problems: _Problems
+    members: Members, name: str, columns: tuple[str, ...], where: str, problems: _Problems
 ) -> list[dict[str, str]] | None:
     try:
-        text = _read_text(zf, name)
+        text = _read_text(members, name)
         rows = list(csv.DictReader(io.StringIO(text), strict=True))
     except (UnicodeDecodeError, csv.Error) as exc:
         problems.add(where, f"not a readable CSV ({exc})", "write UTF-8 comma-separated text")
@@ -262,17 +225,17 @@ def _workload(rows: list[dict[str, str]], where: str, problems: _Problems) -> pd
     return pd.DataFrame.from_records(records, columns=list(simulator.WORKLOAD_COLUMNS))
 
 
-def _run_members(zf: zipfile.ZipFile) -> dict[tuple[str, str], set[str]]:
+def _run_members(members: Members) -> dict[tuple[str, str], set[str]]:
     folders: dict[tuple[str, str], set[str]] = {}
-    for name in zf.namelist():
+    for name in members:
         parts = PurePosixPath(name).parts
         if len(parts) == 4 and parts[0] == "runs" and not name.endswith("/"):
             folders.setdefault((parts[1], parts[2]), set()).add(parts[3])
     return folders
 
 
-def _stray_members(zf: zipfile.ZipFile, label: str, problems: _Problems) -> None:
-    for name in zf.namelist():
+def _stray_members(members: Members, label: str, problems: _Problems) -> None:
+    for name in members:
         parts = PurePosixPath(name).parts
         is_dir = name.endswith("/") and parts[0] == "runs" and len(parts) <= 3
         is_file = len(parts) == 4 and parts[0] == "runs" and not name.endswith("/")
@@ -281,13 +244,13 @@ def _stray_members(zf: zipfile.ZipFile, label: str, problems: _Problems) -> None
 
 
 def _status_run(
-    zf: zipfile.ZipFile, prefix: str, files: set[str], where: str, problems: _Problems
+    members: Members, prefix: str, files: set[str], where: str, problems: _Problems
 ) -> Run | None:
     if files & {"checkpoints.csv", "workload.csv"}:
         problems.add(where, "status.json beside checkpoints", "give either status.json or CSVs")
         return None
     try:
-        raw = json.loads(_read_text(zf, prefix + "status.json"))
+        raw = json.loads(_read_text(members, prefix + "status.json"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         problems.add(f"{where}/status.json", f"not valid JSON ({exc})", "write a JSON object")
         return None
@@ -299,22 +262,24 @@ def _status_run(
 
 
 def _one_run(
-    zf: zipfile.ZipFile, prefix: str, files: set[str], label: str, problems: _Problems
+    members: Members, prefix: str, files: set[str], label: str, problems: _Problems
 ) -> Run | None:
     where = f"{label}: {prefix.rstrip('/')}"
     unknown = files - {"checkpoints.csv", "workload.csv", "status.json"}
     for name in sorted(unknown):
         problems.add(f"{where}/{name}", "unexpected file", "keep checkpoints/workload/status")
     if "status.json" in files:
-        return _status_run(zf, prefix, files, where, problems)
+        return _status_run(members, prefix, files, where, problems)
     for needed in ("checkpoints.csv", "workload.csv"):
         if needed not in files:
             problems.add(f"{where}/{needed}", "missing", "add it, or status.json if the run died")
     if problems:
         return None
     ck_where, wl_where = f"{where}/checkpoints.csv", f"{where}/workload.csv"
-    ck_rows = _read_csv(zf, prefix + "checkpoints.csv", CHECKPOINT_COLUMNS, ck_where, problems)
-    wl_rows = _read_csv(zf, prefix + "workload.csv", simulator.WORKLOAD_COLUMNS, wl_where, problems)
+    ck_rows = _read_csv(members, prefix + "checkpoints.csv", CHECKPOINT_COLUMNS, ck_where, problems)
+    wl_rows = _read_csv(
+        members, prefix + "workload.csv", simulator.WORKLOAD_COLUMNS, wl_where, problems
+    )
     if ck_rows is None or wl_rows is None:
         return None
     checkpoints = _checkpoints(ck_rows, ck_where, problems)
@@ -338,11 +303,11 @@ def _recomputed(
 
 
 def _runs(
-    zf: zipfile.ZipFile, manifest: dict, label: str, policy: Policy, problems: _Problems
+    members: Members, manifest: dict, label: str, policy: Policy, problems: _Problems
 ) -> dict[tuple[str, str], Run]:
     runs: dict[tuple[str, str], Run] = {}
     allowed = policy.conditions(manifest["protocol"])
-    for (dataset, condition), files in sorted(_run_members(zf).items()):
+    for (dataset, condition), files in sorted(_run_members(members).items()):
         where = f"{label}: runs/{dataset}/{condition}"
         if dataset not in policy.datasets:
             problems.add(where, f"dataset {dataset!r} not in the policy", f"use {policy.datasets}")
@@ -351,11 +316,25 @@ def _runs(
             problems.add(where, f"condition {condition!r} not allowed", f"use one of {allowed}")
             continue
         local = _Problems()
-        run = _one_run(zf, f"runs/{dataset}/{condition}/", files, label, local)
+        run = _one_run(members, f"runs/{dataset}/{condition}/", files, label, local)
         problems.extend(local)
         if run is not None:
             runs[(dataset, condition)] = run
     return runs
+
+
+def _zip_problem(label: str, err: safezip.BundleError) -> str:
+    """One refusal of the shared ZIP reader, worded as the reader words it for every track."""
+    return str(err)
+
+
+def _members(data: bytes, label: str, problems: _Problems) -> Members | None:
+    """The ZIP's members through the shared safe reader; None (problems added) when refused."""
+    try:
+        return safezip.read_members(data, label, ZIP_USE)
+    except safezip.BundleError as exc:
+        problems.extend(_zip_problem(label, err) for err in safezip.each_problem(exc))
+        return None
 
 
 def validate_zip(source: Path | bytes, policy: Policy, name: str | None = None) -> Validation:
@@ -363,23 +342,14 @@ def validate_zip(source: Path | bytes, policy: Policy, name: str | None = None) 
     label = name or (source.name if isinstance(source, Path) else "upload.zip")
     problems = _Problems()
     data = source.read_bytes() if isinstance(source, Path) else bytes(source)
-    if len(data) > MAX_ZIP_BYTES:
-        problems.add(label, f"{len(data)} bytes", f"keep the ZIP under {MAX_ZIP_BYTES} bytes")
+    members = _members(data, label, problems)
+    if members is None:
         return Validation(None, problems)
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile as exc:
-        problems.add(label, f"not a ZIP file ({exc})", "upload the .zip the packer wrote")
+    _stray_members(members, label, problems)
+    manifest = _manifest(members, label, policy, problems)
+    if manifest is None or problems:
         return Validation(None, problems)
-    with zf:
-        problems.extend(_archive_problems(zf, label))
-        if problems:
-            return Validation(None, problems)
-        _stray_members(zf, label, problems)
-        manifest = _manifest(zf, label, policy, problems)
-        if manifest is None or problems:
-            return Validation(None, problems)
-        runs = _runs(zf, manifest, label, policy, problems)
+    runs = _runs(members, manifest, label, policy, problems)
     if problems:
         return Validation(None, problems)
     sub = Submission(

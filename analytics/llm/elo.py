@@ -10,7 +10,8 @@ Input is a long score table with columns ``model, benchmark, category, score`` a
 3. :func:`fit` finds the maximum-likelihood Bradley-Terry strengths by the MM algorithm of
    Hunter (2004), "MM algorithms for generalized Bradley-Terry models", Ann. Statist. 32(1),
    with one pseudo-draw per model against an anchor of strength 1 (rating 1000).
-4. :func:`rate` adds eligibility, ranks and (optionally) bootstrap intervals over benchmarks.
+4. :func:`rate` adds eligibility, ranks and (optionally) bootstrap intervals over benchmarks;
+   only models of the main comparison graph (:func:`main_graph`) can be ranked.
 
 See ``docs/elo.md`` for the method, the stopping rule and the acceleration.
 """
@@ -26,12 +27,17 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 import scipy.sparse
+import scipy.sparse.csgraph
 import scipy.sparse.linalg
 import scipy.stats
 import threadpoolctl
 
 from analytics.core.schema import SOURCE_KINDS
 
+ALGORITHM_VERSION = "bt-mm-2"  # 2: ranks only the main comparison graph
+"""Version of the rating method: change it whenever a change to this module (or to the score
+query in ``analytics.llm.ratings``) changes any rating, so cached ratings of an old method are
+never served (``data/derived/<version>/`` files carry it in their name)."""
 ANCHOR_RATING = 1000.0  # rating of the fixed anchor (strength 1), seed 002
 ELO_SCALE = 400.0  # +400 rating points = 10:1 win odds, seed 002
 DEFAULT_TOL = 1e-10  # stop when one plain MM sweep moves every log-strength by less than this
@@ -41,6 +47,10 @@ MIN_CATEGORIES = 2  # ranking eligibility floor, seed 002
 RATING_DECIMALS = 1  # ratings are published to 0.1, seed 002
 _MAX_NEWTON_STEP = 2.0  # largest change of any log-strength in one Newton step (~350 rating)
 _DENSE_NEWTON_MAX = 3000  # above this many models the Newton step uses conjugate gradients
+
+UNRATED_FLOOR = f"needs {MIN_BENCHMARKS} benchmarks in {MIN_CATEGORIES} categories"
+UNRATED_DISCONNECTED = "not connected to the main comparison graph (shares no benchmark with it)"
+"""The ``unrated_reason`` values of :func:`rate` (joined by "; " when both apply)."""
 
 REQUIRED_COLUMNS = ("model", "benchmark", "category", "score")
 OPTIONAL_COLUMNS = ("source", "date", "higher_is_better")
@@ -408,6 +418,27 @@ def to_rating(theta: np.ndarray) -> np.ndarray:
 # --- 4. ratings table -----------------------------------------------------------------------
 
 
+def main_graph(battles: Battles) -> np.ndarray:
+    """Per model, whether it is in the main comparison graph (docs/elo.md section 4).
+
+    Models are linked when they share a benchmark; the main graph is the connected component with
+    the most models (ties: the one holding the alphabetically first model). Ratings of different
+    components are fitted apart (only the anchor links them), so they are not comparable.
+    """
+    n = len(battles.models)
+    links = scipy.sparse.coo_matrix(
+        (np.ones(len(battles.pair_i)), (battles.pair_i, battles.pair_j)), shape=(n, n)
+    )
+    _, labels = scipy.sparse.csgraph.connected_components(links, directed=False)
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    sizes = np.bincount(labels)
+    first_model = np.full(len(sizes), n)
+    np.minimum.at(first_model, labels, np.arange(n))
+    main = min(range(len(sizes)), key=lambda c: (-sizes[c], first_model[c]))
+    return labels == main
+
+
 def coverage(headline: pd.DataFrame) -> pd.DataFrame:
     """Per model: n_benchmarks, n_categories and ``eligible`` (>= 3 benchmarks spanning >= 2
     categories, seed 002 "Ranking eligibility")."""
@@ -437,17 +468,34 @@ def rate(
     """Ratings table of a long score table: model, rating, rank, eligible, n_benchmarks,
     n_categories (+ rating_low/high, rank_low/high with ``bootstrap`` rounds).
 
-    Ranked models come first by rating; unrated ones follow, their rating shown but ``rank`` NA.
+    Ranked models come first by rating; unrated ones follow, their rating shown but ``rank`` NA
+    and ``unrated_reason`` saying why (below the floor, or outside the main comparison graph:
+    their rating is then relative to their own group only).
     """
     headline = headline_scores(scores.dropna(subset=["score"]))
     battles = build_battles(headline)
     result = fit(aggregate(battles), tol=tol, max_iter=max_iter)
-    table = coverage(headline).loc[list(battles.models)]
+    table = _with_reasons(coverage(headline).loc[list(battles.models)], main_graph(battles))
     table.insert(0, "rating", to_rating(result.theta))
     if bootstrap:
         samples = bootstrap_ratings(battles, bootstrap, seed=seed, theta0=result.theta, tol=tol)
         table = table.join(_intervals(samples, table))
     return order_ratings(table.rename_axis("model").reset_index())
+
+
+def _with_reasons(table: pd.DataFrame, connected: np.ndarray) -> pd.DataFrame:
+    """``eligible`` narrowed to the main graph, plus ``unrated_reason`` ("" when ranked)."""
+    floor = table["eligible"].to_numpy(bool)
+    reasons = [
+        "; ".join(r for r, bad in ((UNRATED_FLOOR, not f), (UNRATED_DISCONNECTED, not c)) if bad)
+        for f, c in zip(floor, connected, strict=True)
+    ]
+    return table.assign(eligible=floor & connected, unrated_reason=reasons)
+
+
+def set_apart(table: pd.DataFrame) -> int:
+    """How many models of a :func:`rate` table are outside the main comparison graph."""
+    return int(table["unrated_reason"].str.contains(UNRATED_DISCONNECTED, regex=False).sum())
 
 
 def order_ratings(table: pd.DataFrame) -> pd.DataFrame:

@@ -2,8 +2,9 @@
 
 ``elo`` reads a long score table (columns model, benchmark, category, score; optional source,
 date, higher_is_better) and writes the ratings as CSV: model, rating, rank, eligible,
-n_benchmarks, n_categories, plus rating_low, rating_high, rank_low, rank_high with
-``--bootstrap N``. Bad input prints one line naming the file, the line and the fix, exits 1 and
+n_benchmarks, n_categories, unrated_reason, plus rating_low, rating_high, rank_low, rank_high with
+``--bootstrap N``. Models outside the main comparison graph are left unrated, with one warning
+line on stderr. Bad input prints one line naming the file, the line and the fix, exits 1 and
 writes nothing.
 
 ``elo-diff`` prints the rating and rank changes between two built snapshot versions as CSV.
@@ -13,13 +14,12 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 
+from analytics.core import atomic
 from analytics.core.schema import SOURCE_KINDS
 from analytics.llm import elo
 
@@ -55,12 +55,24 @@ def _run_elo(args: list[str]) -> int:
         raise InputError(f"--bootstrap {opts.bootstrap} is negative; fix: pass 0 or more rounds")
     scores = read_scores(opts.scores)
     table = elo.rate(scores, bootstrap=opts.bootstrap, seed=opts.seed)
+    _warn_set_apart(opts.scores, table)
     text = format_csv(table)
     if opts.out is None:
         sys.stdout.write(text)
     else:
         write_atomic(opts.out, text)
     return 0
+
+
+def _warn_set_apart(path: Path, table: pd.DataFrame) -> None:
+    """One stderr line when some models share no benchmark with the main comparison graph."""
+    apart = elo.set_apart(table)
+    if apart:
+        print(
+            f"warning: {path}: {apart} of {len(table)} models {elo.UNRATED_DISCONNECTED}, left "
+            "unrated (see unrated_reason); fix: add scores on benchmarks the main group reports",
+            file=sys.stderr,
+        )
 
 
 def _run_diff(args: list[str]) -> int:
@@ -212,17 +224,8 @@ def format_csv(table: pd.DataFrame) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temp file in the same folder, fsync, then rename."""
+    """Write ``text`` to ``path`` atomically; the folder must already exist."""
     folder = path.resolve().parent
     if not folder.is_dir():
         raise InputError(f"{path}: folder {folder} does not exist; fix: create it first")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic.write_text(path, text)

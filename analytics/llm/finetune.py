@@ -4,6 +4,9 @@ Training memory is derived from the parameter count only (never curated). The re
 exact sum of named parts; headroom lives only in the verdict thresholds. Capacity is GPU count x
 VRAM, assuming FSDP/ZeRO-style sharding. MoE models need memory for all parameters, while compute
 (and so cost) counts only the active parameters.
+
+Numeric inputs pass ``fit.checked`` (finite, positive, at most a generous limit): a NaN or an
+infinity raises ValueError with one line instead of reaching a verdict or a cost.
 """
 
 from __future__ import annotations
@@ -12,7 +15,16 @@ from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
-from analytics.llm.fit import budget_gb, fits
+from analytics.llm.fit import (
+    FITS_MAX_RATIO,
+    MAX_BUDGET_GB,
+    MAX_GPU_COUNT,
+    MAX_PARAMS_B,
+    Graded,
+    budget_gb,
+    checked,
+    grade,
+)
 
 METHODS: tuple[str, ...] = ("full", "lora", "qlora")
 """Fine-tune methods, highest fidelity first (the auto pick takes the first that fits)."""
@@ -22,6 +34,8 @@ METHOD_LABELS = {"full": "Full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
 
 FITS, TIGHT, WONT_FIT = "fits", "fits (tight)", "won't fit"
 FINETUNE_VERDICTS: tuple[str, ...] = (FITS, TIGHT, WONT_FIT)
+FITS_MAX = 0.8  # seed 002: ratio upper bound of "fits"; up to FITS_MAX_RATIO (1.0) is "tight"
+THRESHOLDS: tuple[tuple[float, str], ...] = ((FITS_MAX, FITS), (FITS_MAX_RATIO, TIGHT))
 
 # --- memory constants, seed 002 "Fine-tuning fit & cost" (GB per billion parameters) ---
 ADAPTER_FRACTION = 0.005  # A = 0.005 P adapter parameters
@@ -36,7 +50,16 @@ TOKENS_PER_SAMPLE = 1024
 EPOCHS = 3
 FLOPS_PER_PARAM_TOKEN = 6  # forward + backward training-FLOPs rule
 MFU = 0.35  # model FLOPs utilisation assumed against peak bf16
+PARAMS_PER_B = 1e9
+FLOPS_PER_TFLOPS = 1e12
+SECONDS_PER_HOUR = 3600
 RECIPE_FLOP_MULTIPLIER = {"sft": 1.0, "dpo": 2.5, "rl": 8.0}  # DPO ref pass; ~8 GRPO rollouts
+
+# Input limits (not seed figures): far beyond real runs, low enough to keep every product finite.
+MAX_SAMPLES = 10**12
+MAX_TFLOPS = 1e6  # peak dense bf16 per GPU
+MAX_USD_PER_HOUR = 1e6  # per GPU
+MAX_FLOPS = 1e40
 
 DATASET_PRESETS: dict[str, int] = {
     "Small (1k samples)": 1_000,
@@ -47,7 +70,7 @@ DATASET_PRESETS: dict[str, int] = {
 
 
 @dataclass(frozen=True)
-class FinetunePlan:
+class FinetunePlan(Graded):
     """Memory requirement and verdict of one method x recipe on a capacity."""
 
     method: str
@@ -57,13 +80,6 @@ class FinetunePlan:
     capacity_gb: float
     ratio: float
     verdict: str
-
-    @property
-    def fits(self) -> bool:
-        return fits(self.ratio)
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -117,10 +133,13 @@ def memory_parts(params_b: float, method: str, recipe: str = "sft") -> dict[str,
 def _check(params_b: float, method: str, recipe: str) -> None:
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    _check_recipe(recipe)
+    checked("params_b", params_b, MAX_PARAMS_B)
+
+
+def _check_recipe(recipe: str) -> None:
     if recipe not in RECIPES:
         raise ValueError(f"unknown recipe {recipe!r}; choose one of {', '.join(RECIPES)}")
-    if params_b is None or pd.isna(params_b) or params_b <= 0:
-        raise ValueError(f"parameter count must be a positive number of billions (got {params_b})")
 
 
 def required_gb(params_b: float, method: str, recipe: str = "sft") -> float:
@@ -130,8 +149,7 @@ def required_gb(params_b: float, method: str, recipe: str = "sft") -> float:
 
 def verdict(ratio: float) -> str:
     """Seed 002 grade of required / capacity: <=0.8 fits, <=1.0 fits (tight), else won't fit."""
-    r = round(ratio, 9)
-    return FITS if r <= 0.8 else TIGHT if r <= 1.0 else WONT_FIT
+    return grade(ratio, THRESHOLDS, WONT_FIT)
 
 
 def capacity_gb(memory_gb: float, count: int = 1) -> float:
@@ -147,31 +165,59 @@ def plan(params_b: float, recipe: str, capacity: float, method: str = "auto") ->
         return next((p for p in plans if p.fits), plans[-1])
     parts = memory_parts(params_b, method, recipe)
     need = sum(parts.values())
-    ratio = need / capacity
+    ratio = need / checked("capacity", capacity, MAX_BUDGET_GB)
     return FinetunePlan(method, recipe, parts, need, capacity, ratio, verdict(ratio))
 
 
 def compute_params_b(
     total_params_b: float | None, active_params_b: float | None, is_moe: bool
 ) -> float | None:
-    """Parameters that cost compute: active ones for MoE (None if undisclosed), else total."""
-    value = active_params_b if is_moe else total_params_b
-    return None if value is None or pd.isna(value) else float(value)
+    """Parameters that cost compute: active ones for MoE (None if undisclosed), else total.
+
+    Raises ValueError when a given count is not a positive finite number, or active > total.
+    """
+    total = _optional("total_params_b", total_params_b, MAX_PARAMS_B)
+    active = _optional("active_params_b", active_params_b, MAX_PARAMS_B)
+    if total is not None and active is not None and active > total:
+        where = f"active_params_b {active_params_b}"
+        raise ValueError(active_above_total(where, "total_params_b", total))
+    return active if is_moe else total
+
+
+def active_above_total(where: str, total_name: str, total: float) -> str:
+    """The one-line problem of an active parameter count above the total (MoE active <= total)."""
+    return f"{where}: above {total_name} {total:g}; fix: pass at most {total_name}"
+
+
+def _unknown(value: object) -> bool:
+    """None or NaN: a figure the catalog does not have."""
+    return value is None or (not isinstance(value, str) and bool(pd.isna(value)))
+
+
+def _optional(name: str, value: object, hi: float) -> float | None:
+    """None when ``value`` is unknown, else ``checked``."""
+    return None if _unknown(value) else checked(name, value, hi)
 
 
 def training_tokens(samples: int) -> int:
     """Tokens processed: samples x 1,024 tokens x 3 epochs (seed 002 presets)."""
-    return int(samples) * TOKENS_PER_SAMPLE * EPOCHS
+    return checked("samples", samples, MAX_SAMPLES, whole=True) * TOKENS_PER_SAMPLE * EPOCHS
 
 
 def training_flops(params_b: float, tokens: int, recipe: str) -> float:
     """Training compute = 6e9 x params(B) x tokens x recipe multiplier (SFT 1, DPO 2.5, RL 8)."""
-    return FLOPS_PER_PARAM_TOKEN * 1e9 * float(params_b) * tokens * RECIPE_FLOP_MULTIPLIER[recipe]
+    _check_recipe(recipe)
+    params = PARAMS_PER_B * checked("params_b", params_b, MAX_PARAMS_B)
+    max_tokens = MAX_SAMPLES * TOKENS_PER_SAMPLE * EPOCHS
+    count = checked("tokens", tokens, max_tokens, whole=True)
+    return FLOPS_PER_PARAM_TOKEN * params * count * RECIPE_FLOP_MULTIPLIER[recipe]
 
 
 def gpu_hours(train_flops: float, bf16_tflops: float) -> float:
     """GPU-hours = compute / (peak bf16 TFLOPS x 1e12 x 0.35 MFU x 3600); count-independent."""
-    return train_flops / (float(bf16_tflops) * 1e12 * MFU * 3600)
+    flops = checked("train_flops", train_flops, MAX_FLOPS)
+    peak = checked("bf16_tflops", bf16_tflops, MAX_TFLOPS)
+    return flops / (peak * FLOPS_PER_TFLOPS * MFU * SECONDS_PER_HOUR)
 
 
 def cost_estimate(
@@ -185,15 +231,17 @@ def cost_estimate(
     """Rough cost of a run; None when active params or peak bf16 TFLOPS are unknown.
 
     wall-clock = GPU-hours / count; cost = GPU-hours x $/GPU-hour (None without a price).
+    None or NaN mean unknown; any other value must be a positive finite number.
     """
-    if compute_params is None or bf16_tflops is None or pd.isna(bf16_tflops):
+    if _unknown(compute_params) or _unknown(bf16_tflops):
         return None
     tokens = training_tokens(samples)
     flops = training_flops(compute_params, tokens, recipe)
     hours = gpu_hours(flops, bf16_tflops)
-    price = None if usd_per_hour is None or pd.isna(usd_per_hour) else float(usd_per_hour)
+    gpus = checked("count", count, MAX_GPU_COUNT, whole=True)
+    price = _optional("usd_per_hour", usd_per_hour, MAX_USD_PER_HOUR)
     cost = None if price is None else hours * price
-    return CostEstimate(tokens, flops, hours, hours / int(count), cost)
+    return CostEstimate(tokens, flops, hours, hours / gpus, cost)
 
 
 def finetunable(models: pd.DataFrame) -> pd.DataFrame:

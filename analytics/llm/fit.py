@@ -7,17 +7,29 @@ count. Throughput (tok/s) is only ever a measured catalog row, never interpolate
 
 An optional refinement, shown beside the seed verdict and never replacing it, is the KV cache for a
 chosen context length computed from the model's architecture (GQA-aware).
+
+Every numeric input passes :func:`checked` (finite, above 0, at most a generous limit) at the
+public functions and at the command line, so no NaN or infinity can reach a verdict or the JSON.
+None or NaN in an optional catalog figure (params, Q4 VRAM, architecture) means "unknown".
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
+from numbers import Real
 
 import pandas as pd
 
+from analytics.core import problems
+
 RUNTIME_OVERHEAD = 1.08  # seed 002 "Hardware fit": KV-cache + runtime factor on Q4 weights
-Q4_BYTES_PER_PARAM = 4.5 / 8  # seed 002: ~4.5 bits per parameter for Q4 quantisation
+Q4_BITS_PER_PARAM = 4.5  # seed 002: ~4.5 bits per parameter for Q4 quantisation
+BITS_PER_BYTE = 8
+Q4_BYTES_PER_PARAM = Q4_BITS_PER_PARAM / BITS_PER_BYTE  # GB per billion parameters
+KV_TENSORS = 2  # the KV cache holds a key and a value tensor per layer
 KV_BYTES_PER_VALUE = 2  # fp16/bf16 KV cache
+BYTES_PER_GB = 1e9
 
 COMFORTABLE, TIGHT, OFFLOAD, WONT_RUN = (
     "fits comfortably",
@@ -33,15 +45,64 @@ THRESHOLDS: tuple[tuple[float, str], ...] = ((0.8, COMFORTABLE), (1.0, TIGHT), (
 FITS_MAX_RATIO = 1.0  # the boolean "fits" everywhere else is ratio <= 1.0
 _RATIO_DECIMALS = 9  # compare ratios after rounding away float noise (10.8 / 13.5 is 0.8)
 
+# Input limits (not seed figures): far beyond any real model or machine, low enough that every
+# product the calculators form (FLOPs, GB, $) stays a finite float.
+MAX_PARAMS_B = 1e5  # 100 trillion parameters
+MAX_MEMORY_GB = 1e6  # per GPU, or a curated Q4 figure
+MAX_GPU_COUNT = 100_000
+MAX_BUDGET_GB = MAX_GPU_COUNT * MAX_MEMORY_GB  # count x memory
+MAX_CONTEXT_TOKENS = 1 << 30
+MAX_RATIO = 1e12  # required / budget
 
-@dataclass(frozen=True)
-class FitResult:
-    """One model on one hardware budget."""
 
-    required_gb: float
-    budget_gb: float
+def checked(
+    name: str, value: object, hi: float, *, whole: bool = False, zero_ok: bool = False
+) -> float:
+    """``value`` (a number, or the text typed for it) when finite, above 0 (or 0 with
+    ``zero_ok``), at most ``hi`` and whole where ``whole``; else ValueError with one line
+    ``<name> <value>: <what is wrong>; fix: ...``. Returns an int when ``whole``."""
+    number = _as_number(value)
+    what = _number_problem(number, hi, whole, zero_ok)
+    if what:
+        kind = f"{'non-negative' if zero_ok else 'positive'} {'whole ' if whole else ''}number"
+        fix = f"pass a {kind} up to {hi:g}"
+        text = str(value)
+        shown = text if text.isprintable() and text.strip() == text and text else repr(text)
+        raise ValueError(problems.line(f"{name} {shown}", what, fix))
+    return int(number) if whole else number
+
+
+def _number_problem(number: float | None, hi: float, whole: bool, zero_ok: bool) -> str | None:
+    """What is wrong with ``number`` for :func:`checked`, or None."""
+    if number is None:
+        return "not a number"
+    if not math.isfinite(number):
+        return "not a finite number"
+    if number < 0 or (number == 0 and not zero_ok):
+        return "must not be negative" if zero_ok else "must be positive"
+    if number > hi:
+        return f"above the limit {hi:g}"
+    if whole and number != int(number):
+        return "not a whole number"
+    return None
+
+
+def _as_number(value: object) -> float | None:
+    """``value`` as a float (text parsed as Python does), None when it is not a number."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            return None
+    return float(value) if isinstance(value, Real) else None
+
+
+class Graded:
+    """Mixin of the fit results (hardware and fine-tune): a ``ratio`` graded by a verdict."""
+
     ratio: float
-    verdict: str
 
     @property
     def fits(self) -> bool:
@@ -49,15 +110,26 @@ class FitResult:
         return fits(self.ratio)
 
     def as_dict(self) -> dict:
+        """The dataclass fields as a plain dict (for JSON)."""
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class FitResult(Graded):
+    """One model on one hardware budget."""
+
+    required_gb: float
+    budget_gb: float
+    ratio: float
+    verdict: str
+
+
 def q4_weights_gb(params_b: float | None, vram_q4_gb: float | None = None) -> float | None:
-    """Q4 footprint before overhead: the curated figure, else params x 4.5/8 GB."""
+    """Q4 footprint before overhead: the curated figure, else params x 4.5/8 GB (bits/8)."""
     if _known(vram_q4_gb):
-        return float(vram_q4_gb)
+        return checked("vram_q4_gb", vram_q4_gb, MAX_MEMORY_GB)
     if _known(params_b):
-        return float(params_b) * Q4_BYTES_PER_PARAM
+        return checked("params_b", params_b, MAX_PARAMS_B) * Q4_BYTES_PER_PARAM
     return None
 
 
@@ -69,23 +141,29 @@ def required_gb(params_b: float | None, vram_q4_gb: float | None = None) -> floa
 
 def budget_gb(memory_gb: float, count: int = 1) -> float:
     """GPU budget = count x per-GPU memory (Apple memory is already discounted in the catalog)."""
-    if count < 1 or memory_gb <= 0:
-        raise ValueError(f"budget needs count >= 1 and memory > 0 (got {count} x {memory_gb} GB)")
-    return float(count) * float(memory_gb)
+    gpus = checked("count", count, MAX_GPU_COUNT, whole=True)
+    return float(gpus) * checked("memory_gb", memory_gb, MAX_MEMORY_GB)
+
+
+def grade(ratio: float, thresholds: tuple[tuple[float, str], ...], above: str) -> str:
+    """The name of the first ``(upper, name)`` threshold the ratio is within, else ``above``."""
+    r = _rounded(ratio)
+    return next((name for upper, name in thresholds if r <= upper), above)
 
 
 def verdict(ratio: float) -> str:
     """Seed 002 grade of required / budget: <=0.8, <=1.0, <=1.3, otherwise won't run."""
-    r = round(ratio, _RATIO_DECIMALS)
-    for upper, name in THRESHOLDS:
-        if r <= upper:
-            return name
-    return WONT_RUN
+    return grade(ratio, THRESHOLDS, WONT_RUN)
 
 
 def fits(ratio: float) -> bool:
     """Boolean fit: ratio <= 1.0 (comfortably or tight)."""
-    return round(ratio, _RATIO_DECIMALS) <= FITS_MAX_RATIO
+    return _rounded(ratio) <= FITS_MAX_RATIO
+
+
+def _rounded(ratio: float) -> float:
+    """A checked ratio (finite, 0 or more) rounded to _RATIO_DECIMALS."""
+    return round(checked("ratio", ratio, MAX_RATIO, zero_ok=True), _RATIO_DECIMALS)
 
 
 def hardware_fit(
@@ -95,7 +173,7 @@ def hardware_fit(
     need = required_gb(params_b, vram_q4_gb)
     if need is None:
         return None
-    ratio = need / budget
+    ratio = need / checked("budget", budget, MAX_BUDGET_GB)
     return FitResult(required_gb=need, budget_gb=budget, ratio=ratio, verdict=verdict(ratio))
 
 
@@ -108,13 +186,19 @@ def kv_cache_gb(
 ) -> float | None:
     """KV cache for one sequence: 2 (K and V) x layers x kv_heads x head_dim x context x bytes.
 
-    GQA-aware because it counts key/value heads, not query heads. None when metadata is missing.
+    GQA-aware because it counts key/value heads, not query heads. None when metadata is missing
+    (None, NaN or not above 0); an infinite dimension or a bad context raises ValueError.
     """
     dims = (n_layers, n_kv_heads, head_dim)
     if not all(_known(d) and d > 0 for d in dims):
         return None
-    values = 2 * int(n_layers) * int(n_kv_heads) * int(head_dim) * int(context_tokens)
-    return values * bytes_per_value / 1e9
+    names = ("n_layers", "n_kv_heads", "head_dim")
+    layers, heads, dim = (
+        int(checked(n, d, MAX_CONTEXT_TOKENS)) for n, d in zip(names, dims, strict=True)
+    )
+    tokens = checked("context_tokens", context_tokens, MAX_CONTEXT_TOKENS, whole=True)
+    values = KV_TENSORS * layers * heads * dim * tokens
+    return values * bytes_per_value / BYTES_PER_GB
 
 
 def _known(value: float | None) -> bool:
@@ -132,6 +216,7 @@ def fit_table(
     q4_plus_kv_gb for ``context_tokens`` where the architecture is known. Models with neither a
     parameter count nor a curated Q4 figure get no verdict (None).
     """
+    checked("budget", budget, MAX_BUDGET_GB)
     out = models.copy()
     results = [
         hardware_fit(_get(row, "total_params_b"), budget, _get(row, "vram_q4_gb"))

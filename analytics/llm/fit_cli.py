@@ -6,7 +6,9 @@ finetune:  --params-b P [--active-params-b A] --method full|lora|qlora|auto --re
            [--samples S] [--json]
 
 GPU names resolve against the catalog ``gpus`` table (id, name or alias, case-insensitive). Every
-error is one line on stderr with a non-zero exit; nothing is written anywhere.
+number must be finite, positive and within a generous limit (``fit.checked``), and
+``--active-params-b`` at most ``--params-b``. Every error is one line on stderr with a non-zero exit
+(2 for bad input); nothing is written anywhere. JSON is strict (never ``NaN`` or ``Infinity``).
 """
 
 from __future__ import annotations
@@ -14,11 +16,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from analytics.core import db
-from analytics.llm import discovery, finetune
+from analytics.llm import catalog, finetune
 from analytics.llm import fit as hwfit
 
 
@@ -41,36 +42,52 @@ class _Target:
     usd_per_hour: float | None
 
 
-def _positive(kind: type) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"{text!r} must be above 0")
-        return value
+# Numeric options: destination -> (upper limit, whole number). All are checked once, after parsing,
+# by ``fit.checked`` (finite, above 0, at most the limit), so the error names the option as typed.
+_NUMBERS: dict[str, tuple[float, bool]] = {
+    "params_b": (hwfit.MAX_PARAMS_B, False),
+    "active_params_b": (hwfit.MAX_PARAMS_B, False),
+    "vram_gb": (hwfit.MAX_MEMORY_GB, False),
+    "vram_q4_gb": (hwfit.MAX_MEMORY_GB, False),
+    "count": (hwfit.MAX_GPU_COUNT, True),
+    "bf16_tflops": (finetune.MAX_TFLOPS, False),
+    "usd_per_hour": (finetune.MAX_USD_PER_HOUR, False),
+    "samples": (finetune.MAX_SAMPLES, True),
+}
 
-    return parse
+
+def _checked_numbers(args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` with every numeric option checked and converted; raises ValueError (one line)."""
+    for dest, (hi, whole) in _NUMBERS.items():
+        text = getattr(args, dest, None)
+        if text is not None:
+            option = "--" + dest.replace("_", "-")
+            setattr(args, dest, hwfit.checked(option, text, hi, whole=whole))
+    active = getattr(args, "active_params_b", None)
+    if active is not None and active > args.params_b:
+        where = f"--active-params-b {active:g}"
+        raise ValueError(finetune.active_above_total(where, "--params-b", args.params_b))
+    return args
 
 
 def _parser(command: str) -> _Parser:
     p = _Parser(prog=command, description=__doc__.split("\n")[0])
-    p.add_argument("--params-b", type=_positive(float), required=True, help="total params, B")
+    p.add_argument("--params-b", required=True, help="total params, B")
     hw = p.add_mutually_exclusive_group(required=True)
     hw.add_argument("--gpu", help="catalog GPU id, name or alias")
-    hw.add_argument("--vram-gb", type=_positive(float), help="memory per GPU, GB")
-    p.add_argument("--count", type=_positive(int), default=1, help="number of GPUs")
+    hw.add_argument("--vram-gb", help="memory per GPU, GB")
+    p.add_argument("--count", default="1", help="number of GPUs")
     p.add_argument("--json", action="store_true", help="print JSON")
     if command == "fit":
-        p.add_argument("--vram-q4-gb", type=_positive(float), help="curated Q4 VRAM, GB")
+        p.add_argument("--vram-q4-gb", help="curated Q4 VRAM, GB")
         return p
-    p.add_argument("--active-params-b", type=_positive(float), help="active params (MoE), B")
-    p.add_argument("--method", choices=("full", "lora", "qlora", "auto"), default="auto")
+    p.add_argument("--active-params-b", help="active params (MoE), B")
+    p.add_argument("--method", choices=(*finetune.METHODS, "auto"), default="auto")
     p.add_argument("--recipe", choices=finetune.RECIPES, default="sft")
-    p.add_argument("--bf16-tflops", type=_positive(float), help="peak dense bf16 per GPU")
-    p.add_argument("--usd-per-hour", type=_positive(float), help="rental $ per GPU-hour")
-    p.add_argument("--samples", type=_positive(int), help="training samples (1,024 tokens each)")
+    p.add_argument("--bf16-tflops", help="peak dense bf16 per GPU")
+    p.add_argument("--usd-per-hour", help="rental $ per GPU-hour")
+    each = f"{finetune.TOKENS_PER_SAMPLE:,} tokens each"
+    p.add_argument("--samples", help=f"training samples ({each})")
     return p
 
 
@@ -80,9 +97,8 @@ def _target(args: argparse.Namespace) -> _Target:
         usd = getattr(args, "usd_per_hour", None)
         label = f"{args.count}× {args.vram_gb:g} GB"
         return _Target(label, args.vram_gb, args.count, "custom", tflops, usd)
-    catalog = discovery.load_catalog(db.connect())
-    gpu_id = discovery.resolve_gpu(catalog.gpus, args.gpu)
-    hw = discovery.hardware(catalog.gpus, gpu_id, args.count)
+    gpus = catalog.load_catalog(db.connect()).gpus
+    hw = catalog.hardware(gpus, catalog.resolve_gpu(gpus, args.gpu), args.count)
     return _Target(hw.label, hw.memory_gb, hw.count, hw.kind, hw.bf16_tflops, hw.usd_per_hour)
 
 
@@ -150,14 +166,24 @@ def main(argv: list[str]) -> int:
         print(f"error: command must be 'fit' or 'finetune' (got {command!r})", file=sys.stderr)
         return 2
     try:
-        args = _parser(command).parse_args(rest)
+        args = _checked_numbers(_parser(command).parse_args(rest))
         target = _target(args)
         out = _fit(args, target) if command == "fit" else _finetune(args, target)
+        text = _json(out) if args.json else _human(command, out)
     except (_UsageError, LookupError, FileNotFoundError, ValueError) as exc:
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except Exception as exc:  # e.g. an invalid catalog while resolving --gpu
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 1
-    print(json.dumps(out, indent=2, ensure_ascii=False) if args.json else _human(command, out))
+    print(text)
     return 0
+
+
+def _json(out: dict) -> str:
+    """Strict JSON: a NaN or infinity raises ValueError (one line) instead of printing ``NaN``."""
+    try:
+        return json.dumps(out, indent=2, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        what = "a result is not a finite number"
+        raise ValueError(f"--json: {what}; fix: pass smaller, finite inputs") from None

@@ -6,21 +6,15 @@ Everything here is a pure function of the snapshot version, so callers may cache
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 
 import duckdb
 import pandas as pd
 
-from analytics.core import db, paths
+from analytics.core import db
 from analytics.core.licences import licence_class
 from analytics.core.schema import SOURCE_KINDS
-from analytics.llm import elo, lineage, profiles
-
-BOOTSTRAP_ROUNDS = 200  # resamples of the benchmarks for the 95% intervals
-BOOTSTRAP_SEED = 0
+from analytics.llm import elo, lineage, profiles, ratings
 
 MODEL_COLUMNS = (
     "model_id, display_name, organisation, family, release_date, total_params_b, "
@@ -38,6 +32,7 @@ TABLE_COLUMNS = (
     "eligible",
     "n_benchmarks",
     "n_categories",
+    "unrated_reason",
     "provenance",
     "organisation",
     "open_weights",
@@ -74,34 +69,20 @@ class LeaderboardFilter:
     provenance: tuple[str, ...] = ()  # at least one headline score of these source kinds
 
 
-def load_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Every stored score joined with its benchmark, in the engine's column names."""
-    return db.query(
-        con,
-        """
-        SELECT s.model_id AS model, s.benchmark_id AS benchmark, b.name AS benchmark_name,
-               b.category, b.higher_is_better, b.unit, s.score, s.source_kind AS source,
-               s.source_name, s.source_url, s.date
-        FROM scores s JOIN benchmarks b USING (benchmark_id)
-        ORDER BY model, benchmark, source, source_name
-        """,
-    )
-
-
 def build(
     con: duckdb.DuckDBPyConnection,
     version: str = "",
     *,
-    bootstrap: int = BOOTSTRAP_ROUNDS,
-    seed: int = BOOTSTRAP_SEED,
+    bootstrap: int = ratings.BOOTSTRAP_ROUNDS,
+    seed: int = ratings.BOOTSTRAP_SEED,
 ) -> Leaderboard:
     """Fit the catalog on ``con`` and assemble the leaderboard."""
     models = db.query(con, f"SELECT {MODEL_COLUMNS} FROM models ORDER BY model_id")
     benchmarks = db.query(con, "SELECT * FROM benchmarks ORDER BY benchmark_id")
-    scores = load_scores(con)
+    scores = ratings.load_scores(con)
     headline = elo.headline_scores(scores)
-    ratings = cached_ratings(scores, version, bootstrap=bootstrap, seed=seed)
-    table = _assemble(ratings, models, headline)
+    fitted = ratings.cached(scores, version, bootstrap=bootstrap, seed=seed)
+    table = _assemble(fitted, models, headline)
     flagged = _flag_headline(scores, headline)
     return Leaderboard(
         version=version,
@@ -114,44 +95,8 @@ def build(
     )
 
 
-def ratings_cache_path(version: str, bootstrap: int, seed: int) -> Path:
-    """Where the fitted ratings of one snapshot version are kept (derived, keyed by version)."""
-    return (
-        paths.SNAPSHOTS_DIR.parent
-        / "derived"
-        / version
-        / f"elo_ratings_b{bootstrap}_s{seed}.parquet"
-    )
-
-
-def cached_ratings(
-    scores: pd.DataFrame, version: str, *, bootstrap: int, seed: int
-) -> pd.DataFrame:
-    """``elo.rate`` of a snapshot, read from / written to a per-version Parquet file.
-
-    Snapshots are immutable, so the file for a version never goes stale; without a version
-    (ad-hoc data) nothing is cached. Writes are atomic (temp file + rename).
-    """
-    if not version:
-        return elo.rate(scores, bootstrap=bootstrap, seed=seed)
-    path = ratings_cache_path(version, bootstrap, seed)
-    if path.exists():
-        return pd.read_parquet(path)
-    ratings = elo.rate(scores, bootstrap=bootstrap, seed=seed)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    os.close(fd)
-    try:
-        ratings.to_parquet(tmp, index=False)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return ratings
-
-
 def for_version(
-    version: str, bootstrap: int = BOOTSTRAP_ROUNDS, seed: int = BOOTSTRAP_SEED
+    version: str, bootstrap: int = ratings.BOOTSTRAP_ROUNDS, seed: int = ratings.BOOTSTRAP_SEED
 ) -> Leaderboard:
     """The leaderboard of a built snapshot version (a pure function of its arguments)."""
     con = db.connect(version)
@@ -173,9 +118,9 @@ def provenance_badges(headline: pd.DataFrame) -> pd.Series:
     return counts.apply(badge, axis=1).rename("provenance")
 
 
-def _assemble(ratings: pd.DataFrame, models: pd.DataFrame, headline: pd.DataFrame) -> pd.DataFrame:
+def _assemble(fitted: pd.DataFrame, models: pd.DataFrame, headline: pd.DataFrame) -> pd.DataFrame:
     facts = models.set_index("model_id")
-    table = ratings.rename(columns={"model": "model_id"}).join(facts, on="model_id")
+    table = fitted.rename(columns={"model": "model_id"}).join(facts, on="model_id")
     table = table.join(provenance_badges(headline), on="model_id")
     table["licence_class"] = [
         licence_class(None if pd.isna(raw) else str(raw)) for raw in table["licence_raw"]
@@ -252,6 +197,7 @@ class ModelSummary:
     provenance: str
     licence_class: str
     licence_raw: str
+    unrated_reason: str = ""
 
     @property
     def interval_text(self) -> str:
@@ -264,10 +210,7 @@ class ModelSummary:
     def rank_text(self) -> str:
         """'3 (2–5)' with the bootstrap rank range, or why the model is unrated."""
         if self.rank is None:
-            return (
-                f"unrated (needs {elo.MIN_BENCHMARKS} benchmarks in {elo.MIN_CATEGORIES} "
-                "categories)"
-            )
+            return f"unrated ({self.unrated_reason or elo.UNRATED_FLOOR})"
         if self.rank_low is None or self.rank_high is None:
             return str(self.rank)
         return f"{self.rank} ({self.rank_low}–{self.rank_high})"
@@ -297,6 +240,7 @@ def model_summary(board: Leaderboard, model_id: str) -> ModelSummary:
         provenance=str(row["provenance"]),
         licence_class=str(row["licence_class"]),
         licence_raw=licence_raw,
+        unrated_reason=str(row.get("unrated_reason") or ""),
     )
 
 
@@ -313,14 +257,14 @@ def lineage_of(board: Leaderboard, model_id: str) -> pd.DataFrame:
     ids = [str(m) for m in before] + after
     relation = ["predecessor"] * len(before) + ["successor"] * len(after)
     facts = board.models.set_index("model_id").reindex(ids)
-    ratings = board.table.set_index("model_id")["rating"].reindex(ids)
+    rating = board.table.set_index("model_id")["rating"].reindex(ids)
     return pd.DataFrame(
         {
             "relation": relation,
             "model_id": ids,
             "display_name": facts["display_name"].to_numpy(),
             "release_date": facts["release_date"].to_numpy(),
-            "rating": ratings.to_numpy(),
+            "rating": rating.to_numpy(),
         }
     )
 
@@ -330,8 +274,8 @@ def movers(
 ) -> pd.DataFrame:
     """Biggest positive rating gains along lineage edges (seed 002, "Movers & lineage"),
     with names and release dates; ``ranked_only`` keeps edges whose both ends are ranked."""
-    ratings = board.table[board.table["eligible"]] if ranked_only else board.table
-    out = lineage.movers(board.lineage, ratings[["model_id", "rating"]], top=top)
+    rows = board.table[board.table["eligible"]] if ranked_only else board.table
+    out = lineage.movers(board.lineage, rows[["model_id", "rating"]], top=top)
     facts = board.models.set_index("model_id")[["display_name", "release_date"]]
     out = out.join(facts, on="model_id")
     prev = facts.rename(columns=lambda c: f"predecessor_{c.removeprefix('display_')}")
@@ -364,6 +308,4 @@ def rating_changes(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
 
 def diff_versions(old_version: str, new_version: str) -> pd.DataFrame:
     """:func:`rating_changes` between two built snapshot versions (no bootstrap needed)."""
-    old = for_version(old_version, bootstrap=0).table
-    new = for_version(new_version, bootstrap=0).table
-    return rating_changes(old, new)
+    return rating_changes(ratings.of_version(old_version), ratings.of_version(new_version))

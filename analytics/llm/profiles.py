@@ -1,9 +1,10 @@
 """Category capability profiles (seed 002, end of "The Elo rating").
 
 A profile is the mean of a model's headline scores in one category, each normalised against the
-benchmark's curated bounds: 0 = the lower bound, 100 = the upper bound, flipped where lower
-scores are better. Profiles describe what a model is good at; they are not a ranking (the Elo
-rating is), and a category a model has no score in stays empty, never zero.
+benchmark's curated bounds: 0 = the lower bound, 100 = the upper bound (scores beyond a bound are
+clipped to it), flipped where lower scores are better. Profiles describe what a model is good at;
+they are not a ranking (the Elo rating is), and a category a model has no score in stays empty,
+never zero.
 """
 
 from __future__ import annotations
@@ -15,8 +16,26 @@ MAX_RADAR_MODELS = 4
 PROFILE_LABEL = "Capability profile (normalised 0-100 against curated bounds; not a ranking)"
 
 
+def between_bounds(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows of ``frame`` whose benchmark has usable bounds (upper > lower), with ``fraction``:
+    ``(score - lower) / (upper - lower)`` clipped to [0, 1], flipped (``1 - ...``) where lower
+    scores are better (seed 002, end of "The Elo rating").
+
+    The one normalisation of the project (category profiles and quality axes). It clips: a score
+    beyond a curated bound counts as that bound, so no result lands outside 0-1 (0-100 on the
+    radar) and one out-of-range score cannot outweigh the rest of a mean.
+    ``frame``: score, lower_bound, upper_bound, higher_is_better (missing = higher is better).
+    """
+    lower = frame["lower_bound"].astype(float)
+    span = frame["upper_bound"].astype(float) - lower
+    usable = span > 0
+    fraction = ((frame["score"].astype(float) - lower) / span).clip(0.0, 1.0)[usable]
+    higher = frame.loc[usable, "higher_is_better"].fillna(True).astype(bool)
+    return frame[usable].assign(fraction=fraction.where(higher, 1.0 - fraction))
+
+
 def normalised_scores(headline: pd.DataFrame, benchmarks: pd.DataFrame) -> pd.DataFrame:
-    """Headline scores with ``value`` in 0-100 against the benchmark's bounds.
+    """Headline scores with ``value`` in 0-100 (:func:`between_bounds` x 100).
 
     ``headline``: model, benchmark, score. ``benchmarks``: benchmark_id, category,
     higher_is_better, lower_bound, upper_bound. Benchmarks with no usable bounds are left out.
@@ -24,14 +43,10 @@ def normalised_scores(headline: pd.DataFrame, benchmarks: pd.DataFrame) -> pd.Da
     bounds = benchmarks.set_index("benchmark_id")[
         ["category", "higher_is_better", "lower_bound", "upper_bound"]
     ]
-    frame = headline[["model", "benchmark", "score"]].join(bounds, on="benchmark")
-    span = frame["upper_bound"].astype(float) - frame["lower_bound"].astype(float)
-    frame = frame[span > 0]
-    span = span[span > 0]
-    fraction = (frame["score"].astype(float) - frame["lower_bound"].astype(float)) / span
-    flip = ~frame["higher_is_better"].astype(bool)
-    fraction = fraction.where(~flip, 1.0 - fraction)
-    return frame.assign(value=100.0 * fraction)[["model", "benchmark", "category", "value"]]
+    placed = between_bounds(headline[["model", "benchmark", "score"]].join(bounds, on="benchmark"))
+    return placed.assign(value=100.0 * placed["fraction"])[
+        ["model", "benchmark", "category", "value"]
+    ]
 
 
 def category_profiles(headline: pd.DataFrame, benchmarks: pd.DataFrame) -> pd.DataFrame:

@@ -1,18 +1,19 @@
 """Quality axes and the honest ranking over them (seed 002, licence / quality paragraphs).
 
-An axis value is the mean of a model's normalised headline scores over the axis' benchmark basket
-(only the benchmarks it has). A model with no score in a basket has no value on that axis (None,
-shown "—"), never zero. Rankings put coverage first: a model scored on more of the selected axes
-outranks one scored on fewer, whatever the values. Reasoning-effort / mode variants that share a
-``checkpoint_id`` collapse to one row, represented by the variant with the widest coverage, then
-the highest mean, then the smallest model_id (so the choice is deterministic and documented).
+An axis value is the mean of a model's normalised headline scores (``profiles.between_bounds``,
+0-1, clipped) over the axis' benchmark basket (only the benchmarks it has). A model with no score
+in a basket has no value on that axis (None, shown "—"), never zero. Rankings put coverage first:
+a model scored on more of the selected axes outranks one scored on fewer, whatever the values.
+Reasoning-effort / mode variants that share a ``checkpoint_id`` collapse to one row, represented
+by the variant with the widest coverage, then the highest mean, then the smallest model_id (so
+the choice is deterministic and documented).
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from analytics.core.schema import SOURCE_KINDS
+from analytics.llm import elo, profiles
 
 AXES: dict[str, tuple[str, ...]] = {
     "Documents": ("docvqa", "ocrbench", "chartqa", "charxiv"),
@@ -22,48 +23,23 @@ AXES: dict[str, tuple[str, ...]] = {
 """Axis name -> benchmark_ids of its basket."""
 
 
-def _local_headline_scores(scores: pd.DataFrame) -> pd.DataFrame:
-    """One score per model x benchmark: the best source kind in SOURCE_KINDS order, then latest."""
-    rank = {kind: i for i, kind in enumerate(SOURCE_KINDS)}
-    df = scores.assign(_rank=scores["source_kind"].map(rank).fillna(len(rank)))
-    sort_cols = ["model_id", "benchmark_id", "_rank"]
-    ascending = [True, True, True]
-    if "date" in df.columns:
-        sort_cols.append("date")
-        ascending.append(False)
-    df = df.sort_values(sort_cols, ascending=ascending, na_position="last", kind="stable")
-    return df.drop_duplicates(["model_id", "benchmark_id"]).drop(columns="_rank")
-
-
 def headline_scores(scores: pd.DataFrame) -> pd.DataFrame:
-    """Headline score per model x benchmark (independent > arena > admin-run > curated >
-    self-reported); delegates to ``analytics.llm.elo.headline_scores`` when that module exists.
-
-    Takes and returns catalog column names (model_id, benchmark_id, source_kind, ...).
-    """
-    try:
-        from analytics.llm.elo import headline_scores as elo_headline
-    except ImportError:
-        return _local_headline_scores(scores)
+    """``elo.headline_scores`` (seed 002 "Provenance") in catalog column names (model_id,
+    benchmark_id, source_kind, ...)."""
     names = {"model_id": "model", "benchmark_id": "benchmark", "source_kind": "source"}
     frame = scores.rename(columns=names)
     if "category" not in frame:
         frame = frame.assign(category="")
-    picked = elo_headline(frame)
+    picked = elo.headline_scores(frame)
     return picked.rename(columns={v: k for k, v in names.items()})
 
 
 def normalised(headline: pd.DataFrame, benchmarks: pd.DataFrame) -> pd.DataFrame:
-    """Adds ``norm`` in [0, 1]: the score against the benchmark's bounds (flipped when lower is
+    """Adds ``norm`` in [0, 1] (``profiles.between_bounds``: clipped, flipped when lower is
     better). Rows for benchmarks without valid bounds are dropped."""
     cols = ["benchmark_id", "lower_bound", "upper_bound", "higher_is_better"]
     df = headline.merge(benchmarks[cols], on="benchmark_id", how="inner")
-    span = df["upper_bound"] - df["lower_bound"]
-    df = df[span > 0]
-    span = span[span > 0]
-    frac = ((df["score"] - df["lower_bound"]) / span).clip(0.0, 1.0)
-    higher = df["higher_is_better"].fillna(True).astype(bool)
-    return df.assign(norm=frac.where(higher, 1.0 - frac))
+    return profiles.between_bounds(df).rename(columns={"fraction": "norm"})
 
 
 def axis_values(

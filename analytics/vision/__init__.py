@@ -1,2 +1,1 @@
-"""Verified vision track, read side: summaries of measured runs for pages and notebooks.
-"""
+"""Verified vision track, read side: summaries of measured runs for pages and notebooks."""

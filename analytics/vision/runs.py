@@ -1,8 +1,9 @@
 """Verified-vision summaries for pages and notebooks: rankings, one model, review marks.
 
 Reads the measured-run views (``vision_runs``, ``vision_calls``, ``vision_memory``,
-``vision_outputs``, ``vision_failures``) through ``analytics.core.db`` and adapter metadata from the
-registry in ``measure.adapters``. Rankings use only our own measured, standard-protocol,
+``vision_outputs``, ``vision_failures``) through ``analytics.core.db``. Adapter metadata comes in as
+a ``catalog`` DataFrame (``measure.adapters.catalog.adapter_catalog()``, composed by ``ui.vision``):
+this module never imports ``measure``. Rankings use only our own measured, standard-protocol,
 non-discarded, listable runs, and only one device at a time (seed 000, "How we verify").
 Never imports streamlit.
 """
@@ -17,7 +18,8 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from analytics.core import db, licences, paths
+from analytics.core import atomic, db, paths
+from analytics.core.licences import licence_verdict
 
 NOT_LEGAL_ADVICE = (
     "The licence verdict is the stricter of the code and weights licences as we read them on the "
@@ -37,54 +39,6 @@ def runs_fingerprint(runs_dir: Path | None = None) -> str:
         else []
     )
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
-
-
-def licence_verdict(code_licence: str, weights_licence: str) -> str:
-    """The stricter of the code and weights licence classes (seed 000, section 06), named.
-
-    Classes come from ``analytics.core.licences`` (shared with the LLM track); a licence that is not
-    stated counts as "conditional / custom".
-    """
-    classes = [licences.licence_class(code_licence), licences.licence_class(weights_licence)]
-    strictest = max(classes, key=licences.LICENCE_CLASSES.index)
-    return f"{strictest} (code {code_licence or '?'}; weights {weights_licence or '?'})"
-
-
-def adapter_catalog() -> pd.DataFrame:
-    """One row per registered adapter: task, licences with dates, paper figure, fixes."""
-    from measure.adapters import registry
-
-    rows = []
-    for name, cls in registry().items():
-        info = cls.info
-        weights = info.weights[0]
-        paper = info.paper
-        rows.append(
-            {
-                "adapter": name,
-                "display_name": info.display_name,
-                "task": cls.task,
-                "precisions": ", ".join(cls.precisions),
-                "code_repo": info.code_repo,
-                "code_licence": info.code_licence,
-                "code_licence_url": info.code_licence_url,
-                "code_licence_read_on": info.code_licence_read_on,
-                "checkpoint": weights.checkpoint,
-                "weights_licence": weights.licence,
-                "weights_licence_url": weights.licence_url,
-                "weights_licence_read_on": weights.read_on,
-                "licence_verdict": licence_verdict(info.code_licence, weights.licence),
-                "default_input_size": info.default_input_size,
-                "paper_value": paper.value if paper else None,
-                "paper_metric": paper.metric if paper else "",
-                "paper_benchmark": paper.benchmark if paper else "",
-                "paper_url": paper.url if paper else "",
-                "paper_note": paper.note if paper else "",
-                "runs_with_fixes": info.runs_with_fixes,
-                "patch_url": info.patch_url,
-            }
-        )
-    return pd.DataFrame(rows)
 
 
 def all_runs(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
@@ -126,8 +80,11 @@ class Leaderboard:
     excluded: pd.DataFrame
 
 
-def leaderboard(con: duckdb.DuckDBPyConnection, task: str, device: str) -> Leaderboard:
-    """Rank adapters by our median latency on one device (latest rankable run per adapter)."""
+def leaderboard(
+    con: duckdb.DuckDBPyConnection, catalog: pd.DataFrame, task: str, device: str
+) -> Leaderboard:
+    """Rank adapters by our median latency on one device (latest rankable run per adapter);
+    ``catalog`` is the adapter catalog (one row per registered adapter)."""
     runs = all_runs(con)
     if not runs.empty:
         runs = runs[
@@ -138,7 +95,7 @@ def leaderboard(con: duckdb.DuckDBPyConnection, task: str, device: str) -> Leade
     runs = runs.assign(why_not_ranked=runs.apply(exclusion_reason, axis=1))
     rankable = runs[runs["why_not_ranked"] == ""].sort_values("created_utc", ascending=False)
     latest = rankable.drop_duplicates("adapter").sort_values("median_ms").reset_index(drop=True)
-    ranked = with_current_metadata(latest)
+    ranked = with_current_metadata(latest, catalog)
     ranked.insert(0, "rank", range(1, len(ranked) + 1))
     excluded = runs[runs["why_not_ranked"] != ""][
         ["adapter", "created_utc", "median_ms", "why_not_ranked", "run_id"]
@@ -150,10 +107,10 @@ _METADATA = ("display_name", "code_licence", "weights_licence", "runs_with_fixes
              "paper_value", "paper_metric", "paper_benchmark", "paper_url")  # fmt: skip
 
 
-def with_current_metadata(runs: pd.DataFrame) -> pd.DataFrame:
-    """Runs with licences, paper figure and fixes from the registry where the adapter is still
+def with_current_metadata(runs: pd.DataFrame, catalog: pd.DataFrame) -> pd.DataFrame:
+    """Runs with licences, paper figure and fixes from the catalog where the adapter is still
     registered (the record's own copy otherwise), plus the licence verdict."""
-    catalog = adapter_catalog().set_index("adapter")
+    catalog = catalog.set_index("adapter")
     out = runs.copy()
     known = out["adapter"].isin(catalog.index)
     for col in _METADATA:
@@ -211,11 +168,13 @@ class ModelView:
 
 
 def model_view(
-    con: duckdb.DuckDBPyConnection, adapter: str, run_id: str | None = None
+    con: duckdb.DuckDBPyConnection,
+    catalog: pd.DataFrame,
+    adapter: str,
+    run_id: str | None = None,
 ) -> ModelView:
     """Runs of one adapter (with why each is not ranked), and the timed calls and memory trace
-    of ``run_id`` (default: the latest run)."""
-    catalog = adapter_catalog()
+    of ``run_id`` (default: the latest run); ``meta`` is its ``catalog`` row."""
     found = catalog[catalog["adapter"] == adapter]
     meta = found.iloc[0] if len(found) else None
     runs = all_runs(con)
@@ -296,8 +255,6 @@ def save_failure_marks(
     run_id: str, marks: pd.DataFrame, reviewer: str, runs_dir: Path | None = None
 ) -> Path:
     """Store a maintainer's review of one run's outputs (replaces that run's previous review)."""
-    from measure.store import write_parquet_atomic
-
     needed = {"output_index", "input_name", "failure"}
     if not needed <= set(marks.columns):
         raise ValueError(f"review marks lack columns {sorted(needed - set(marks.columns))}")
@@ -307,5 +264,5 @@ def save_failure_marks(
     frame["reviewer"] = reviewer
     frame["reviewed_utc"] = datetime.now(UTC).isoformat(timespec="seconds")
     path = Path(runs_dir or paths.RUNS_DIR) / "vision_failures" / f"{run_id}.parquet"
-    write_parquet_atomic(path, frame)
+    atomic.write_parquet(path, frame)
     return path

@@ -97,6 +97,28 @@ class Adapter:
         return []
 
 
+class BadOutputError(ValueError):
+    """An adapter returned a malformed detection; the message names image, index and problem."""
+
+
+def check_detections(detections: Any, image: str) -> list[dict]:
+    """``detections`` as ``predict`` must return them, or ``BadOutputError`` (one line naming the
+    image, the detection index and what is wrong)."""
+    from analytics.core import problems, run_schema
+
+    fix = "predict() must return [{'bbox': [x, y, w, h], 'score': 0..1, 'category_id': int >= 0}]"
+    if not isinstance(detections, list):
+        what = f"predict() returned {type(detections).__name__}, not a list"
+        raise BadOutputError(problems.line(f"image {image}", what, fix))
+    for index, det in enumerate(detections):
+        problem = run_schema.detection_problem(det)
+        if problem is not None:
+            raise BadOutputError(
+                problems.line(f"image {image}", f"detection {index} {problem}", fix)
+            )
+    return detections
+
+
 def require(module: str, install: str) -> Any:
     """Import ``module`` or raise a one-line error that names the install command."""
     try:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from analytics.core import atomic
 
 AUDIT_FILE = "audit.jsonl"
 FIELDS = ("time_utc", "maintainer", "action", "bundle_id", "reason")
@@ -31,16 +32,7 @@ def append(
         **extra,
     }
     line = (json.dumps(entry, sort_keys=True, allow_nan=False) + "\n").encode()
-    path = Path(path)
-    created = not path.exists()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, line)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    if created:
-        _fsync_dir(path.parent)
+    atomic.append_bytes(Path(path), line)
     return entry
 
 
@@ -58,11 +50,3 @@ def read(path: Path) -> list[dict[str, Any]]:
                 f"{path}: line {number} is not JSON; fix: restore the log from backup"
             ) from None
     return entries
-
-
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -18,9 +18,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import re
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -146,20 +144,3 @@ def build(record_path: Path, github: str, submitted_utc: str | None = None) -> b
     except ValueError as exc:
         raise SubmitError(f"{record_path}: {exc}") from None
     return zip_bytes(members_for(record, github, Path(record_path), submitted_utc))
-
-
-def write_bytes_atomic(path: Path, data: bytes) -> Path:
-    """Write bytes so readers see no file or the whole file (temp file, fsync, rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(name, 0o644)  # mkstemp makes 0600; a bundle is an ordinary readable file
-        os.replace(name, path)
-    finally:
-        Path(name).unlink(missing_ok=True)
-    return path

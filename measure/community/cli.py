@@ -19,6 +19,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+from analytics.core import atomic
 from measure.community import auth, bundle, inbox
 from measure.community.validate import BundleError, validate_bundle
 
@@ -40,7 +41,7 @@ def submit_main(argv: list[str]) -> int:
         checked = validate_bundle(data, str(args.out), compare_ours=False)
     except (bundle.SubmitError, BundleError) as exc:
         return _error(str(exc))
-    bundle.write_bytes_atomic(args.out, data)
+    atomic.write_bytes(args.out, data)
     print(
         f"wrote {args.out} ({len(data)} bytes, bundle {checked.bundle_id}); upload it on the "
         "'Submit a run' page or send it to the maintainers"

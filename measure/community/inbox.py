@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analytics.core import paths
-from measure import store
+from analytics.core import atomic, paths
 from measure.community import audit, bundle, status
 from measure.community.auth import Maintainer
 from measure.community.validate import (
@@ -159,9 +158,9 @@ def add(
                 f"{upload_name}: its ID {entry['id']} is taken by another bundle; fix: re-run "
                 "the measurement and submit the new record",
             )
-        bundle.write_bytes_atomic(root / entry["file"], data)
+        atomic.write_bytes(root / entry["file"], data)
         state["bundles"][entry["id"]] = entry
-        store.write_json_atomic(root / STATE_FILE, state)
+        atomic.write_json(root / STATE_FILE, state)
     return entry
 
 
@@ -240,7 +239,7 @@ def _decide(
         decided_by=by.name,
         reason=reason,
     )
-    store.write_json_atomic(root / STATE_FILE, state)
+    atomic.write_json(root / STATE_FILE, state)
     action = {ACCEPTED: "accept", REJECTED: "reject"}[new_status]
     audit.append(
         root / audit.AUDIT_FILE,
@@ -281,7 +280,7 @@ def accept(
             accepted_by=by.name,
             accepted_utc=audit.utc_now(),
         )
-        store.write_parquet_atomic(runs_dir / status.RESULTS_TABLE / f"{entry['id']}.parquet", row)
+        atomic.write_parquet(runs_dir / status.RESULTS_TABLE / f"{entry['id']}.parquet", row)
         return _decide(root, entry, state, ACCEPTED, by, reason)
 
 

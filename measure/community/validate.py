@@ -8,13 +8,12 @@ reads: nothing is extracted to disk. Limits and flag rules: docs/community.md ("
 from __future__ import annotations
 
 import json
-import math
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from analytics.core import run_schema
 from analytics.core.safezip import (
     DEFAULT_LIMITS,
     MIB,
@@ -41,10 +40,6 @@ __all__ = [
     "validate_bundle",
 ]
 ID_CHARS = 12  # a bundle's ID: the first 12 hex digits of its record's content hash
-SAFE_TEXT = re.compile(r"^[^\[\]<>`\\*_|\x00-\x1f]{1,200}$")
-"""Text the pages show (GPU name, input size): no Markdown/HTML syntax, no control characters."""
-SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,199}$")
-COMMIT = re.compile(r"^[0-9a-f]{7,64}$")
 CALL_FLOOR_MS = 0.1  # no detector's predict() with pre/post-processing and a sync is faster
 IDENTICAL_SHARE_MAX = 0.10  # flag when one exact value is more than 10% of the timed calls
 FAR_FROM_OURS_FACTOR = status.FAR_FROM_OURS_FACTOR
@@ -114,12 +109,6 @@ def parse_json(member: str, data: bytes, source: str) -> Any:
         raise fail("schema", source, f"{member} is not valid JSON ({exc})", REBUILD) from None
 
 
-def _is_hex64(value: Any) -> bool:
-    return (
-        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
-    )
-
-
 def check_manifest(members: dict[str, bytes], source: str) -> dict[str, Any]:
     """The manifest lists every other member with its true SHA-256 and size."""
     manifest = parse_json(bundle.MANIFEST, members[bundle.MANIFEST], source)
@@ -127,8 +116,8 @@ def check_manifest(members: dict[str, bytes], source: str) -> dict[str, Any]:
     ok = isinstance(listed, list) and all(
         isinstance(m, dict)
         and isinstance(m.get("name"), str)
-        and _is_hex64(m.get("sha256"))
-        and _is_int(m.get("size_bytes"))
+        and run_schema.is_hex64(m.get("sha256"))
+        and run_schema.is_int(m.get("size_bytes"))
         for m in listed
     )
     if not ok or manifest.get("format") != bundle.FORMAT:
@@ -185,7 +174,9 @@ def check_submission(members: dict[str, bytes], source: str) -> dict[str, Any]:
             f"{bundle.SUBMISSION}: github {sub.get('github')!r} is not a GitHub user name",
             "pass --github YOUR_NAME to measure submit",
         )
-    if not isinstance(sub.get("submitted_utc"), str) or not _is_time(sub["submitted_utc"]):
+    if not isinstance(sub.get("submitted_utc"), str) or not run_schema.is_time(
+        sub["submitted_utc"]
+    ):
         raise fail(
             "schema",
             source,
@@ -198,131 +189,26 @@ def check_submission(members: dict[str, bytes], source: str) -> dict[str, Any]:
 # --- record schema ---------------------------------------------------------------------------
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+RECORD_FIELDS = run_schema.inbox_fields(run_schema.RECORD)
+"""Every record field the inbox reads (``analytics.core.run_schema.RECORD``, ``inbox=True``)."""
+RUN_FIELDS = run_schema.inbox_fields(run_schema.RUN)
+INPUT_FILE_FIELDS = run_schema.inbox_fields(run_schema.INPUT_FILE)
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _is_time(value: Any) -> bool:
-    from datetime import datetime
-
-    try:
-        return isinstance(value, str) and datetime.fromisoformat(value).tzinfo is not None
-    except ValueError:
-        return False
-
-
-_KINDS = {
-    "str": lambda v: isinstance(v, str),
-    "text": lambda v: isinstance(v, str) and bool(SAFE_TEXT.match(v)),
-    "text|null": lambda v: v is None or (isinstance(v, str) and bool(SAFE_TEXT.match(v))),
-    "id": lambda v: isinstance(v, str) and bool(SAFE_ID.match(v)),
-    "commit|null": lambda v: v is None or (isinstance(v, str) and bool(COMMIT.match(v))),
-    "str|null": lambda v: v is None or isinstance(v, str),
-    "bool": lambda v: isinstance(v, bool),
-    "bool|null": lambda v: v is None or isinstance(v, bool),
-    "int": _is_int,
-    "number": _is_number,
-    "number|null": lambda v: v is None or _is_number(v),
-    "hex64": _is_hex64,
-    "time": _is_time,
-    "dict": lambda v: isinstance(v, dict),
-    "list": lambda v: isinstance(v, list),
-    "list[str]": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
-    "list[number]": lambda v: isinstance(v, list) and all(_is_number(x) for x in v),
-    "list[int]": lambda v: isinstance(v, list) and all(_is_int(x) for x in v),
-}
-
-RECORD_FIELDS: tuple[tuple[str, str], ...] = (
-    ("record_version", "int"),
-    ("run_id", "id"),
-    ("created_utc", "time"),
-    ("status", "str"),
-    ("tool", "dict"),
-    ("tool.git_commit", "commit|null"),
-    ("tool.git_dirty", "bool|null?"),
-    ("adapter.name", "str"),
-    ("adapter.task", "str"),
-    ("adapter.source_file", "str"),
-    ("adapter.source_sha256", "hex64"),
-    ("adapter.info", "dict"),
-    ("adapter.info.display_name", "text"),
-    ("adapter.info.default_input_size", "text"),
-    ("lock.requirements_sha256", "hex64"),
-    ("lock.pip_freeze", "list[str]"),
-    ("lock.pip_freeze_sha256", "hex64"),
-    ("inputs.files", "list"),
-    ("environment.device_kind", "str"),
-    ("environment.device_name", "text"),
-    ("environment.power_limit_w", "number|null?"),
-    ("environment.default_power_limit_w", "number|null?"),
-    ("environment.power_limited", "str?"),
-    ("environment.driver_version", "text|null?"),
-    ("protocol.runs", "int"),
-    ("protocol.warmup", "int"),
-    ("protocol.calls", "int"),
-    ("protocol.precision", "str"),
-    ("protocol.standard", "bool"),
-    ("protocol.task", "str"),
-    ("protocol.nonstandard_reasons", "list[str]"),
-    ("runs", "list"),
-    ("median_ms", "number|null"),
-    ("p90_ms", "number|null"),
-    ("run_spread", "number|null"),
-    ("discarded", "bool"),
-    ("discard_reason", "str"),
-    ("memory_kind", "str"),
-    ("sampler", "dict"),
-    ("listable", "bool"),
-)
-"""(dotted key, kind) for every record field the inbox reads; a trailing ``?`` = may be absent."""
-
-RUN_FIELDS: tuple[tuple[str, str], ...] = (
-    ("calls_ms", "list[number]"),
-    ("warmup_ms", "list[number]"),
-    ("input_index", "list[int]"),
-    ("disturbance", "dict"),
-    ("memory", "dict"),
-    ("memory.kind", "str"),
-    ("memory.baseline_mib", "number"),
-    ("memory.t_s", "list[number]"),
-    ("memory.used_mib", "list[number]"),
-    ("memory.phase", "list[str]"),
-    ("error", "str|null?"),
-)
-
-_MISSING = object()
-
-
-def _lookup(doc: Any, dotted: str) -> Any:
-    for part in dotted.split("."):
-        if not isinstance(doc, dict) or part not in doc:
-            return _MISSING
-        doc = doc[part]
-    return doc
-
-
-def _check_fields(doc: Any, fields: tuple[tuple[str, str], ...], where: str, source: str) -> None:
-    for dotted, kind in fields:
-        optional = kind.endswith("?")
-        value = _lookup(doc, dotted)
-        if value is _MISSING and optional:
-            continue
-        if value is _MISSING or not _KINDS[kind.rstrip("?")](value):
-            got = "missing" if value is _MISSING else f"{type(value).__name__} {str(value)[:40]!r}"
-            raise fail(
-                "schema",
-                source,
-                f"{where}{dotted} should be {kind.rstrip('?')}, got {got}",
-                "regenerate the record with `python -m measure run`",
-            )
+def _check_fields(doc: Any, fields: tuple[run_schema.Field, ...], where: str, source: str) -> None:
+    """Refuse the bundle at the first field that is missing or of the wrong kind."""
+    problem = run_schema.first_problem(doc, fields)
+    if problem is not None:
+        raise fail(
+            "schema",
+            source,
+            f"{where}{problem}",
+            "regenerate the record with `python -m measure run`",
+        )
 
 
 def check_record_schema(record: Any, source: str) -> None:
-    """Every field the inbox reads has the documented type (measure.record.SCHEMA)."""
+    """Every field the inbox reads has the documented kind (analytics.core.run_schema)."""
     where = f"{bundle.RECORD}: "
     if not isinstance(record, dict):
         raise fail("schema", source, f"{bundle.RECORD} is not a JSON object", REBUILD)
@@ -350,9 +236,7 @@ def check_record_schema(record: Any, source: str) -> None:
     for index, run in enumerate(record["runs"]):
         _check_fields(run, RUN_FIELDS, f"{where}runs[{index}].", source)
     for index, item in enumerate(record["inputs"]["files"]):
-        _check_fields(
-            item, (("name", "str"), ("sha256", "hex64")), f"{where}inputs.files[{index}].", source
-        )
+        _check_fields(item, INPUT_FILE_FIELDS, f"{where}inputs.files[{index}].", source)
 
 
 # --- registry, hashes, inputs, recomputation, protocol -----------------------------------------

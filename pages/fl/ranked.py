@@ -6,27 +6,16 @@ import plotly.express as px
 import streamlit as st
 
 from analytics.fl import board as flb
+from ui import fl
+from ui.params import pick
 
-
-@st.cache_data(show_spinner="Validating and scoring submissions…")
-def _board(version: str) -> flb.Board:
-    return flb.load_board()
-
-
-def _pick(label: str, options: list[str], key: str) -> str:
-    """A selectbox whose choice is mirrored in the URL (shareable)."""
-    wanted = st.query_params.get(key)
-    index = options.index(wanted) if wanted in options else 0
-    choice = st.selectbox(label, options, index=index, key=f"fl_ranked_{key}")
-    st.query_params[key] = choice
-    return choice
-
+KEYS = "fl_ranked"  # widget-key prefix of this page
 
 TWO_DECIMALS = {
     c: st.column_config.NumberColumn(c, format="%.2f") for c in ("A", "B", "C", "final")
 }
 
-board = _board(flb.data_version())
+board = fl.board()
 st.title("Federated ranked track")
 st.caption(
     "Scores combine checkpoint quality with system costs from the common simulator "
@@ -46,7 +35,7 @@ st.plotly_chart(
 )
 
 st.subheader("Per model")
-model = _pick("Model", list(board.policy.models), "model")
+model = pick("Model", list(board.policy.models), "model", key_prefix=KEYS)
 st.dataframe(
     flb.leaderboard(board, model),
     hide_index=True,
@@ -57,8 +46,8 @@ st.dataframe(
 
 st.subheader("Points per comparison")
 if board.methods:
-    method = _pick("Method", board.methods, "method")
-    protocol = _pick("Protocol", ["A", "B", "C"], "protocol")
+    method = pick("Method", board.methods, "method", key_prefix=KEYS)
+    protocol = pick("Protocol", ["A", "B", "C"], "protocol", key_prefix=KEYS)
     st.dataframe(
         flb.breakdown(board, method, protocol), hide_index=True, key="fl_breakdown", placeholder="—"
     )

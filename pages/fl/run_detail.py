@@ -2,33 +2,16 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import plotly.express as px
 import streamlit as st
 
 from analytics.fl import board as flb
+from ui import fl
+from ui.params import pick
 
+KEYS = "fl_detail"  # widget-key prefix of this page
 
-@st.cache_data(show_spinner="Loading submissions…")
-def _board(version: str) -> flb.Board:
-    return flb.load_board()
-
-
-@st.cache_data(show_spinner=False)
-def _index(version: str) -> pd.DataFrame:
-    return flb.run_index(_board(version))
-
-
-def _pick(label: str, options: list[str], key: str) -> str:
-    wanted = st.query_params.get(key)
-    index = options.index(wanted) if wanted in options else 0
-    choice = st.selectbox(label, options, index=index, key=f"fl_detail_{key}")
-    st.query_params[key] = choice
-    return choice
-
-
-version = flb.data_version()
-board, index = _board(version), _index(version)
+board, index = fl.board(), fl.run_index()
 st.title("Run detail")
 if index.empty:
     st.info("No stored runs yet.")
@@ -38,19 +21,19 @@ cols = st.columns(5)
 with cols[0]:
     refs = set(board.policy.reference_methods)  # ranked methods first, references after
     methods = sorted(index["method"].unique(), key=lambda m: (m in refs, m))
-    method = _pick("Method", methods, "method")
+    method = pick("Method", methods, "method", key_prefix=KEYS)
 rows = index[index["method"] == method]
 with cols[1]:
-    model = _pick("Model", sorted(rows["model"].unique()), "model")
+    model = pick("Model", sorted(rows["model"].unique()), "model", key_prefix=KEYS)
 rows = rows[rows["model"] == model]
 with cols[2]:
-    protocol = _pick("Protocol", sorted(rows["protocol"].unique()), "protocol")
+    protocol = pick("Protocol", sorted(rows["protocol"].unique()), "protocol", key_prefix=KEYS)
 rows = rows[rows["protocol"] == protocol]
 with cols[3]:
-    dataset = _pick("Dataset", sorted(rows["dataset"].unique()), "dataset")
+    dataset = pick("Dataset", sorted(rows["dataset"].unique()), "dataset", key_prefix=KEYS)
 rows = rows[rows["dataset"] == dataset]
 with cols[4]:
-    condition = _pick("Condition", sorted(rows["condition"].unique()), "condition")
+    condition = pick("Condition", sorted(rows["condition"].unique()), "condition", key_prefix=KEYS)
 
 curves = flb.run_curves(board, protocol, model, method, dataset, condition)
 if curves.empty:

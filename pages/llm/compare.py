@@ -5,11 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 import ui.data
-from analytics.llm import leaderboard, profiles
-
-load_board = st.cache_data(show_spinner="Fitting Elo ratings for this snapshot…")(
-    leaderboard.for_version
-)
+from analytics.llm import profiles
+from ui import llm
+from ui.params import multi_param
 
 st.title("Compare models")
 st.caption(
@@ -18,13 +16,14 @@ st.caption(
     "empty axis means no score there, not zero. For the ranking, see the Elo leaderboard."
 )
 version = ui.data.snapshot_version()
-board = load_board(version)
+board = llm.load_board(version)
 names = dict(zip(board.table["model_id"], board.table["display_name"], strict=True))
 ids = list(names)
-wanted = [m for m in st.query_params.get_all("models") if m in names]
+wanted = multi_param("models", ids)
+most = profiles.MAX_RADAR_MODELS
 chosen = st.multiselect(
-    "Models (up to 4)", ids, default=wanted[: profiles.MAX_RADAR_MODELS] or ids[:2],
-    max_selections=profiles.MAX_RADAR_MODELS, format_func=lambda m: names[m], key="cmp_models",
+    f"Models (up to {most})", ids, default=wanted[:most] or ids[:2], max_selections=most,
+    format_func=lambda m: names[m], key="cmp_models",
 )  # fmt: skip
 st.query_params["models"] = chosen
 if not chosen:

@@ -5,18 +5,18 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-import ui.data
 from analytics.core.licences import LICENCE_CLASSES
-from analytics.core.snapshot import CatalogError
-from analytics.llm import discovery
-from analytics.llm.fit import THRESHOLDS, VERDICTS
+from analytics.llm import catalog, fit
+from ui import llm
+from ui.params import flag_param, index_of, int_param
 
 CONTEXTS = (2048, 8192, 32768, 131072)
+DEFAULT_CONTEXT = 8192
 VERDICT_COLOURS = {
-    "fits comfortably": "background-color: #c8e6c9",
-    "fits (tight)": "background-color: #fff59d",
-    "partial offload": "background-color: #ffcc80",
-    "won't run": "background-color: #ef9a9a",
+    fit.COMFORTABLE: "background-color: #c8e6c9",
+    fit.TIGHT: "background-color: #fff59d",
+    fit.OFFLOAD: "background-color: #ffcc80",
+    fit.WONT_RUN: "background-color: #ef9a9a",
 }
 COLUMNS = {
     "display_name": "Model",
@@ -49,73 +49,33 @@ FORMATS = {
 }
 
 
-@st.cache_data(show_spinner=False)
-def load_catalog(version: str) -> discovery.Catalog:
-    """Catalog tables of one snapshot version (the cache key)."""
-    return discovery.load_catalog(ui.data.connection())
-
-
-@st.cache_data(show_spinner="Fitting Elo ratings…")
-def load_ratings(version: str) -> pd.DataFrame:
-    """Elo ratings of one snapshot version, shown beside each model."""
-    return discovery.elo_ratings(ui.data.connection())
-
-
-@st.cache_data(show_spinner=False)
-def load_view(
-    version: str,
-    gpu_id: str,
-    count: int,
-    context: int,
-    flt: discovery.ModelFilter,
-    show_all: bool,
-) -> pd.DataFrame:
-    """The fit table for one hardware choice and filter set."""
-    catalog = load_catalog(version)
-    target = discovery.hardware(catalog.gpus, gpu_id, count)
-    ratings = load_ratings(version)
-    return discovery.hardware_fit_view(catalog, ratings, target, context, flt, show_all)
-
-
-def _param(name: str, default: str) -> str:
-    return st.query_params.get(name, default)
-
-
-def _int_param(name: str, default: int, lo: int, hi: int) -> int:
-    text = _param(name, str(default))
-    return min(max(int(text), lo), hi) if text.isdigit() else default
-
-
 def pick_hardware(gpus: pd.DataFrame) -> tuple[str, int]:
     kinds = ["GPU", "Apple profile"]
     kind = st.radio(
-        "Hardware", kinds, horizontal=True, key="hf_kind",
-        index=kinds.index(_param("kind", "GPU")) if _param("kind", "GPU") in kinds else 0,
-    )  # fmt: skip
+        "Hardware", kinds, horizontal=True, key="hf_kind", index=index_of(kinds, "kind", "GPU")
+    )
     apple = kind == "Apple profile"
-    names = discovery.gpu_choices(gpus, apple)
+    names = catalog.gpu_choices(gpus, apple)
     ids = list(names)
     if not ids:
         st.warning(f"The catalog has no {kind.lower()} entries.")
         st.stop()
-    wanted = _param("gpu", discovery.DEFAULT_GPU if discovery.DEFAULT_GPU in ids else ids[0])
     gpu_id = st.selectbox(
         "Apple profile (GPU-usable memory)" if apple else "GPU", ids, key=f"hf_gpu_{apple}",
-        index=ids.index(wanted) if wanted in ids else 0, format_func=names.get,
+        index=index_of(ids, "gpu", catalog.default_gpu(ids)), format_func=names.get,
     )  # fmt: skip
     count = 1
     if not apple:
-        count = st.number_input("GPU count", 1, 8, _int_param("count", 1, 1, 8), key="hf_count")
+        count = st.number_input("GPU count", 1, 8, int_param("count", 1, 1, 8), key="hf_count")
     st.query_params.update(kind=kind, gpu=gpu_id, count=str(count))
     return gpu_id, int(count)
 
 
-def pick_filters(models: pd.DataFrame) -> tuple[int, discovery.ModelFilter, bool]:
+def pick_filters(models: pd.DataFrame) -> tuple[int, catalog.ModelFilter, bool]:
     cols = st.columns(4)
-    ctx = _int_param("ctx", 8192, 1, 10**7)
     context = cols[0].selectbox(
         "Context length (KV-cache column)", CONTEXTS, key="hf_ctx",
-        index=CONTEXTS.index(ctx) if ctx in CONTEXTS else 1, format_func="{:,} tokens".format,
+        index=index_of(CONTEXTS, "ctx", DEFAULT_CONTEXT), format_func="{:,} tokens".format,
     )  # fmt: skip
     lic = cols[1].multiselect(
         "Licence class", LICENCE_CLASSES, default=list(LICENCE_CLASSES), key="hf_lic"
@@ -123,18 +83,18 @@ def pick_filters(models: pd.DataFrame) -> tuple[int, discovery.ModelFilter, bool
     top = float(models["total_params_b"].max() if models["total_params_b"].notna().any() else 1)
     size = cols[2].slider("Parameters (B)", 0.0, top, (0.0, top), key="hf_size")
     open_only = cols[3].checkbox(
-        "Open weights only", value=_param("open", "1") == "1", key="hf_open",
+        "Open weights only", value=flag_param("open", True), key="hf_open",
         help="Closed API models cannot be downloaded; untick to see their size estimate anyway.",
     )  # fmt: skip
     show_all = cols[3].toggle(
-        "Show: All", value=_param("all", "0") == "1", key="hf_all",
+        "Show: All", value=flag_param("all"), key="hf_all",
         help="Also list models that do not fit, with the smallest rentable config that would.",
     )  # fmt: skip
     st.query_params.update(
         ctx=str(context), all="1" if show_all else "0", open="1" if open_only else "0"
     )
     size_range = None if size == (0.0, top) else size  # full range keeps undisclosed sizes
-    flt = discovery.ModelFilter(tuple(lic), size_range, open_only)
+    flt = catalog.ModelFilter(tuple(lic), size_range, open_only)
     return context, flt, show_all
 
 
@@ -152,27 +112,24 @@ def render(table: pd.DataFrame, show_all: bool) -> None:
 
 
 st.title("What fits my hardware")
-try:
-    version = ui.data.snapshot_version()
-except CatalogError as exc:
-    st.error(f"The catalog does not validate: {exc.problems[0]}")
-    st.stop()
-catalog = load_catalog(version)
-gpu_id, count = pick_hardware(catalog.gpus)
-context, flt, show_all = pick_filters(catalog.models)
-table = load_view(version, gpu_id, count, context, flt, show_all)
-n_fit = int((table["status"] == "fits").sum())
+version, tables = llm.served_catalog()
+gpu_id, count = pick_hardware(tables.gpus)
+context, flt, show_all = pick_filters(tables.models)
+table = llm.load_fit_view(version, gpu_id, count, context, flt, show_all)
+n_fit = int((table["status"] == catalog.FITS).sum())
+overhead = f"{fit.RUNTIME_OVERHEAD:g}"
 st.caption(
-    f"Snapshot **{version}** · {n_fit} models fit (ratio ≤ 1.0). Required = curated Q4 VRAM × "
-    "1.08, else params × 4.5/8 × 1.08; ratio = required / budget: "
-    + " · ".join(f"≤ {limit:.1f} {name}" for limit, name in THRESHOLDS)
-    + f" · above: {VERDICTS[-1]}."
+    f"Snapshot **{version}** · {n_fit} models fit (ratio ≤ {fit.FITS_MAX_RATIO:.1f}). Required = "
+    f"curated Q4 VRAM × {overhead}, else params × {fit.Q4_BITS_PER_PARAM:g}/{fit.BITS_PER_BYTE} "
+    f"× {overhead}; ratio = required / budget: "
+    + " · ".join(f"≤ {limit:.1f} {name}" for limit, name in fit.THRESHOLDS)
+    + f" · above: {fit.VERDICTS[-1]}."
 )
 render(table, show_all)
 st.caption(
     "Measured tok/s appears only where the catalog has a measured generation row for exactly this "
     "GPU and count (never interpolated); MoE models need memory for all parameters while speed "
-    "tracks the active ones. The KV-cache column (2 × layers × KV heads × head dim × context × 2 "
-    "bytes) is a refinement shown beside the verdict, never replacing it. Elo rating: “—” where "
-    "a model has no scores."
+    f"tracks the active ones. The KV-cache column ({fit.KV_TENSORS} × layers × KV heads × head dim "
+    f"× context × {fit.KV_BYTES_PER_VALUE} bytes) is a refinement shown beside the verdict, never "
+    "replacing it. Elo rating: “—” where a model has no scores."
 )

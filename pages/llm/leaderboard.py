@@ -11,13 +11,9 @@ import ui.data
 from analytics.core import db
 from analytics.core.licences import LICENCE_CLASSES
 from analytics.core.schema import SOURCE_KINDS
-from analytics.llm import elo, leaderboard
-
-# Shared cache across pages: same function -> same st.cache_data key; keyed by snapshot version.
-load_board = st.cache_data(show_spinner="Fitting Elo ratings for this snapshot…")(
-    leaderboard.for_version
-)
-load_diff = st.cache_data(show_spinner="Comparing snapshots…")(leaderboard.diff_versions)
+from analytics.llm import elo, leaderboard, ratings
+from ui import llm
+from ui.params import choice, index_of, multi_param, param
 
 ALL = "All"
 OPEN_CHOICES = (ALL, "Open weights", "Closed")
@@ -32,6 +28,7 @@ COLUMNS = {
     "category_profile": st.column_config.NumberColumn("Category profile", format="%.1f"),
     "n_benchmarks": "Benchmarks",
     "n_categories": "Categories",
+    "unrated_reason": "Why unrated",
     "provenance": "Provenance",
     "organisation": "Organisation",
     "open_weights": "Open weights",
@@ -42,34 +39,26 @@ COLUMNS = {
 }
 
 
-def _multi(name: str, options: list[str]) -> list[str]:
-    return [v for v in st.query_params.get_all(name) if v in options]
-
-
-def _one(name: str, options: list[str]) -> int:
-    value = st.query_params.get(name)
-    return options.index(value) if value in options else 0
-
-
 def pick_filter(board: leaderboard.Leaderboard) -> leaderboard.LeaderboardFilter:
     """Filter widgets, initialised from and written back to st.query_params."""
     table = board.table
     cats = [ALL, *board.categories]
     orgs = sorted(table["organisation"].dropna().astype(str).unique())
     c1, c2, c3 = st.columns(3)
-    category = c1.selectbox("Category", cats, index=_one("category", cats), key="lb_category")
-    org = c2.multiselect("Organisation", orgs, default=_multi("org", orgs), key="lb_org")
+    with c1:
+        category = choice("Category", cats, "category", ALL, key_prefix="lb")
+    org = c2.multiselect("Organisation", orgs, default=multi_param("org", orgs), key="lb_org")
     weights = c3.radio(
-        "Weights", OPEN_CHOICES, index=_one("weights", list(OPEN_CHOICES)), key="lb_weights",
+        "Weights", OPEN_CHOICES, index=index_of(OPEN_CHOICES, "weights", ALL), key="lb_weights",
         horizontal=True,
     )  # fmt: skip
     c4, c5, c6 = st.columns(3)
     lic = c4.multiselect(
-        "Licence class", LICENCE_CLASSES, default=_multi("licence", list(LICENCE_CLASSES)),
+        "Licence class", LICENCE_CLASSES, default=multi_param("licence", LICENCE_CLASSES),
         key="lb_licence",
     )  # fmt: skip
     prov = c5.multiselect(
-        "Backed by (source kind)", SOURCE_KINDS, default=_multi("prov", list(SOURCE_KINDS)),
+        "Backed by (source kind)", SOURCE_KINDS, default=multi_param("prov", SOURCE_KINDS),
         key="lb_prov", help="Keep models with at least one headline score of these kinds.",
     )  # fmt: skip
     size = _size_range(c6, table)
@@ -89,7 +78,7 @@ def _size_range(col, table: pd.DataFrame) -> tuple[float, float] | None:
     if sizes.empty or sizes.min() == sizes.max():
         return None
     lo, hi = float(sizes.min()), float(sizes.max())
-    wanted = [float(v) for v in st.query_params.get("size", "").split("-") if _is_number(v)]
+    wanted = [float(v) for v in param("size", "").split("-") if _is_number(v)]
     start = (max(lo, wanted[0]), min(hi, wanted[1])) if len(wanted) == 2 else (lo, hi)
     picked = col.slider(
         "Parameters (B)", lo, hi, start, key="lb_size",
@@ -112,6 +101,8 @@ def _is_number(text: str) -> bool:
 
 def show_table(rows: pd.DataFrame, key: str) -> None:
     shown = rows.assign(details="llm_model?model=" + rows["model_id"].astype(str))
+    if "unrated_reason" in shown:  # ranked rows have "": no empty "Why unrated" column for them
+        shown["unrated_reason"] = shown["unrated_reason"].replace("", None)
     # Unrated rows have no rank at all: drop columns that are empty rather than print "None".
     cols = [c for c in COLUMNS if c in shown.columns and shown[c].notna().any()]
     st.dataframe(
@@ -149,7 +140,7 @@ def show_changes(version: str) -> None:
     new = c2.selectbox("New snapshot", versions, index=new_default, key="lb_diff_new")
     old_choices = [v for v in versions if v != new]
     old = c1.selectbox("Old snapshot", old_choices, index=len(old_choices) - 1, key="lb_diff_old")
-    changes = load_diff(old, new)
+    changes = llm.load_diff(old, new)
     changed = changes[changes["change"] != "unchanged"]
     counts = changes["change"].value_counts()
     st.caption(
@@ -160,13 +151,14 @@ def show_changes(version: str) -> None:
 
 st.title("LLM leaderboard")
 version = ui.data.snapshot_version()
-board = load_board(version)
+board = llm.load_board(version)
 st.caption(
     f"Snapshot {version}. Elo from a weighted Bradley-Terry fit over head-to-head benchmark "
     f"results (+400 = 10:1 odds); 95% intervals and rank spread from "
-    f"{leaderboard.BOOTSTRAP_ROUNDS} bootstrap resamples of the benchmarks. A rank needs at least "
-    f"{elo.MIN_BENCHMARKS} benchmarks in {elo.MIN_CATEGORIES} categories; ranks are those of the "
-    "whole leaderboard, whatever the filter."
+    f"{ratings.BOOTSTRAP_ROUNDS} bootstrap resamples of the benchmarks. A rank needs at least "
+    f"{elo.MIN_BENCHMARKS} benchmarks in {elo.MIN_CATEGORIES} categories and a link (shared "
+    "benchmarks) to the main comparison graph; ranks are those of the whole leaderboard, "
+    "whatever the filter."
 )
 flt = pick_filter(board)
 rows = leaderboard.filter_table(board, flt)
@@ -174,7 +166,10 @@ ranked, unrated = rows[rows["eligible"]], rows[~rows["eligible"]]
 st.subheader(f"Ranked ({len(ranked)})")
 show_table(ranked, "lb_ranked")
 st.subheader(f"Unrated ({len(unrated)})")
-st.caption("Below the eligibility floor: rating shown for reference, never ranked.")
+st.caption(
+    "Below the eligibility floor, or outside the main comparison graph (then the rating is "
+    "relative to its own group only): rating shown for reference, never ranked; see Why unrated."
+)
 show_table(unrated, "lb_unrated")
 show_downloads(rows, version)
 show_changes(version)

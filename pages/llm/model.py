@@ -6,10 +6,8 @@ import streamlit as st
 
 import ui.data
 from analytics.llm import leaderboard, profiles
-
-load_board = st.cache_data(show_spinner="Fitting Elo ratings for this snapshot…")(
-    leaderboard.for_version
-)
+from ui import llm
+from ui.params import choice
 
 SCORE_COLUMNS = {
     "benchmark_name": "Benchmark",
@@ -28,9 +26,8 @@ def pick_model(board: leaderboard.Leaderboard) -> str:
     """Model picker bound to the ``model`` query parameter."""
     names = dict(zip(board.models["model_id"], board.models["display_name"], strict=True))
     ids = list(board.table["model_id"]) + sorted(set(names) - set(board.table["model_id"]))
-    wanted = st.query_params.get("model")
-    model_id = st.selectbox(
-        "Model", ids, index=ids.index(wanted) if wanted in ids else 0, key="lm_model",
+    model_id = choice(
+        "Model", ids, "model", ids[0] if ids else None, key_prefix="lm",
         format_func=lambda m: f"{names.get(m) or m} ({m})",
     )  # fmt: skip
     st.query_params["model"] = model_id
@@ -68,7 +65,7 @@ def show_lineage(board: leaderboard.Leaderboard, model_id: str) -> None:
 
 st.title("Model detail")
 version = ui.data.snapshot_version()
-board = load_board(version)
+board = llm.load_board(version)
 model_id = pick_model(board)
 show_summary(leaderboard.model_summary(board, model_id))
 st.subheader("Every stored score")

@@ -7,10 +7,8 @@ import streamlit as st
 
 import ui.data
 from analytics.llm import leaderboard
-
-load_board = st.cache_data(show_spinner="Fitting Elo ratings for this snapshot…")(
-    leaderboard.for_version
-)
+from ui import llm
+from ui.params import flag_param, int_param
 
 COLUMNS = {
     "display_name": "Model",
@@ -29,14 +27,10 @@ st.caption(
     "Elo gains along those links."
 )
 version = ui.data.snapshot_version()
-board = load_board(version)
+board = llm.load_board(version)
 c1, c2 = st.columns(2)
-wanted = st.query_params.get("top", "20")
-default_top = min(max(int(wanted), 5), 100) if wanted.isdigit() else 20
-top = c1.slider("Show the top", 5, 100, default_top, key="mv_top")
-ranked_only = c2.toggle(
-    "Only ranked models at both ends", st.query_params.get("ranked") == "1", key="mv_ranked"
-)
+top = c1.slider("Show the top", 5, 100, int_param("top", 20, 5, 100), key="mv_top")
+ranked_only = c2.toggle("Only ranked models at both ends", flag_param("ranked"), key="mv_ranked")
 st.query_params.update(top=str(top), ranked="1" if ranked_only else "0")
 moves = leaderboard.movers(board, top=top, ranked_only=ranked_only)
 if moves.empty:

@@ -2,35 +2,14 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from analytics.vision import runs as vision
-from ui import data
+from ui import vision as loaders
+from ui.params import pick
 
-
-@st.cache_data(show_spinner=False)
-def _board(version: str, runs_key: str, task: str, device: str) -> vision.Leaderboard:
-    return vision.leaderboard(data.connection(), task, device)
-
-
-@st.cache_data(show_spinner=False)
-def _devices(version: str, runs_key: str) -> list[str]:
-    return vision.devices(data.connection())
-
-
-@st.cache_data(show_spinner=False)
-def _catalog(version: str) -> pd.DataFrame:
-    return vision.adapter_catalog()
-
-
-def _pick(label: str, options: list[str], key: str) -> str:
-    wanted = st.query_params.get(key)
-    index = options.index(wanted) if wanted in options else 0
-    choice = st.selectbox(label, options, index=index, key=f"vision_lb_{key}")
-    st.query_params[key] = choice
-    return choice
+KEYS = "vision_lb"  # widget-key prefix of this page
 
 
 def _chart(board: vision.Leaderboard) -> go.Figure:
@@ -46,21 +25,20 @@ def _chart(board: vision.Leaderboard) -> go.Figure:
     return fig
 
 
-version, runs_key = data.snapshot_version(), vision.runs_fingerprint()
-catalog = _catalog(version)
+catalog = loaders.catalog()
 st.title("Vision leaderboard")
 st.caption(
     "Rankings and charts use only numbers we measured ourselves under one protocol (batch 1, "
     "3 runs x 100 timed calls, median and p90). Author-reported figures sit beside ours, "
     "labelled. CPU and GPU results are never ranked together."
 )
-device_options = _devices(version, runs_key)
+device_options = loaders.devices()
 if not device_options:
     st.info("No measured runs are stored yet. Run `python -m measure run --adapter NAME`.")
     st.stop()
-task = _pick("Task", sorted(catalog["task"].unique()), "task")
-device = _pick("Device", device_options, "device")
-board = _board(version, runs_key, task, device)
+task = pick("Task", sorted(catalog["task"].unique()), "task", key_prefix=KEYS)
+device = pick("Device", device_options, "device", key_prefix=KEYS)
+board = loaders.board(task, device)
 table = vision.ranking_table(board)
 if table.empty:
     st.info(f"No rankable run for {task} on {device}; see the runs left out below.")

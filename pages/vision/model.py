@@ -7,22 +7,8 @@ import plotly.express as px
 import streamlit as st
 
 from analytics.vision import runs as vision
-from ui import community, data
-
-
-@st.cache_data(show_spinner=False)
-def _catalog(version: str) -> pd.DataFrame:
-    return vision.adapter_catalog()
-
-
-@st.cache_data(show_spinner=False)
-def _view(version: str, runs_key: str, adapter: str, run_id: str | None) -> vision.ModelView:
-    return vision.model_view(data.connection(), adapter, run_id)
-
-
-@st.cache_data(show_spinner=False)
-def _outputs(version: str, runs_key: str, run_id: str) -> pd.DataFrame:
-    return vision.outputs_for_review(data.connection(), run_id)
+from ui import community
+from ui import vision as loaders
 
 
 def community_results_section(adapter: str) -> None:
@@ -69,9 +55,9 @@ def _charts(view: vision.ModelView) -> None:
         st.plotly_chart(fig, key="vision_model_memory")
 
 
-def _review(version: str, runs_key: str, run_id: str) -> None:
+def _review(run_id: str) -> None:
     st.subheader("Outputs on the shared inputs (hand review)")
-    outputs = _outputs(version, runs_key, run_id)
+    outputs = loaders.outputs(run_id)
     if outputs.empty:
         st.caption("No detection above the task's score threshold for this run.")
         return
@@ -81,13 +67,11 @@ def _review(version: str, runs_key: str, run_id: str) -> None:
     )
     reviewer = st.text_input("Reviewer (GitHub name)", key="vision_review_name")
     if st.button("Save review", key="vision_review_save", disabled=not reviewer):
-        path = vision.save_failure_marks(run_id, edited, reviewer)
+        path = loaders.save_review(run_id, edited, reviewer)
         st.success(f"Saved {int(edited['failure'].sum())} failure marks to {path.name}")
-        st.cache_data.clear()
 
 
-version, runs_key = data.snapshot_version(), vision.runs_fingerprint()
-catalog = _catalog(version)
+catalog = loaders.catalog()
 names = list(catalog["adapter"])
 wanted = st.query_params.get("model")
 adapter = st.selectbox(
@@ -95,7 +79,7 @@ adapter = st.selectbox(
 )
 st.query_params["model"] = adapter
 _header(catalog.set_index("adapter").loc[adapter])
-view = _view(version, runs_key, adapter, st.query_params.get("run"))
+view = loaders.model_view(adapter, st.query_params.get("run"))
 if view.runs.empty:
     st.info("Not measured yet.")
 else:
@@ -126,11 +110,11 @@ else:
     run_ids = list(runs["run_id"])
     chosen = st.selectbox("Run", run_ids, key="vision_model_run")
     st.query_params["run"] = chosen
-    view = _view(version, runs_key, adapter, chosen)
+    view = loaders.model_view(adapter, chosen)
     _charts(view)
     st.subheader("Accuracy: ours first, the authors' beside it")
     st.dataframe(
         vision.accuracy_vs_paper(view), hide_index=True, key="vision_model_acc", placeholder="—"
     )
-    _review(version, runs_key, chosen)
+    _review(chosen)
 community_results_section(adapter)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from analytics.vision import runs as vision
 from measure import launch, protocol
 from ui import community, sweep_status
+from ui import vision as loaders
 
 st.title("Run a measurement")
 community.require_maintainer("vision_run")
-catalog = vision.adapter_catalog()
+catalog = loaders.catalog()
 with st.form("vision_run_form"):
     adapter = st.selectbox("Adapter", list(catalog["adapter"]), key="vision_run_adapter")
     device = st.text_input("Device (cpu, cuda or cuda:N)", "cpu", key="vision_run_device")

@@ -1,21 +1,21 @@
 """``python -m analytics ingest [--shared DIR] [--out DIR]``: rebuild data/catalog.
 
-All files are written to a temporary folder next to the output and then moved into place with
-``os.replace``; on any error nothing in the output folder changes. Prints row counts and every
+Every file is written to a temp file beside its target, and only when all are complete are they
+renamed into place (``analytics.core.atomic.write_all``); on any error while writing nothing in
+the output folder changes. Prints row counts and every
 reason rows were dropped.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from pathlib import Path
 
-from analytics.core import paths, schema
+from analytics.core import atomic, paths, schema
 from analytics.llm.ingest import litgpt
 from analytics.llm.ingest.build import FINETUNE_TABLE, Catalog, build
-from analytics.llm.ingest.common import IngestError, replace_dir_atomically, staging_dir, write_csv
+from analytics.llm.ingest.common import IngestError, write_csv
 
 FINETUNE_COLUMNS = litgpt.COLUMNS  # one definition, owned by the importer that fills it
 
@@ -28,17 +28,15 @@ def table_columns(name: str) -> tuple[str, ...]:
 
 
 def write_catalog(catalog: Catalog, out: Path) -> list[str]:
-    """Write every table atomically into `out`; returns the file names written."""
-    stage = staging_dir(out)
-    try:
-        names = []
-        for name, rows in catalog.tables.items():
-            write_csv(stage / f"{name}.csv", table_columns(name), rows)
-            names.append(f"{name}.csv")
-        replace_dir_atomically(stage, out, names)
-        return names
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
+    """Write every table atomically into `out` (all complete before any is renamed)."""
+    fills = {out / f"{name}.csv": _csv_filler(name, rows) for name, rows in catalog.tables.items()}
+    atomic.write_all(fills)
+    return [path.name for path in fills]
+
+
+def _csv_filler(name: str, rows: list[dict]):
+    """What writes one table's temp file."""
+    return lambda temp: write_csv(temp, table_columns(name), rows)
 
 
 def summary(catalog: Catalog) -> list[str]:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import csv
+import json
 import math
-import os
 import re
-import tempfile
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import pandas as pd
 
 
 class IngestError(Exception):
@@ -118,6 +119,31 @@ def _fmt(value: float) -> str:
     return text if text not in {"-0", ""} else "0"
 
 
+def read_source_json(path: Path) -> object:
+    """A source JSON file, parsed; IngestError naming the file when it is unreadable or invalid."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise IngestError(
+            f"{path}: not valid JSON ({exc}); restore the file from its source"
+        ) from exc
+
+
+def read_source_csv(path: Path, required: Iterable[str], expected: str) -> pd.DataFrame:
+    """A source CSV as strings (BOM stripped, blanks kept as ''); IngestError naming the file
+    when it is unreadable or lacks a ``required`` column (``expected`` names the header)."""
+    try:
+        frame = pd.read_csv(path, dtype=str, encoding="utf-8-sig", keep_default_na=False)
+    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise IngestError(
+            f"{path}: unreadable CSV ({exc}); restore the file from its source"
+        ) from exc
+    missing = [c for c in required if c not in frame.columns]
+    if missing:
+        raise IngestError(f"{path}: missing column(s) {missing}; expected {expected}")
+    return frame
+
+
 def write_csv(path: Path, columns: Iterable[str], rows: Iterable[dict]) -> None:
     """Write rows (dicts) with exactly `columns`, '\\n' line endings, cells via format_cell."""
     columns = list(columns)
@@ -126,18 +152,3 @@ def write_csv(path: Path, columns: Iterable[str], rows: Iterable[dict]) -> None:
         writer.writerow(columns)
         for row in rows:
             writer.writerow([format_cell(row.get(col)) for col in columns])
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
-def replace_dir_atomically(staging: Path, target: Path, names: Iterable[str]) -> None:
-    """Move each named file from `staging` into `target` with os.replace (same filesystem)."""
-    target.mkdir(parents=True, exist_ok=True)
-    for name in names:
-        os.replace(staging / name, target / name)
-
-
-def staging_dir(target: Path) -> Path:
-    """A fresh temp directory next to `target`, so os.replace stays on one filesystem."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=".ingest-", dir=target.parent))

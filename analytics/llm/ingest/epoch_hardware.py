@@ -12,9 +12,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-import pandas as pd
-
-from analytics.llm.ingest.common import IngestError, clean_text, parse_number
+from analytics.llm.ingest.common import IngestError, clean_text, parse_number, read_source_csv
 
 CURATED_CSV = Path(__file__).with_name("gpus_curated.csv")
 EPOCH_URL = "https://epoch.ai/data/machine-learning-hardware"
@@ -49,15 +47,7 @@ def apple_budget_gb(ram_gb: float) -> tuple[float, str]:
 
 def read_epoch(path: Path) -> dict[str, dict]:
     """Epoch rows by hardware name: bf16 TFLOPS, memory GB, bandwidth GB/s (None when blank)."""
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (OSError, pd.errors.ParserError) as exc:
-        raise IngestError(
-            f"{path}: unreadable CSV ({exc}); restore the file from its source"
-        ) from exc
-    missing = [c for c in EPOCH_COLUMNS if c not in frame.columns]
-    if missing:
-        raise IngestError(f"{path}: missing column(s) {missing}; expected Epoch's header")
+    frame = read_source_csv(path, EPOCH_COLUMNS, "Epoch's header")
     out = {}
     for _, row in frame.iterrows():
         flops = parse_number(row[EPOCH_COLUMNS[1]])

@@ -23,10 +23,14 @@ from analytics.llm.ingest.common import (
     ScoreObs,
     clean_text,
     parse_number,
+    read_source_csv,
 )
 
 SOURCE = "epoch"
 EPOCH_RUNS_URL = "https://epoch.ai/data/ai-benchmarking-dashboard"
+PUBLISHED = "the published header"
+RUN_COLUMNS = ("task", "model", "Best score (across scorers)", "Status", "started_at")
+VERSION_COLUMNS = ("id", "Model", "Version release date", "Hugging Face developer id")
 
 
 @dataclass(frozen=True)
@@ -92,27 +96,13 @@ RUN_TASKS: dict[str, str] = {
 }
 
 
-def read_csv(path: Path, required: tuple[str, ...] = ()) -> pd.DataFrame:
-    """CSV as strings (BOM stripped); IngestError naming the file and any missing column."""
-    try:
-        frame = pd.read_csv(path, dtype=str, encoding="utf-8-sig", keep_default_na=False)
-    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise IngestError(
-            f"{path}: unreadable CSV ({exc}); restore the file from its source"
-        ) from exc
-    missing = [c for c in required if c not in frame.columns]
-    if missing:
-        raise IngestError(f"{path}: missing column(s) {missing}; expected the published header")
-    return frame
-
-
 def _link_column(frame: pd.DataFrame) -> str | None:
     return next((c for c in frame.columns if c.startswith("Source link")), None)
 
 
 def external_scores(path: Path, spec: ExternalSpec, drops: Drops) -> list[ScoreObs]:
     """Scores of one external_benchmark file (values in percent, or the benchmark's own unit)."""
-    frame = read_csv(path, ("Model version", spec.column))
+    frame = read_source_csv(path, ("Model version", spec.column), PUBLISHED)
     link_col = _link_column(frame)
     out: list[ScoreObs] = []
     for _, row in frame.iterrows():
@@ -152,7 +142,7 @@ def _run_date(text: str) -> str | None:
 
 def run_scores(path: Path, drops: Drops) -> list[ScoreObs]:
     """Epoch AI's own runs: latest successful run per (model, task), fraction -> percent."""
-    frame = read_csv(path, ("task", "model", "Best score (across scorers)", "Status", "started_at"))
+    frame = read_source_csv(path, RUN_COLUMNS, PUBLISHED)
     frame = frame.assign(date=frame["started_at"].map(_run_date))
     latest: dict[tuple[str, str], ScoreObs] = {}
     for _, row in frame.sort_values("date", na_position="first").iterrows():
@@ -185,7 +175,7 @@ _HF_LINK = re.compile(r"huggingface\.co/([^/\s]+/[^/\s?#]+)")
 
 def version_models(path: Path) -> list[ModelObs]:
     """Release date, display family and Hugging Face id of each Epoch model version."""
-    frame = read_csv(path, ("id", "Model", "Version release date", "Hugging Face developer id"))
+    frame = read_source_csv(path, VERSION_COLUMNS, PUBLISHED)
     out = []
     for _, row in frame.iterrows():
         version = clean_text(row["id"])

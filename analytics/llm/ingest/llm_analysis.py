@@ -8,10 +8,9 @@ head_dim = hidden_dim / n_head.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from analytics.llm.ingest.common import IngestError, ModelObs
+from analytics.llm.ingest.common import IngestError, ModelObs, read_source_json
 
 SOURCE = "llm-analysis"
 BASE_URL = "https://github.com/cli99/llm-analysis/blob/main/llm_analysis/model_configs/{name}"
@@ -19,12 +18,7 @@ BASE_URL = "https://github.com/cli99/llm-analysis/blob/main/llm_analysis/model_c
 
 def config_obs(path: Path) -> ModelObs | None:
     """Architecture of one config file, or None when it lacks layers or heads."""
-    try:
-        cfg = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise IngestError(
-            f"{path}: not valid JSON ({exc}); restore the file from its source"
-        ) from exc
+    cfg = read_source_json(path)
     layers, heads, hidden = cfg.get("num_layers"), cfg.get("n_head"), cfg.get("hidden_dim")
     if not all(isinstance(v, int) and v > 0 for v in (layers, heads, hidden)):
         return None

@@ -9,10 +9,9 @@ other quantization give no vram_q4_gb. Layer/head fields are absent from this st
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from analytics.llm.ingest.common import IngestError, ModelObs
+from analytics.llm.ingest.common import IngestError, ModelObs, read_source_json
 
 SOURCE = "llmfit"
 FILE_URL = (
@@ -24,12 +23,7 @@ Q4_QUANTS = {"Q4_K_M"}
 
 def read_models(path: Path) -> list[dict]:
     """The JSON list of model entries; IngestError naming the file when it is not a list."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise IngestError(
-            f"{path}: not valid JSON ({exc}); restore the file from its source"
-        ) from exc
+    data = read_source_json(path)
     if not isinstance(data, list):
         raise IngestError(f"{path}: expected a JSON list of models (see schema.json)")
     return [entry for entry in data if isinstance(entry, dict) and entry.get("name")]

@@ -6,7 +6,6 @@ Provenance comes from each score's ``source_link`` through the source-kind rule;
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from analytics.llm.ingest import provenance
@@ -15,7 +14,14 @@ from analytics.llm.ingest.benchmarks import (
     benchmark_for_name,
     from_fraction_or_percent,
 )
-from analytics.llm.ingest.common import Drops, IngestError, ModelObs, ScoreObs, clean_text
+from analytics.llm.ingest.common import (
+    Drops,
+    IngestError,
+    ModelObs,
+    ScoreObs,
+    clean_text,
+    read_source_json,
+)
 
 SOURCE = "llmstats"
 CLOSED_LICENCES = {"proprietary"}
@@ -40,12 +46,7 @@ ORG_FOLDERS = {
 
 def read_model_file(path: Path) -> dict:
     """Parsed model.json, or IngestError naming the file."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise IngestError(
-            f"{path}: not valid JSON ({exc}); restore the file from its source"
-        ) from exc
+    data = read_source_json(path)
     if not isinstance(data, dict) or "name" not in data:
         raise IngestError(f"{path}: missing 'name'; expected an LLM Stats model object")
     return data

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
 from analytics.llm.ingest.common import (
     Drops,
-    IngestError,
     ModelObs,
     ScoreObs,
     clean_text,
     parse_number,
+    read_source_csv,
 )
 
 SOURCE = "lmarena"
@@ -28,17 +26,7 @@ REQUIRED = ("model", "arena_score", "organization", "license")
 
 def load(path: Path, drops: Drops) -> tuple[list[ModelObs], list[ScoreObs]]:
     """One model and one Elo score per row; duplicate model names keep the first (higher) row."""
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (OSError, pd.errors.ParserError) as exc:
-        raise IngestError(
-            f"{path}: unreadable CSV ({exc}); restore the file from its source"
-        ) from exc
-    missing = [c for c in REQUIRED if c not in frame.columns]
-    if missing:
-        raise IngestError(
-            f"{path}: missing column(s) {missing}; expected the lmarena export header"
-        )
+    frame = read_source_csv(path, REQUIRED, "the lmarena export header")
     models, scores, seen = [], [], set()
     for lineno, row in enumerate(frame.itertuples(index=False), start=2):
         name, score = clean_text(row.model), parse_number(row.arena_score)

@@ -16,11 +16,11 @@ import pandas as pd
 
 from analytics.llm.ingest.common import (
     Drops,
-    IngestError,
     ModelObs,
     ScoreObs,
     clean_text,
     parse_number,
+    read_source_csv,
 )
 
 SOURCE = "open-llm-leaderboard"
@@ -54,16 +54,7 @@ REQUIRED = (
 
 def read_table(path: Path) -> pd.DataFrame:
     """The leaderboard CSV as strings; IngestError naming the file and missing columns."""
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (OSError, pd.errors.ParserError) as exc:
-        raise IngestError(
-            f"{path}: unreadable CSV ({exc}); restore the file from its source"
-        ) from exc
-    missing = [c for c in REQUIRED if c not in frame.columns]
-    if missing:
-        raise IngestError(f"{path}: missing column(s) {missing}; expected the v2 export header")
-    return frame
+    return read_source_csv(path, REQUIRED, "the v2 export header")
 
 
 def _flag(value: str) -> bool:

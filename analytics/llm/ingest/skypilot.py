@@ -13,11 +13,10 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-import pandas as pd
-
-from analytics.llm.ingest.common import Drops, IngestError, parse_number
+from analytics.llm.ingest.common import Drops, parse_number, read_source_csv
 
 SOURCE = "skypilot"
+VMS_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "GpuInfo")
 REPO = "https://github.com/skypilot-org/skypilot-catalog/blob"
 # provider -> commit of its vms.csv (shared/data/SOURCES.md)
 COMMITS = {
@@ -84,15 +83,7 @@ def gpu_id_for(accel: str, instance: str, gpu_info: str, count: float) -> str | 
 
 def provider_offers(path: Path, provider: str, drops: Drops) -> dict[str, list[float]]:
     """gpu_id -> on-demand $/GPU-hour of every offer in one provider's vms.csv."""
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (OSError, pd.errors.ParserError) as exc:
-        raise IngestError(
-            f"{path}: unreadable CSV ({exc}); restore the file from its source"
-        ) from exc
-    for col in ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "GpuInfo"):
-        if col not in frame.columns:
-            raise IngestError(f"{path}: missing column {col!r}; expected a SkyPilot v8 catalog")
+    frame = read_source_csv(path, VMS_COLUMNS, "a SkyPilot v8 catalog")
     offers: dict[str, list[float]] = defaultdict(list)
     for _, row in frame[frame["AcceleratorName"] != ""].iterrows():
         count, price = parse_number(row["AcceleratorCount"]), parse_number(row["Price"])

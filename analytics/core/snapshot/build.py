@@ -1,0 +1,115 @@
+"""Writing a snapshot: validate, then write every table as typed Parquet (plus the JSON files and
+MANIFEST.json) into a temp folder beside the target and publish it in one rename.
+
+A version already built is never rewritten; if another process publishes the same version
+first, its snapshot is kept.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from analytics.core import atomic, schema
+from analytics.core.snapshot import checks
+from analytics.core.snapshot.manifest import (
+    MANIFEST,
+    catalog_version,
+    manifest_text,
+    new_manifest,
+    read_manifest,
+)
+from analytics.core.snapshot.parse import Table, rows_with
+
+_ARROW_TYPES = {
+    "str": pa.string(),
+    "float": pa.float64(),
+    "int": pa.int64(),
+    "bool": pa.bool_(),
+    "date": pa.date32(),
+}
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """A built (or already existing) snapshot."""
+
+    version: str
+    path: Path
+    counts: dict[str, int]
+    categories: int
+    created: bool
+
+
+def _arrow_table(table: Table) -> pa.Table:
+    """Typed Arrow table: schema columns first (absent optional ones as nulls), then extras."""
+    specs = list(schema.TABLES.get(table.name, ()))
+    cols = [(c.name, c.dtype) for c in specs]
+    cols += [(c, table.types[c]) for c in table.header if c not in {s.name for s in specs}]
+    arrays = {}
+    for col, dtype in cols:
+        values = [row.get(col) for row in table.rows]
+        arrays[col] = pa.array(values, type=_ARROW_TYPES[dtype])
+    return pa.table(arrays)
+
+
+def _write_snapshot(
+    catalog_dir: Path, tables: dict[str, Table], folder: Path, manifest: dict
+) -> None:
+    """Fill ``folder``: one Parquet per table, the JSON files, MANIFEST.json; all fsynced."""
+    for name, table in sorted(tables.items()):
+        pq.write_table(_arrow_table(table), folder / f"{name}.parquet")
+    for rel in manifest["json"]:
+        target = folder / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes((catalog_dir / rel).read_bytes())
+    (folder / MANIFEST).write_text(manifest_text(manifest))
+    atomic.fsync_tree(folder)
+
+
+def _existing(folder: Path) -> BuildResult:
+    manifest = read_manifest(folder)
+    return BuildResult(
+        manifest["version"], folder, manifest["tables"], manifest.get("categories", 0), False
+    )
+
+
+def _categories(tables: dict[str, Table]) -> int:
+    bench = tables.get("benchmarks")
+    return len({row["category"] for _, row in rows_with(bench, "category")}) if bench else 0
+
+
+def build(catalog_dir: Path, snapshots_dir: Path) -> BuildResult:
+    """Validate the catalog and write ``<snapshots_dir>/<version>/`` atomically.
+
+    Raises :class:`CatalogError` with every problem and writes nothing when validation fails.
+    A version already built is returned as is, never rewritten.
+    """
+    tables, problems = checks.load_catalog(catalog_dir)
+    problems += checks.run_validators(catalog_dir)
+    if problems:
+        raise checks.CatalogError(problems)
+    version = catalog_version(catalog_dir)
+    final = snapshots_dir / version
+    if (final / MANIFEST).exists():
+        return _existing(final)
+    counts = {name: len(t.rows) for name, t in sorted(tables.items())}
+    manifest = new_manifest(
+        version, catalog_dir, counts, _categories(tables), checks.validator_names()
+    )
+    tmp = atomic.temp_dir_beside(final)
+    try:
+        _write_snapshot(catalog_dir, tables, tmp, manifest)
+        try:
+            atomic.replace_dir(tmp, final)
+        except OSError:
+            if (final / MANIFEST).exists():  # another process built it meanwhile
+                return _existing(final)
+            raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return BuildResult(version, final, counts, manifest["categories"], True)

@@ -1,0 +1,115 @@
+"""Versions and manifests: the content-hash version of a catalog, the MANIFEST.json a build
+writes, and the listing of built snapshots (oldest build first, by the manifest's ``built_at``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pyarrow as pa
+
+from analytics.core import schema
+from analytics.core.snapshot.parse import catalog_files
+
+BUILDER_FORMAT = 1
+"""Bump when the builder writes a snapshot differently; it is part of the version hash."""
+
+MANIFEST = "MANIFEST.json"
+
+
+def _schema_fingerprint() -> bytes:
+    spec = {
+        name: [[c.name, c.dtype, c.required] for c in cols] for name, cols in schema.TABLES.items()
+    }
+    return json.dumps([BUILDER_FORMAT, spec], sort_keys=True).encode()
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def catalog_version(catalog_dir: Path) -> str:
+    """Content hash of the catalog: ``v`` + 10 hex chars of sha256.
+
+    Hashes each CSV/JSON file's relative path and exact bytes (so line endings count, mtimes do
+    not), sorted by path, plus the typed schema and builder format the snapshot is built with.
+    """
+    digest = hashlib.sha256(_schema_fingerprint())
+    for path in catalog_files(catalog_dir):
+        data = path.read_bytes()
+        rel = path.relative_to(catalog_dir).as_posix().encode()
+        digest.update(b"%s\0%d\0" % (rel, len(data)))
+        digest.update(data)
+    return "v" + digest.hexdigest()[:10]
+
+
+def new_manifest(
+    version: str,
+    catalog_dir: Path,
+    counts: dict[str, int],
+    categories: int,
+    validators: list[str],
+) -> dict:
+    """The MANIFEST.json of a snapshot being built now from ``catalog_dir``."""
+    files = catalog_files(catalog_dir)
+    return {
+        "version": version,
+        "built_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "builder_format": BUILDER_FORMAT,
+        "files": {p.relative_to(catalog_dir).as_posix(): _sha256(p.read_bytes()) for p in files},
+        "tables": counts,
+        "json": [
+            p.relative_to(catalog_dir).as_posix() for p in files if p.suffix.lower() == ".json"
+        ],
+        "categories": categories,
+        "tools": {
+            "python": platform.python_version(),
+            "pyarrow": pa.__version__,
+            "validators": validators,
+        },
+    }
+
+
+def manifest_text(manifest: dict) -> str:
+    """MANIFEST.json as written: indent 2, sorted keys, final newline."""
+    return json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+
+
+def read_manifest(folder: Path) -> dict:
+    """The MANIFEST.json of a built snapshot folder."""
+    return json.loads((folder / MANIFEST).read_text())
+
+
+def _built_at(folder: Path, manifest: dict) -> str:
+    """When a snapshot was built: the manifest's ``built_at``, else (a hand-written manifest)
+    the manifest file's modification time in the same format."""
+    if "built_at" in manifest:
+        return manifest["built_at"]
+    mtime_s = (folder / MANIFEST).stat().st_mtime
+    return datetime.fromtimestamp(mtime_s, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def built_snapshots(snapshots_dir: Path) -> list[tuple[Path, dict]]:
+    """(folder, manifest) of every built snapshot, oldest build first (then by folder name)."""
+    if not snapshots_dir.is_dir():
+        return []
+    found = [
+        (p, read_manifest(p))
+        for p in snapshots_dir.iterdir()
+        if not p.name.startswith(".") and (p / MANIFEST).is_file()
+    ]
+    return sorted(found, key=lambda pm: (_built_at(*pm), pm[0].name))
+
+
+def list_snapshots(snapshots_dir: Path) -> list[dict]:
+    """Manifests of every built snapshot, oldest build first."""
+    return [manifest for _, manifest in built_snapshots(snapshots_dir)]
+
+
+def list_versions(snapshots_dir: Path) -> list[str]:
+    """Versions (folder names) of every built snapshot, oldest build first."""
+    return [folder.name for folder, _ in built_snapshots(snapshots_dir)]

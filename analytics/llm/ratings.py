@@ -1,0 +1,181 @@
+"""Elo ratings of a catalog snapshot, cached in ``data/derived/<version>/`` (seed 002, "The Elo
+rating"); ``python -m analytics derive [VERSION] [--check]`` regenerates or checks them.
+
+A cached file is keyed by the snapshot version (snapshots are immutable) and by
+``elo.ALGORITHM_VERSION`` (the rating method, part of the file name), so a new method never
+serves old ratings. The folder's ``MANIFEST.json`` records, per file, the algorithm version and a
+hash of the sources that determine the ratings (:data:`RATING_SOURCES`); :func:`stale_reason`
+compares that with the current source, and a test fails when the committed files of the current
+snapshot are stale. Only the current snapshot's folder is committed; other versions (for the
+snapshot diff) are computed on demand and cached the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import threading
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+from analytics.core import atomic, db, paths
+from analytics.core.schema import SOURCE_KINDS
+from analytics.llm import elo
+
+BOOTSTRAP_ROUNDS = 200  # resamples of the benchmarks for the 95% intervals (leaderboard pages)
+BOOTSTRAP_SEED = 0
+SERVED: tuple[tuple[int, int], ...] = ((BOOTSTRAP_ROUNDS, BOOTSTRAP_SEED), (0, BOOTSTRAP_SEED))
+"""(bootstrap, seed) of the files the app reads: the leaderboard pages, then hardware fit / diff."""
+RATING_SOURCES = ("analytics/llm/elo.py", "analytics/llm/ratings.py")
+"""Files whose code determines the ratings (with ``schema.SOURCE_KINDS``, hashed as a value)."""
+MANIFEST = "MANIFEST.json"
+REGENERATE = "python -m analytics derive"
+
+_MANIFEST_LOCK = threading.Lock()  # pages may write two files of one folder at once
+
+
+def load_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every stored score joined with its benchmark, in the engine's column names."""
+    return db.query(
+        con,
+        """
+        SELECT s.model_id AS model, s.benchmark_id AS benchmark, b.name AS benchmark_name,
+               b.category, b.higher_is_better, b.unit, s.score, s.source_kind AS source,
+               s.source_name, s.source_url, s.date
+        FROM scores s JOIN benchmarks b USING (benchmark_id)
+        ORDER BY model, benchmark, source, source_name
+        """,
+    )
+
+
+def scores_of(version: str) -> pd.DataFrame:
+    """:func:`load_scores` of a built snapshot version."""
+    con = db.connect(version)
+    try:
+        return load_scores(con)
+    finally:
+        con.close()
+
+
+def derived_dir(version: str) -> Path:
+    """The derived-data folder of one snapshot version (beside ``data/snapshots``)."""
+    return paths.SNAPSHOTS_DIR.parent / "derived" / version
+
+
+def cache_path(version: str, bootstrap: int, seed: int) -> Path:
+    """The ratings file of one snapshot version, rating method and bootstrap setting."""
+    name = f"elo_ratings_{elo.ALGORITHM_VERSION}_b{bootstrap}_s{seed}.parquet"
+    return derived_dir(version) / name
+
+
+def source_hash() -> str:
+    """sha256 over :data:`RATING_SOURCES` (line endings normalised) and ``SOURCE_KINDS``."""
+    digest = hashlib.sha256()
+    for rel in RATING_SOURCES:
+        digest.update(rel.encode())
+        digest.update((paths.REPO_ROOT / rel).read_bytes().replace(b"\r\n", b"\n"))
+    digest.update(repr(SOURCE_KINDS).encode())
+    return digest.hexdigest()
+
+
+def cached(scores: pd.DataFrame, version: str, *, bootstrap: int, seed: int) -> pd.DataFrame:
+    """``elo.rate`` of a snapshot version's ``scores``, read from / written to its derived file.
+
+    Without a version (ad-hoc data) nothing is cached. Writes are atomic.
+    """
+    if not version:
+        return elo.rate(scores, bootstrap=bootstrap, seed=seed)
+    path = cache_path(version, bootstrap, seed)
+    if path.exists():
+        return pd.read_parquet(path)
+    table = elo.rate(scores, bootstrap=bootstrap, seed=seed)
+    _store(version, bootstrap, seed, table)
+    return table
+
+
+def of_version(version: str, *, bootstrap: int = 0, seed: int = BOOTSTRAP_SEED) -> pd.DataFrame:
+    """Ratings of a built snapshot version with ``model_id`` naming (cached as :func:`cached`)."""
+    scores = scores_of(version)
+    table = cached(scores, version, bootstrap=bootstrap, seed=seed)
+    return table.rename(columns={"model": "model_id"})
+
+
+def read_manifest(version: str) -> dict:
+    """The derived folder's manifest (``files``: name -> what it was computed with)."""
+    path = derived_dir(version) / MANIFEST
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"files": {}}
+
+
+def _store(version: str, bootstrap: int, seed: int, table: pd.DataFrame) -> Path:
+    path = cache_path(version, bootstrap, seed)
+    atomic.write_parquet(path, table)
+    entry = {
+        "algorithm_version": elo.ALGORITHM_VERSION,
+        "source_sha256": source_hash(),
+        "bootstrap": bootstrap,
+        "seed": seed,
+    }
+    with _MANIFEST_LOCK:
+        manifest = read_manifest(version)
+        files = {n: e for n, e in manifest["files"].items() if (path.parent / n).exists()}
+        files[path.name] = entry
+        payload = {"snapshot_version": version, "regenerate": REGENERATE, "files": files}
+        atomic.write_json(path.parent / MANIFEST, payload)
+    return path
+
+
+def stale_reason(version: str) -> str | None:
+    """None when every :data:`SERVED` file of ``version`` matches the current rating code;
+    otherwise one line saying what is stale and how to regenerate."""
+    files = read_manifest(version)["files"]
+    current = {"algorithm_version": elo.ALGORITHM_VERSION, "source_sha256": source_hash()}
+    for bootstrap, seed in SERVED:
+        path = cache_path(version, bootstrap, seed)
+        entry = files.get(path.name, {})
+        if not path.exists() or any(entry.get(k) != v for k, v in current.items()):
+            where = path.relative_to(paths.SNAPSHOTS_DIR.parent)
+            return f"{where} is missing or stale (other rating code); fix: {REGENERATE} {version}"
+    return None
+
+
+def derive(version: str | None = None) -> list[Path]:
+    """Recompute the :data:`SERVED` ratings files of ``version`` (default: the current
+    snapshot), dropping the folder's older files and manifest first."""
+    version = version or db.ensure_snapshot()
+    scores = scores_of(version)
+    folder = derived_dir(version)
+    for old in [*folder.glob("elo_ratings_*.parquet"), folder / MANIFEST]:
+        old.unlink(missing_ok=True)
+    return [_store(version, b, s, elo.rate(scores, bootstrap=b, seed=s)) for b, s in SERVED]
+
+
+def main(argv: list[str]) -> int:
+    """``derive [VERSION] [--check]``: regenerate, or with --check only report, exit 1 if stale."""
+    args = [a for a in argv[1:] if a != "--check"]
+    if len(args) > 1:
+        print(
+            f"error: derive takes at most one VERSION; fix: {REGENERATE} [VERSION]", file=sys.stderr
+        )
+        return 2
+    try:
+        version = args[0] if args else db.ensure_snapshot()
+        if "--check" in argv[1:]:
+            return _check(version)
+        for path in derive(version):
+            print(path)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _check(version: str) -> int:
+    reason = stale_reason(version)
+    if reason:
+        print(f"error: {reason}", file=sys.stderr)
+        return 1
+    print(f"{derived_dir(version)}: up to date")
+    return 0

@@ -1,0 +1,113 @@
+"""The LLM track's cached loaders (and the home page's), one place for every ``st.cache_data``.
+
+Each loader is keyed by a snapshot version and reads that version's store (``db.connect``),
+never whatever snapshot is current, so a cached entry always matches its key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import duckdb
+import pandas as pd
+import streamlit as st
+
+import ui.data
+from analytics.core import db
+from analytics.core.snapshot import CatalogError
+from analytics.llm import catalog, finetune_view, fit_view, leaderboard, overview, ratings
+
+T = TypeVar("T")
+FITTING = "Fitting Elo ratings for this snapshot…"
+
+
+def _read(version: str, read: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+    """``read`` on a connection to that snapshot version, closed afterwards."""
+    con = db.connect(version)
+    try:
+        return read(con)
+    finally:
+        con.close()
+
+
+@st.cache_data(show_spinner=False)
+def load_overview(version: str) -> overview.Overview:
+    """Catalog figures of one snapshot version (home page)."""
+    return _read(version, overview.catalog_overview)
+
+
+@st.cache_data(show_spinner=FITTING)
+def load_board(version: str) -> leaderboard.Leaderboard:
+    """The leaderboard of one snapshot version, with bootstrap intervals (all leaderboard pages)."""
+    return leaderboard.for_version(version)
+
+
+@st.cache_data(show_spinner="Comparing snapshots…")
+def load_diff(old: str, new: str) -> pd.DataFrame:
+    """Rating and rank changes between two snapshot versions."""
+    return leaderboard.diff_versions(old, new)
+
+
+@st.cache_data(show_spinner=False)
+def load_catalog(version: str) -> catalog.Catalog:
+    """The calculators' catalog tables of one snapshot version."""
+    return _read(version, catalog.load_catalog)
+
+
+@st.cache_data(show_spinner="Fitting Elo ratings…")
+def load_ratings(version: str) -> pd.DataFrame:
+    """Elo ratings (no bootstrap) of one snapshot version, shown beside each model."""
+    return ratings.of_version(version)
+
+
+@st.cache_data(show_spinner=False)
+def load_fit_view(
+    version: str,
+    gpu_id: str,
+    count: int,
+    context: int,
+    flt: catalog.ModelFilter,
+    show_all: bool,
+) -> pd.DataFrame:
+    """The hardware-fit table for one hardware choice and filter set."""
+    cat = load_catalog(version)
+    target = catalog.hardware(cat.gpus, gpu_id, count)
+    return fit_view.hardware_fit_view(cat, load_ratings(version), target, context, flt, show_all)
+
+
+@st.cache_data(show_spinner=False)
+def load_plan(
+    version: str, model_id: str, gpu_id: str, count: int, recipe: str, method: str, samples: int
+) -> finetune_view.FinetuneView:
+    """Fine-tune plan and rough cost for one model on one hardware choice."""
+    cat = load_catalog(version)
+    target = catalog.hardware(cat.gpus, gpu_id, count)
+    return finetune_view.plan_view(cat, model_id, target, recipe, method, samples)
+
+
+@st.cache_data(show_spinner=False)
+def load_finetune_list(
+    version: str,
+    gpu_id: str,
+    count: int,
+    recipe: str,
+    method: str,
+    axes: tuple[str, ...],
+    show_all: bool,
+) -> pd.DataFrame:
+    """Fine-tune discovery list: one row per checkpoint, models that fit first."""
+    cat = load_catalog(version)
+    target = catalog.hardware(cat.gpus, gpu_id, count)
+    return finetune_view.discovery_view(cat, target, recipe, method, axes, show_all=show_all)
+
+
+def served_catalog() -> tuple[str, catalog.Catalog]:
+    """The served snapshot version and its calculator tables (hardware-fit and fine-tune pages);
+    when the catalog does not validate, shows its first problem and stops the page."""
+    try:
+        version = ui.data.snapshot_version()
+    except CatalogError as exc:
+        st.error(f"The catalog does not validate: {exc.problems[0]}")
+        st.stop()
+    return version, load_catalog(version)

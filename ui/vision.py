@@ -1,0 +1,85 @@
+"""Cached loaders of the vision pages: catalog, devices, rankings, one model, review, community.
+
+Every cache is keyed by the snapshot version and the run files' fingerprint, so a new measurement
+or review shows on the next rerun. The adapter catalog comes from ``measure.adapters.catalog`` and
+is passed into ``analytics.vision.runs`` (which never imports ``measure``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from analytics.vision import runs as vision
+from measure.adapters.catalog import adapter_catalog
+from measure.community import status
+from ui import data
+
+
+@st.cache_data(show_spinner=False)
+def _catalog(version: str) -> pd.DataFrame:
+    return adapter_catalog()
+
+
+def catalog() -> pd.DataFrame:
+    """One row of metadata per registered adapter (task, licences, paper figure, fixes)."""
+    return _catalog(data.snapshot_version())
+
+
+@st.cache_data(show_spinner=False)
+def _devices(version: str, runs_key: str) -> list[str]:
+    return vision.devices(data.connection())
+
+
+def devices() -> list[str]:
+    """Device labels with at least one stored run, GPUs first."""
+    return _devices(data.snapshot_version(), vision.runs_fingerprint())
+
+
+@st.cache_data(show_spinner=False)
+def _board(version: str, runs_key: str, task: str, device: str) -> vision.Leaderboard:
+    return vision.leaderboard(data.connection(), _catalog(version), task, device)
+
+
+def board(task: str, device: str) -> vision.Leaderboard:
+    """The ranking of one task on one device, with the runs left out."""
+    return _board(data.snapshot_version(), vision.runs_fingerprint(), task, device)
+
+
+@st.cache_data(show_spinner=False)
+def _model_view(version: str, runs_key: str, adapter: str, run_id: str | None) -> vision.ModelView:
+    return vision.model_view(data.connection(), _catalog(version), adapter, run_id)
+
+
+def model_view(adapter: str, run_id: str | None) -> vision.ModelView:
+    """One adapter's runs and the calls and memory trace of ``run_id`` (default: the latest)."""
+    return _model_view(data.snapshot_version(), vision.runs_fingerprint(), adapter, run_id)
+
+
+@st.cache_data(show_spinner=False)
+def _outputs(version: str, runs_key: str, run_id: str) -> pd.DataFrame:
+    return vision.outputs_for_review(data.connection(), run_id)
+
+
+def outputs(run_id: str) -> pd.DataFrame:
+    """One run's detections above the task threshold, with any failure marks."""
+    return _outputs(data.snapshot_version(), vision.runs_fingerprint(), run_id)
+
+
+def save_review(run_id: str, marks: pd.DataFrame, reviewer: str) -> Path:
+    """Store a maintainer's failure marks and drop the cached data so the page shows them."""
+    path = vision.save_failure_marks(run_id, marks, reviewer)
+    st.cache_data.clear()
+    return path
+
+
+@st.cache_data(show_spinner=False)
+def _community_results(version: str, results_key: str, adapter: str) -> pd.DataFrame:
+    return status.community_table(adapter)
+
+
+def community_results(adapter: str) -> pd.DataFrame:
+    """Accepted community runs of one adapter (never mixed with ours)."""
+    return _community_results(data.snapshot_version(), status.results_fingerprint(), adapter)
