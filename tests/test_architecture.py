@@ -12,6 +12,7 @@ streamlit        only ui/, pages/ and app.py
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -142,3 +143,16 @@ def test_the_rule_checker_catches_each_kind_of_violation(tmp_path, folder, sourc
         assert found == []
     else:
         assert len(found) == 1 and expected in found[0], found
+
+
+def test_architecture_doc_names_functions_that_exist():
+    """Every ``file.py : function`` that docs/architecture.md points a newcomer to is real."""
+    doc = (ROOT / "docs" / "architecture.md").read_text()
+    pointers = re.findall(r"`([\w/]+\.py) : (\w+)`", doc)
+    assert len(pointers) >= 10
+    missing = []
+    for file, name in pointers:
+        source = (ROOT / file).read_text() if (ROOT / file).is_file() else ""
+        if not re.search(rf"^(def|class) {name}\b|^{name}\b", source, re.M):
+            missing.append(f"{file} : {name}")
+    assert missing == []
