@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "finetune": ("analytics.llm.fit_cli", "fine-tune fit and cost calculator"),
     "fl-score": ("analytics.fl.cli", "score a folder of federated submission ZIPs"),
     "fl-run": ("analytics.fl.cli", "run the federated reference runs"),
+    "fl-review": ("analytics.fl.cli", "list federated uploads and their review status"),
 }
 
 

@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "submit": ("measure.community.cli", "package a run record as a community submission"),
     "inbox": ("measure.community.cli", "queue, list, accept or reject community submissions"),
     "maintainer": ("measure.community.cli", "make a maintainer password hash"),
+    "audit": ("measure.community.cli", "verify the inbox audit log's hash chain"),
 }
 
 

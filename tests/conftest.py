@@ -1,20 +1,41 @@
-"""Shared fixtures: location of ../shared/data (skip cleanly when absent), temp store dirs."""
+"""Shared fixtures: location of ../shared/data (skip cleanly when absent), temp store dirs, the
+tiny catalog as the current one, the hypothesis profile, and a notebook runner.
+
+Catalog builders live in ``tests/fixtures/catalogs.py``; tests never import each other.
+"""
 
 from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from analytics.core import paths
+from tests.fixtures import catalogs, notebooks
+from tests.fixtures.store import StorePaths
 
 REPO_ROOT = paths.REPO_ROOT
 
 # Tests never reach a model hub: fail fast offline instead of waiting on network time-outs
 # (inherited by the harness's subprocesses too).
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+# One hypothesis profile for the whole suite: no per-example deadline (a shared 2-core box and
+# first-call imports make timings noisy), a fixed database-free run so results reproduce, and
+# function-scoped fixtures allowed (tests reuse tmp_path / monkeypatch across examples on purpose).
+# Tests set only max_examples themselves; override with HYPOTHESIS_PROFILE=<name> if ever needed.
+settings.register_profile(
+    "modelatlas",
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "modelatlas"))
 
 
 @pytest.fixture(scope="session")
@@ -33,10 +54,31 @@ def catalog_copy(tmp_path: Path) -> Path:
     return dst
 
 
-def chromium_path() -> str | None:
-    """Debian chromium, if installed."""
-    for name in ("chromium", "chromium-browser"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
+@pytest.fixture()
+def store_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> StorePaths:
+    """Snapshots and runs in tmp_path, for this process (``analytics.core.paths``) and for
+    subprocesses and notebook kernels (``MODELATLAS_*``); the catalog stays the committed one
+    until ``store_paths.serve_catalog()``."""
+    store = StorePaths(tmp_path, monkeypatch)
+    monkeypatch.setattr(paths, "SNAPSHOTS_DIR", store.snapshots)
+    monkeypatch.setattr(paths, "RUNS_DIR", store.runs)
+    monkeypatch.setenv("MODELATLAS_SNAPSHOTS_DIR", str(store.snapshots))
+    monkeypatch.setenv("MODELATLAS_RUNS_DIR", str(store.runs))
+    return store
+
+
+@pytest.fixture()
+def tiny_store(store_paths: StorePaths) -> Path:
+    """The tiny calculator catalog (``catalogs.make_catalog``) as the current catalog; returns
+    the store root (tmp_path)."""
+    catalogs.make_catalog(store_paths.root)
+    store_paths.serve_catalog()
+    return store_paths.root
+
+
+@pytest.fixture()
+def run_notebook(monkeypatch: pytest.MonkeyPatch) -> Callable[..., notebooks.Executed]:
+    """``run_notebook(name, timeout=120)``: execute ``notebooks/<name>`` in a kernel that
+    inherits this test's environment (and imports the repo); returns what it printed."""
+    monkeypatch.setenv("PYTHONPATH", str(paths.REPO_ROOT))
+    return notebooks.execute

@@ -166,7 +166,7 @@ def test_two_processes_accepting_the_same_bundle_count_it_once(dirs):
     [bundle_id] = _queue(root, runs, [1])
     outcomes = _race(_accept, [(bundle_id, root, runs)] * 2)
     assert sorted(outcomes) == ["already-decided", "ok"]
-    assert len(status.load_results(runs)) == 1
+    assert len(status.load_results(runs, root)) == 1
     assert [e["action"] for e in audit.read(root / audit.AUDIT_FILE)] == ["accept"]
     assert inbox.entries(root)[0]["status"] == "accepted"
 
@@ -176,7 +176,7 @@ def test_processes_accepting_different_bundles_lose_nothing(dirs):
     ids = _queue(root, runs, [1, 2, 3, 4])
     assert _race(_accept, [(i, root, runs) for i in ids]) == ["ok"] * 4
     assert {e["id"]: e["status"] for e in inbox.entries(root)} == dict.fromkeys(ids, "accepted")
-    assert sorted(status.load_results(runs)["result_id"]) == sorted(ids)
+    assert sorted(status.load_results(runs, root)["result_id"]) == sorted(ids)
     assert sorted(e["bundle_id"] for e in audit.read(root / audit.AUDIT_FILE)) == sorted(ids)
 
 
@@ -280,7 +280,12 @@ def test_cli_accept_refuses_without_a_configured_maintainer(cli_bundle):
         MODELATLAS_PASSWORD="wrong",
     )
     assert done.returncode == 1 and "login failed" in done.stderr
-    assert tree_digest(tmp / "ib") == before
+    after = tree_digest(tmp / "ib")  # the failed sign-in is counted (server-side throttle) ...
+    assert {k for k in after if "login-throttle" in k} == {
+        "ib/login-throttle.json",
+        "ib/login-throttle.json.lock",
+    }
+    assert {k: v for k, v in after.items() if "login-throttle" not in k} == before  # ... only
 
 
 def test_cli_accept_and_reject_with_a_maintainer(cli_bundle):
@@ -300,7 +305,7 @@ def test_cli_accept_and_reject_with_a_maintainer(cli_bundle):
     )
     assert done.returncode == 0, done.stderr
     assert f"accepted {bundle_id} by maint" in done.stdout
-    assert status.load_results(tmp / "runs")["result_id"].tolist() == [bundle_id]
+    assert status.load_results(tmp / "runs", tmp / "ib")["result_id"].tolist() == [bundle_id]
     listed = _cli(tmp, "inbox", "--inbox-dir", "ib", "list", "--status", "accepted")
     assert bundle_id in listed.stdout and "alice" in listed.stdout
     done = _cli(

@@ -177,14 +177,16 @@ def accepted(tmp_path, monkeypatch):
 def test_model_page_table_shows_status_gpu_name_and_date(accepted):
     runs, _, sent = accepted
     assert sent[1]["median_ms"] == pytest.approx(1.10 * sent[0]["median_ms"], rel=1e-12)
-    table = status.community_table("fasterrcnn-resnet50-fpn", runs).set_index("contributor")
+    table = status.community_table(
+        "fasterrcnn-resnet50-fpn", runs, runs.parent / "inbox"
+    ).set_index("contributor")
     assert table.loc["alice", "status"] == table.loc["bob", "status"] == "Reproduced"
     assert table.loc["carol", "status"] == "Unverified"
     assert table.loc["carol", "power"] == "power-limited" and table.loc["alice", "power"] == ""
     assert table.loc["carol", "GPU"] == "NVIDIA RTX A6000"
     assert table.loc["bob", "date"] == "2026-11-20"
     assert table.loc["bob", "profile"] == "https://github.com/bob"
-    assert status.community_table("detr-resnet50", runs).empty
+    assert status.community_table("detr-resnet50", runs, runs.parent / "inbox").empty
 
 
 def test_rankings_use_only_our_measurements(accepted, tmp_path):

@@ -1,199 +1,29 @@
 """Discovery lists, smallest rentable config and GPU name resolution (seed 002, "Discovery"):
-``analytics.llm.catalog``, ``fit_view`` and ``finetune_view``.
-
-``make_catalog`` writes a tiny but valid catalog (public spec figures; prices are the seed's
-typical rates) that the page and CLI tests reuse.
+``analytics.llm.catalog``, ``fit_view`` and ``finetune_view``, on the tiny calculator catalog
+(``tests/fixtures/catalogs.py``, served by the ``tiny_store`` fixture of ``tests/conftest.py``).
 """
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from analytics.core import db, paths, schema
+from analytics.core import db
 from analytics.llm import catalog as cat
 from analytics.llm import finetune_view, fit_view
-
-NV = "https://www.nvidia.com/en-us/data-center/"
-GPUS = [
-    # gpu_id, name, vendor, kind, memory_gb, bf16 dense TFLOPS, $/GPU-hour, aliases
-    ("h100-sxm", "H100 SXM", "NVIDIA", "datacenter", 80, 989.4, 2.50, "H100;H100 80GB"),
-    ("a100-80gb", "A100 80GB", "NVIDIA", "datacenter", 80, 312, 1.50, "A100"),
-    ("rtx-4090", "GeForce RTX 4090", "NVIDIA", "consumer", 24, 165.2, 0.40, "RTX 4090;4090"),
-    ("l40s", "L40S", "NVIDIA", "datacenter", 48, 362.05, None, ""),
-    ("m2-ultra-192", "Apple M2 Ultra 192GB", "Apple", "apple", 144, None, None, "M2 Ultra"),
-]
-MODELS = [
-    # id, params, active, moe, open, licence, q4 GB, checkpoint, layers, kv heads, head dim
-    (
-        "llama-3.1-8b",
-        8.03,
-        None,
-        False,
-        True,
-        "Llama 3.1 Community License",
-        4.9,
-        "llama-3.1-8b",
-        32,
-        8,
-        128,
-    ),
-    ("mixtral-8x7b", 46.7, 12.9, True, True, "Apache 2.0", None, "mixtral-8x7b", 32, 8, 128),
-    ("qwen3-32b", 32.8, None, False, True, "apache-2.0", None, "qwen3-32b", 64, 8, 128),
-    ("qwen3-32b-thinking", 32.8, None, False, True, "apache-2.0", None, "qwen3-32b", 64, 8, 128),
-    ("llama-3.1-405b", 405, None, False, True, "llama3.1", None, "llama-3.1-405b", 126, 8, 128),
-    ("nc-model-7b", 7.2, None, False, True, "cc-by-nc-4.0", None, "nc-model-7b", None, None, None),
-    ("big-moe-secret", 1000, None, True, True, "other", None, "big-moe-secret", None, None, None),
-    ("closed-chat", None, None, False, False, "Proprietary", None, "closed-chat", None, None, None),
-]
-BENCHMARKS = [
-    ("ifeval", "IFEval", "instruction following", True, 0, 100, "%"),
-    ("docvqa", "DocVQA", "documents", True, 0, 100, "%"),
-    ("chartqa", "ChartQA", "documents", True, 0, 100, "%"),
-    ("lmarena-text", "LMArena text", "human preference", True, 800, 1600, "elo"),
-    ("mmlu-pro", "MMLU-Pro", "knowledge", True, 0, 100, "%"),
-]
-SCORES = [
-    # model, benchmark, score, source kind
-    ("llama-3.1-8b", "ifeval", 80.0, "independent"),
-    ("llama-3.1-8b", "ifeval", 90.0, "self-reported"),
-    ("llama-3.1-8b", "docvqa", 70.0, "self-reported"),
-    ("llama-3.1-8b", "mmlu-pro", 48.0, "independent"),
-    ("mixtral-8x7b", "ifeval", 60.0, "independent"),
-    ("mixtral-8x7b", "lmarena-text", 1120.0, "arena"),
-    ("qwen3-32b", "ifeval", 85.0, "self-reported"),
-    ("qwen3-32b-thinking", "ifeval", 88.0, "self-reported"),
-    ("qwen3-32b-thinking", "docvqa", 90.0, "self-reported"),
-    ("llama-3.1-405b", "ifeval", 88.6, "self-reported"),
-    ("llama-3.1-405b", "mmlu-pro", 73.3, "self-reported"),
-    ("llama-3.1-405b", "lmarena-text", 1266.0, "arena"),
-    ("closed-chat", "docvqa", 99.0, "self-reported"),
-]
-THROUGHPUT = [
-    ("llama-3.1-8b", "h100-sxm", 1, "Q4_K_M", "generation", 140.0),
-    ("llama-3.1-8b", "rtx-4090", 1, "Q4_K_M", "generation", 127.7),
-]
-
-
-def _write(path: Path, table: str, rows: list[dict]) -> None:
-    cols = [c.name for c in schema.TABLES[table]]
-    with open(path / f"{table}.csv", "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=cols)
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
-
-
-def make_catalog(root: Path) -> Path:
-    """Write the tiny catalog under ``root/catalog`` and return that folder."""
-    cat = root / "catalog"
-    cat.mkdir(parents=True, exist_ok=True)
-    gpus = [
-        dict(
-            gpu_id=g,
-            name=n,
-            vendor=v,
-            kind=k,
-            memory_gb=m,
-            bf16_tflops_dense=t,
-            usd_per_hour=p,
-            spec_source_url=NV,
-            aliases=a,
-            price_source_url="https://modelatlas.example.org/seed-002" if p else None,
-        )
-        for g, n, v, k, m, t, p, a in GPUS
-    ]
-    _write(cat, "gpus", gpus)
-    models = [
-        dict(
-            model_id=m,
-            display_name=m,
-            organisation="test",
-            family=m.split("-")[0],
-            total_params_b=p,
-            active_params_b=a,
-            is_moe=str(moe).lower(),
-            open_weights=str(o).lower(),
-            licence_raw=lic,
-            vram_q4_gb=q,
-            checkpoint_id=c,
-            n_layers=nl,
-            n_kv_heads=kv,
-            head_dim=hd,
-        )
-        for m, p, a, moe, o, lic, q, c, nl, kv, hd in MODELS
-    ]
-    _write(cat, "models", models)
-    _write(
-        cat,
-        "benchmarks",
-        [
-            dict(
-                benchmark_id=b,
-                name=n,
-                category=c,
-                higher_is_better=str(h).lower(),
-                lower_bound=lo,
-                upper_bound=hi,
-                unit=u,
-            )
-            for b, n, c, h, lo, hi, u in BENCHMARKS
-        ],
-    )
-    _write(
-        cat,
-        "scores",
-        [
-            dict(
-                model_id=m,
-                benchmark_id=b,
-                score=s,
-                source_kind=k,
-                source_name=k,
-                source_url="https://modelatlas.example.org/test",
-            )
-            for m, b, s, k in SCORES
-        ],
-    )
-    _write(
-        cat,
-        "throughput",
-        [
-            dict(
-                model_id=m,
-                gpu_id=g,
-                gpu_count=n,
-                quant=q,
-                phase=ph,
-                tokens_per_s=t,
-                source_url="https://github.com/XiongjieDai/GPU-Benchmarks-on-LLM-Inference",
-            )
-            for m, g, n, q, ph, t in THROUGHPUT
-        ],
-    )
-    return cat
-
-
-@pytest.fixture()
-def tiny_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The tiny catalog as the current catalog (paths monkeypatched); returns its folder."""
-    cat = make_catalog(tmp_path)
-    monkeypatch.setattr(paths, "CATALOG_DIR", cat)
-    monkeypatch.setattr(paths, "SNAPSHOTS_DIR", tmp_path / "snapshots")
-    monkeypatch.setattr(paths, "RUNS_DIR", tmp_path / "runs")
-    return cat
+from tests.fixtures.catalogs import TINY_GPUS, TINY_MODELS
 
 
 @pytest.fixture()
 def catalog(tiny_store: Path) -> cat.Catalog:
+    """The tiny catalog, loaded through the store."""
     return cat.load_catalog(db.connect())
 
 
 def test_load_catalog_reads_all_tables(catalog: cat.Catalog) -> None:
-    assert len(catalog.models) == len(MODELS) and len(catalog.gpus) == len(GPUS)
+    assert len(catalog.models) == len(TINY_MODELS) and len(catalog.gpus) == len(TINY_GPUS)
     assert set(catalog.throughput["gpu_id"]) == {"h100-sxm", "rtx-4090"}
 
 

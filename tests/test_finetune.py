@@ -9,10 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analytics.core import paths
 from analytics.llm import finetune as ft
 from analytics.llm import fit_cli
-from tests.test_discovery import make_catalog
+from tests.fixtures.cli import run_main
 
 
 @pytest.mark.parametrize(
@@ -181,22 +180,12 @@ def test_verdict_monotone_in_capacity(
 # --- command line: python -m analytics finetune -----------------------------------------------
 
 
-@pytest.fixture()
-def store(tmp_path, monkeypatch: pytest.MonkeyPatch):
-    """The tiny catalog of tests/test_discovery.py as the current catalog."""
-    monkeypatch.setattr(paths, "CATALOG_DIR", make_catalog(tmp_path))
-    monkeypatch.setattr(paths, "SNAPSHOTS_DIR", tmp_path / "snapshots")
-    monkeypatch.setattr(paths, "RUNS_DIR", tmp_path / "runs")
-    return tmp_path
-
-
 def _cli(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
-    rc = fit_cli.main(["finetune", *argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
+    """``python -m analytics finetune ARGV`` in-process: (exit code, stdout, stderr)."""
+    return run_main(capsys, fit_cli.main, "finetune", *argv)
 
 
-def test_cli_full_grpo_anchor_on_two_h100(store, capsys: pytest.CaptureFixture) -> None:
+def test_cli_full_grpo_anchor_on_two_h100(tiny_store, capsys: pytest.CaptureFixture) -> None:
     argv = ("--params-b", "7", "--method", "full", "--recipe", "rl", "--gpu", "H100", "--count")
     rc, out, _ = _cli(capsys, *argv, "2", "--samples", "10000", "--json")
     assert rc == 0
@@ -235,7 +224,7 @@ def test_cli_human_output(capsys: pytest.CaptureFixture) -> None:
     assert "optimizer (AdamW fp32)" in out
 
 
-def test_cli_apple_has_fit_but_no_cost(store, capsys: pytest.CaptureFixture) -> None:
+def test_cli_apple_has_fit_but_no_cost(tiny_store, capsys: pytest.CaptureFixture) -> None:
     rc, out, _ = _cli(capsys, "--params-b", "7", "--gpu", "M2 Ultra", "--samples", "1000", "--json")
     assert rc == 0
     got = json.loads(out)
@@ -258,7 +247,7 @@ def test_cli_bad_input_is_one_line(capsys: pytest.CaptureFixture, argv: tuple[st
     assert len(err.strip().splitlines()) == 1 and err.startswith("error: ")
 
 
-def test_cli_unknown_gpu(store, capsys: pytest.CaptureFixture) -> None:
+def test_cli_unknown_gpu(tiny_store, capsys: pytest.CaptureFixture) -> None:
     rc, _, err = _cli(capsys, "--params-b", "7", "--gpu", "A1000")
     assert rc == 2 and "closest known" in err and "a100-80gb" in err
 

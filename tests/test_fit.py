@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
@@ -14,7 +13,7 @@ from hypothesis import strategies as st
 
 from analytics.core import paths
 from analytics.llm import fit, fit_cli
-from tests.test_discovery import make_catalog
+from tests.fixtures.cli import run_main
 
 
 def test_curated_q4_figure_beats_the_formula() -> None:
@@ -154,19 +153,9 @@ def test_monotone_in_params_and_budget(
 # --- command line: python -m analytics fit ----------------------------------------------------
 
 
-@pytest.fixture()
-def store(tmp_path, monkeypatch: pytest.MonkeyPatch):
-    """The tiny catalog of tests/test_discovery.py as the current catalog."""
-    monkeypatch.setattr(paths, "CATALOG_DIR", make_catalog(tmp_path))
-    monkeypatch.setattr(paths, "SNAPSHOTS_DIR", tmp_path / "snapshots")
-    monkeypatch.setattr(paths, "RUNS_DIR", tmp_path / "runs")
-    return tmp_path
-
-
 def _cli(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
-    rc = fit_cli.main(["fit", *argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
+    """``python -m analytics fit ARGV`` in-process: (exit code, stdout, stderr)."""
+    return run_main(capsys, fit_cli.main, "fit", *argv)
 
 
 def test_cli_json_keys_and_values(capsys: pytest.CaptureFixture) -> None:
@@ -178,7 +167,7 @@ def test_cli_json_keys_and_values(capsys: pytest.CaptureFixture) -> None:
     assert got["ratio"] == pytest.approx(0.9) and got["verdict"] == "fits (tight)"
 
 
-def test_cli_gpu_name_and_count(store, capsys: pytest.CaptureFixture) -> None:
+def test_cli_gpu_name_and_count(tiny_store, capsys: pytest.CaptureFixture) -> None:
     rc, out, _ = _cli(capsys, "--params-b", "70", "--gpu", "rtx 4090", "--count", "2", "--json")
     assert rc == 0
     got = json.loads(out)
@@ -187,7 +176,7 @@ def test_cli_gpu_name_and_count(store, capsys: pytest.CaptureFixture) -> None:
     assert rc == 0 and out.strip().endswith("-> won't run")  # 42.5 / 24 = 1.77
 
 
-def test_cli_unknown_gpu_lists_closest(store, capsys: pytest.CaptureFixture) -> None:
+def test_cli_unknown_gpu_lists_closest(tiny_store, capsys: pytest.CaptureFixture) -> None:
     rc, out, err = _cli(capsys, "--params-b", "7", "--gpu", "H1000")
     assert rc != 0 and not out
     assert len(err.strip().splitlines()) == 1
@@ -210,14 +199,9 @@ def test_cli_bad_input_is_one_line(capsys: pytest.CaptureFixture, argv: tuple[st
     assert len(err.strip().splitlines()) == 1 and err.startswith("error: ")
 
 
-def test_cli_through_the_dispatcher(store) -> None:
-    env = {
-        **os.environ,
-        "MODELATLAS_DATA_DIR": str(store),
-        "MODELATLAS_SNAPSHOTS_DIR": str(store / "snapshots"),
-        "MODELATLAS_RUNS_DIR": str(store / "runs"),
-    }
+def test_cli_through_the_dispatcher(tiny_store) -> None:
+    """A subprocess reads the tiny catalog through the MODELATLAS_* variables tiny_store set."""
     cmd = [sys.executable, "-m", "analytics", "fit", "--params-b", "8", "--gpu", "h100", "--json"]
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=paths.REPO_ROOT)
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=paths.REPO_ROOT)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["verdict"] == "fits comfortably"

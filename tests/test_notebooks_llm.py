@@ -3,55 +3,52 @@ when the repository's catalog is present, on the real one."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from analytics.core import paths
-from tests.test_pages_llm import NEW, write_snapshot
+from tests.fixtures.catalogs import LLM_NEW, write_snapshot
+from tests.fixtures.notebooks import Executed
+from tests.fixtures.store import StorePaths
 
-NOTEBOOK = paths.REPO_ROOT / "notebooks" / "llm_ratings.ipynb"
 
-
-def execute(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
-    """Run the notebook (the kernel inherits the environment); return its text output."""
-    monkeypatch.setenv("MODELATLAS_SNAPSHOTS_DIR", str(tmp_path / "snapshots"))
-    monkeypatch.setenv("MODELATLAS_RUNS_DIR", str(tmp_path / "runs"))
+@pytest.fixture()
+def execute(
+    store_paths: StorePaths,
+    run_notebook: Callable[..., Executed],
+    monkeypatch: pytest.MonkeyPatch,
+) -> Callable[[], str]:
+    """Run the notebook on the temp store (the kernel inherits the environment); returns a
+    function giving its text output."""
     monkeypatch.setenv("MODELATLAS_BOOTSTRAP", "20")
-    monkeypatch.setenv("PYTHONPATH", str(paths.REPO_ROOT))
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    client = NotebookClient(
-        nb,
-        timeout=300,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(paths.REPO_ROOT)}},
-    )
-    client.execute()
-    outputs = [
-        out for cell in nb.cells if cell.cell_type == "code" for out in cell.get("outputs", [])
-    ]
-    assert not any(out.get("output_type") == "error" for out in outputs)
-    assert any("application/vnd.plotly.v1+json" in out.get("data", {}) for out in outputs)
-    return "\n".join(
-        out.get("text", "") + str(out.get("data", {}).get("text/plain", "")) for out in outputs
-    )
+
+    def run() -> str:
+        done = run_notebook("llm_ratings.ipynb", timeout=300)
+        assert not done.errors
+        assert any("application/vnd.plotly.v1+json" in out.get("data", {}) for out in done.outputs)
+        return done.text
+
+    return run
 
 
 @pytest.mark.slow
-def test_notebook_on_the_test_snapshot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    write_snapshot(tmp_path / "snapshots", NEW)
-    monkeypatch.setenv("MODELATLAS_VERSION", NEW)
-    text = execute(monkeypatch, tmp_path)
+def test_notebook_on_the_test_snapshot(
+    store_paths: StorePaths, execute: Callable[[], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_snapshot(store_paths.snapshots, LLM_NEW)
+    monkeypatch.setenv("MODELATLAS_VERSION", LLM_NEW)
+    text = execute()
     assert "24 stored scores, 6 models, 6 benchmarks" in text
     assert "5 ranked, 1 unrated" in text
 
 
 @pytest.mark.slow
-def test_notebook_on_the_real_catalog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_notebook_on_the_real_catalog(
+    execute: Callable[[], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     if not (paths.CATALOG_DIR / "scores.csv").exists():
         pytest.skip("data/catalog/scores.csv is absent")
     monkeypatch.delenv("MODELATLAS_VERSION", raising=False)
-    text = execute(monkeypatch, tmp_path)  # builds the current snapshot in tmp_path
+    text = execute()  # builds the current snapshot in tmp_path
     assert "converged in" in text and " ranked, " in text

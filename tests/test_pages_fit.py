@@ -5,29 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from analytics.core import paths
-from tests.test_discovery import make_catalog
-
-ROOT = paths.REPO_ROOT
+from tests.fixtures.apptest import fresh_caches, run_page
+from tests.fixtures.store import StorePaths
 
 
 @pytest.fixture()
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr(paths, "CATALOG_DIR", make_catalog(tmp_path))
-    monkeypatch.setattr(paths, "SNAPSHOTS_DIR", tmp_path / "snapshots")
-    monkeypatch.setattr(paths, "RUNS_DIR", tmp_path / "runs")
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    return tmp_path
-
-
-def _page(name: str, **query: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / name), default_timeout=60)
-    at.query_params.update(query)
-    return at.run()
+def store(tiny_store: Path) -> Path:
+    """The tiny calculator catalog as the current one, with fresh Streamlit caches."""
+    fresh_caches()
+    return tiny_store
 
 
 def _frame(at: AppTest):
@@ -36,7 +25,7 @@ def _frame(at: AppTest):
 
 
 def test_hardware_fit_page_renders(store: Path) -> None:
-    at = _page("llm/hardware_fit.py", gpu="rtx-4090")
+    at = run_page("llm/hardware_fit.py", gpu="rtx-4090")
     assert not at.exception
     assert at.title[0].value == "What fits my hardware"
     table = _frame(at)
@@ -51,7 +40,7 @@ def test_hardware_fit_page_renders(store: Path) -> None:
 
 
 def test_hardware_fit_show_all_and_count(store: Path) -> None:
-    at = _page("llm/hardware_fit.py", gpu="h100-sxm", count="2", all="1")
+    at = run_page("llm/hardware_fit.py", gpu="h100-sxm", count="2", all="1")
     assert not at.exception
     table = _frame(at).set_index("Model")
     assert table.loc["llama-3.1-405b", "Smallest rentable config"] == "4× A100 80GB ($6.00/h)"
@@ -61,7 +50,7 @@ def test_hardware_fit_show_all_and_count(store: Path) -> None:
 
 
 def test_hardware_fit_apple_profile(store: Path) -> None:
-    at = _page("llm/hardware_fit.py", kind="Apple profile")
+    at = run_page("llm/hardware_fit.py", kind="Apple profile")
     assert not at.exception
     table = _frame(at).set_index("Model")
     assert (table["Budget GB"] == 144).all()
@@ -69,7 +58,7 @@ def test_hardware_fit_apple_profile(store: Path) -> None:
 
 
 def test_finetune_planner_renders(store: Path) -> None:
-    at = _page(
+    at = run_page(
         "llm/finetune_planner.py", model="llama-3.1-8b", gpu="h100-sxm", count="2",
         method="full", recipe="rl", samples="10000",
     )  # fmt: skip
@@ -90,7 +79,7 @@ def test_finetune_planner_renders(store: Path) -> None:
 
 
 def test_finetune_planner_apple_has_no_cost(store: Path) -> None:
-    at = _page("llm/finetune_planner.py", kind="Apple profile", model="mixtral-8x7b")
+    at = run_page("llm/finetune_planner.py", kind="Apple profile", model="mixtral-8x7b")
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Cost (rough)"] == "—" and metrics["GPU-hours (rough)"] == "—"
@@ -98,7 +87,7 @@ def test_finetune_planner_apple_has_no_cost(store: Path) -> None:
 
 
 def test_finetune_show_all_lists_configs(store: Path) -> None:
-    at = _page("llm/finetune_planner.py", gpu="rtx-4090", all="1")
+    at = run_page("llm/finetune_planner.py", gpu="rtx-4090", all="1")
     assert not at.exception
     listed = _frame(at).set_index("Model")
     assert listed.loc["llama-3.1-405b", "Verdict"] == "won't fit"
@@ -106,16 +95,12 @@ def test_finetune_show_all_lists_configs(store: Path) -> None:
 
 
 @pytest.mark.parametrize("page", ["llm/hardware_fit.py", "llm/finetune_planner.py"])
-def test_pages_on_the_committed_catalog(
-    page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_pages_on_the_committed_catalog(page: str, store_paths: StorePaths) -> None:
     if not (paths.CATALOG_DIR / "gpus.csv").exists():
         pytest.skip("data/catalog has no gpus.csv yet")
-    monkeypatch.setattr(paths, "SNAPSHOTS_DIR", tmp_path / "snapshots")  # never write the repo
-    monkeypatch.setattr(paths, "RUNS_DIR", tmp_path / "runs")
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    at = _page(page, all="1")
+    # store_paths: snapshots and runs in tmp_path, so this never writes the repo
+    fresh_caches()
+    at = run_page(page, all="1")
     assert not at.exception and not at.error
     table = _frame(at)
     assert len(table) > 50

@@ -81,17 +81,23 @@ def _renamed(method: str) -> bytes:
     return zip_bytes(files)
 
 
-def test_submit_page_publishes_a_valid_zip(store: Path) -> None:
+def test_submit_page_stores_a_valid_zip_as_unverified(store: Path) -> None:
     at = _page("fl/submit.py")
     assert not at.exception and at.info
     at.file_uploader[0].upload("mine.zip", _renamed("MyMethod"), "application/zip")
     at.run()
     assert not at.exception
-    assert at.success and at.success[0].value.startswith("completed / published")
+    assert at.success and at.success[0].value.startswith(
+        "received — unverified until a maintainer reviews it"
+    )
+    assert "published" not in at.success[0].value
     assert (store / "runs" / "fl_submissions" / "A_linear_MyMethod.zip").is_file()
     st.cache_data.clear()
     ranked = _page("fl/ranked.py")
-    assert "MyMethod" in ranked.dataframe[0].value["method"].tolist()
+    assert "MyMethod" not in ranked.dataframe[0].value["method"].tolist()  # not ranked yet
+    (unverified,) = [d.value for d in ranked.dataframe if "sha256" in d.value.columns]
+    assert unverified["method"].tolist() == ["MyMethod"]
+    assert set(unverified["status"]) == {"unverified"}
 
 
 def test_submit_page_rejects_with_one_line_per_problem(store: Path) -> None:

@@ -5,31 +5,28 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from analytics.core import db, paths, snapshot
 from analytics.llm import overview
-from tests.test_snapshot import edit, write_catalog
+from tests.fixtures.apptest import fresh_caches, run_page
+from tests.fixtures.catalogs import edit, write_catalog
+from tests.fixtures.store import StorePaths
 
 ROOT = paths.REPO_ROOT  # AppTest resolves relative paths against the calling file
 
 
 @pytest.fixture()
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point the app at a small catalog in tmp_path, with no snapshot built yet."""
-    catalog = write_catalog(tmp_path / "catalog")
-    monkeypatch.setattr(paths, "CATALOG_DIR", catalog)
-    monkeypatch.setattr(paths, "SNAPSHOTS_DIR", tmp_path / "snapshots")
-    monkeypatch.setattr(paths, "RUNS_DIR", tmp_path / "runs")
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    return tmp_path
+def store(store_paths: StorePaths) -> Path:
+    """Point the app at the small catalog in tmp_path, with no snapshot built yet."""
+    write_catalog(store_paths.serve_catalog())
+    fresh_caches()
+    return store_paths.root
 
 
 def test_overview_counts_the_small_catalog(store: Path) -> None:
     ov = overview.catalog_overview(db.connect())
-    # hand count of tests/test_snapshot.py's catalog
+    # hand count of the small catalog (tests/fixtures/catalogs.py)
     assert (ov.models, ov.open_weight_models, ov.benchmarks, ov.categories) == (3, 2, 2, 2)
     assert (ov.scores, ov.sources, ov.gpus, ov.throughput_rows) == (6, 4, 2, 1)
     assert ov.provenance["source_kind"].tolist() == [
@@ -43,7 +40,7 @@ def test_overview_counts_the_small_catalog(store: Path) -> None:
     assert ov.provenance["share"].tolist() == pytest.approx([1 / 6, 2 / 6, 0, 1 / 6, 2 / 6])
     assert ov.by_category.to_dict("records") == [
         {"category": "knowledge", "benchmarks": 1, "score_rows": 4, "models": 3},
-        {"category": "chat", "benchmarks": 1, "score_rows": 2, "models": 2},
+        {"category": "chat-preference", "benchmarks": 1, "score_rows": 2, "models": 2},
     ]
 
 
@@ -55,13 +52,9 @@ def test_overview_of_an_empty_connection() -> None:
     assert ov.provenance["score_rows"].sum() == 0 and ov.by_category.empty
 
 
-def _run_home() -> AppTest:
-    return AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60).run()
-
-
 def test_home_page_builds_the_snapshot_and_renders(store: Path) -> None:
     assert not (store / "snapshots").exists()
-    at = _run_home()
+    at = run_page("home.py")
     assert not at.exception
     version = snapshot.catalog_version(store / "catalog")
     assert (store / "snapshots" / version / "MANIFEST.json").exists()
@@ -81,7 +74,7 @@ def test_home_page_builds_the_snapshot_and_renders(store: Path) -> None:
 
 def test_home_page_shows_catalog_problems(store: Path) -> None:
     edit(store / "catalog" / "scores.csv", 3, model_id="gpt-9")
-    at = _run_home()
+    at = run_page("home.py")
     assert not at.exception
     assert len(at.error) == 1 and "model_id 'gpt-9' is not in models.csv" in at.error[0].value
     assert not at.metric and not (store / "snapshots").exists()

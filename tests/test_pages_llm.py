@@ -1,138 +1,44 @@
 """Leaderboard assembly, filters, snapshot diff, and the four LLM pages (AppTest).
 
-The store is a tiny hand-made catalog written straight to snapshot Parquet in tmp_path (test data
-only, not real figures), so these tests do not depend on the real catalog.
+The store is the LLM rating snapshot of ``tests/fixtures/catalogs.py`` (test data only, not real
+figures) written straight to snapshot Parquet in tmp_path, so these tests do not depend on the real
+catalog.
 """
 
 from __future__ import annotations
 
-import json
+import os
 from pathlib import Path
 
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
-import streamlit as st
-from streamlit.testing.v1 import AppTest
 
-from analytics.core import db, paths, schema
+from analytics.core import db
 from analytics.llm import elo, elo_cli, leaderboard, ratings
-
-ROOT = paths.REPO_ROOT
-OLD, NEW = "vtest-llm-old", "vtest-llm-new"
-ARROW = {"str": pa.string(), "float": pa.float64(), "int": pa.int64(), "bool": pa.bool_()}
-URL = "https://example.org/fixture"
-
-MODELS = [
-    # model_id, organisation, family, release_date, total_params_b, open_weights, licence_raw
-    ("acme-1-7b", "Acme", "acme", "2024-01-10", 7.0, True, "Apache-2.0"),
-    ("acme-2-7b", "Acme", "acme", "2024-06-01", 7.0, True, "Apache-2.0"),
-    ("acme-2-70b", "Acme", "acme", "2024-06-01", 70.0, True, "Llama 3 Community License"),
-    ("beta-pro", "Beta Labs", "beta", "2024-03-01", None, False, "Proprietary"),
-    ("beta-pro-2", "Beta Labs", "beta", "2024-09-01", None, False, "Proprietary"),
-    ("gamma-r", "Gamma", "gamma", "2024-05-01", 13.0, True, "CC-BY-NC-4.0"),
-    ("delta-noscore", "Delta", "delta", "2024-02-01", 3.0, True, None),
-]
-BENCHMARKS = [
-    # benchmark_id, category, higher_is_better, lower_bound, upper_bound, unit
-    ("kn1", "knowledge", True, 0.0, 100.0, "%"),
-    ("kn2", "knowledge", True, 0.0, 100.0, "%"),
-    ("ma1", "math", True, 0.0, 100.0, "%"),
-    ("co1", "code", True, 0.0, 100.0, "%"),
-    ("hal", "safety", False, 0.0, 100.0, "%"),
-    ("arena", "chat", True, 800.0, 1600.0, "elo"),
-]
-SCORES = [
-    # model_id, benchmark_id, score, source_kind, date
-    ("acme-1-7b", "kn1", 40, "independent", "2024-02-01"),
-    ("acme-1-7b", "ma1", 20, "independent", "2024-02-01"),
-    ("acme-1-7b", "co1", 15, "self-reported", "2024-01-10"),
-    ("acme-1-7b", "hal", 30, "independent", "2024-02-01"),
-    ("acme-2-7b", "kn1", 55, "independent", "2024-07-01"),
-    ("acme-2-7b", "ma1", 35, "independent", "2024-07-01"),
-    ("acme-2-7b", "co1", 30, "independent", "2024-07-01"),
-    ("acme-2-7b", "hal", 20, "independent", "2024-07-01"),
-    ("acme-2-70b", "kn1", 70, "independent", "2024-07-01"),
-    ("acme-2-70b", "kn1", 75, "self-reported", "2024-08-01"),
-    ("acme-2-70b", "kn2", 68, "self-reported", "2024-06-01"),
-    ("acme-2-70b", "ma1", 60, "independent", "2024-07-01"),
-    ("acme-2-70b", "co1", 55, "self-reported", "2024-06-01"),
-    ("acme-2-70b", "arena", 1200, "arena", "2024-08-01"),
-    ("beta-pro", "kn1", 65, "self-reported", "2024-03-01"),
-    ("beta-pro", "ma1", 50, "self-reported", "2024-03-01"),
-    ("beta-pro", "arena", 1150, "arena", "2024-04-01"),
-    ("beta-pro", "hal", 15, "self-reported", "2024-03-01"),
-    ("beta-pro-2", "kn1", 80, "self-reported", "2024-09-01"),
-    ("beta-pro-2", "kn2", 78, "independent", "2024-10-01"),
-    ("beta-pro-2", "ma1", 75, "self-reported", "2024-09-01"),
-    ("beta-pro-2", "co1", 70, "self-reported", "2024-09-01"),
-    ("beta-pro-2", "arena", 1280, "arena", "2024-10-01"),
-    ("gamma-r", "kn1", 50, "independent", "2024-06-01"),
-]
-
-
-def _arrow(name: str, rows: list[dict]) -> pa.Table:
-    arrays = {}
-    for col in schema.TABLES[name]:
-        values = [row.get(col.name) for row in rows]
-        if col.dtype == "date":
-            values = [None if v is None else pd.Timestamp(v).date() for v in values]
-            arrays[col.name] = pa.array(values, type=pa.date32())
-        else:
-            arrays[col.name] = pa.array(values, type=ARROW[col.dtype])
-    return pa.table(arrays)
-
-
-def catalog_rows(old: bool = False) -> dict[str, list[dict]]:
-    models = [
-        dict(model_id=m, display_name=m.replace("-", " ").title(), organisation=o, family=f,
-             release_date=d, total_params_b=p, is_moe=False, open_weights=w, licence_raw=lic,
-             checkpoint_id=m)
-        for m, o, f, d, p, w, lic in MODELS
-    ]  # fmt: skip
-    benchmarks = [
-        dict(benchmark_id=b, name=b.upper(), category=c, higher_is_better=h, lower_bound=lo,
-             upper_bound=hi, unit=u)
-        for b, c, h, lo, hi, u in BENCHMARKS
-    ]  # fmt: skip
-    scores = [
-        dict(model_id=m, benchmark_id=b, score=float(s), source_kind=k, source_name=f"src-{k}",
-             source_url=URL, date=d)
-        for m, b, s, k, d in SCORES
-        if not (old and m == "beta-pro-2")
-    ]  # fmt: skip
-    return {"models": models, "benchmarks": benchmarks, "scores": scores}
-
-
-def write_snapshot(
-    snapshots: Path, version: str, old: bool = False, without_scores: bool = False
-) -> None:
-    folder = snapshots / version
-    folder.mkdir(parents=True)
-    for name, rows in catalog_rows(old).items():
-        rows = [] if without_scores and name == "scores" else rows
-        pq.write_table(_arrow(name, rows), folder / f"{name}.parquet")
-    (folder / "MANIFEST.json").write_text(json.dumps({"version": version}))
+from tests.fixtures.apptest import fresh_caches, run_page
+from tests.fixtures.catalogs import LLM_NEW as NEW
+from tests.fixtures.catalogs import LLM_OLD as OLD
+from tests.fixtures.catalogs import LLM_URL as URL
+from tests.fixtures.catalogs import write_snapshot
+from tests.fixtures.store import StorePaths
 
 
 @pytest.fixture()
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def store(store_paths: StorePaths) -> Path:
     """Two built snapshots (OLD then NEW) in tmp_path; the app serves NEW."""
-    snapshots = tmp_path / "snapshots"
+    snapshots = store_paths.snapshots
     write_snapshot(snapshots, OLD, old=True)
     write_snapshot(snapshots, NEW)
-    old_manifest = snapshots / OLD / "MANIFEST.json"
-    stamp = old_manifest.stat().st_mtime
-    import os
-
+    stamp = (snapshots / OLD / "MANIFEST.json").stat().st_mtime
     os.utime(snapshots / NEW / "MANIFEST.json", (stamp + 10, stamp + 10))
-    monkeypatch.setattr(paths, "SNAPSHOTS_DIR", snapshots)
-    monkeypatch.setattr(paths, "RUNS_DIR", tmp_path / "runs")
-    monkeypatch.setattr(db, "ensure_snapshot", lambda *args, **kwargs: NEW)
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    return tmp_path
+    _serve(store_paths, NEW)
+    return store_paths.root
+
+
+def _serve(store_paths: StorePaths, version: str) -> None:
+    """The app serves ``version`` (never building one), with fresh Streamlit caches."""
+    store_paths.monkeypatch.setattr(db, "ensure_snapshot", lambda *args, **kwargs: version)
+    fresh_caches()
 
 
 @pytest.fixture()
@@ -291,13 +197,6 @@ def test_stale_derived_files_are_reported_and_regenerated(
 # --- pages ---------------------------------------------------------------------------------
 
 
-def run_page(name: str, **params: str | list[str]) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / name), default_timeout=60)
-    for key, value in params.items():
-        at.query_params[key] = value
-    return at.run()
-
-
 def test_leaderboard_page(store: Path) -> None:
     at = run_page("llm/leaderboard.py")
     assert not at.exception
@@ -352,14 +251,8 @@ def test_compare_page(store: Path) -> None:
 @pytest.mark.parametrize(
     "page", ["llm/leaderboard.py", "llm/model.py", "llm/movers.py", "llm/compare.py"]
 )
-def test_pages_survive_a_snapshot_without_scores(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, page: str
-) -> None:
-    write_snapshot(tmp_path / "snapshots", "vtest-llm-empty", without_scores=True)
-    monkeypatch.setattr(paths, "SNAPSHOTS_DIR", tmp_path / "snapshots")
-    monkeypatch.setattr(paths, "RUNS_DIR", tmp_path / "runs")
-    monkeypatch.setattr(db, "ensure_snapshot", lambda *args, **kwargs: "vtest-llm-empty")
-    st.cache_data.clear()
-    st.cache_resource.clear()
+def test_pages_survive_a_snapshot_without_scores(store_paths: StorePaths, page: str) -> None:
+    write_snapshot(store_paths.snapshots, "vtest-llm-empty", without_scores=True)
+    _serve(store_paths, "vtest-llm-empty")
     at = run_page(page)
     assert not at.exception

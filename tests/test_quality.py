@@ -8,13 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analytics.llm import profiles, quality
-from tests.test_discovery import BENCHMARKS, MODELS, SCORES
+from tests.fixtures.catalogs import TINY_BENCHMARKS, TINY_MODELS, TINY_SCORES
 
 AXES2 = ["Documents", "Instruction following"]
 
 
 def _frames() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    scores = pd.DataFrame(SCORES, columns=["model_id", "benchmark_id", "score", "source_kind"])
+    """Scores, benchmarks and models of the tiny calculator catalog as frames."""
+    scores = pd.DataFrame(TINY_SCORES, columns=["model_id", "benchmark_id", "score", "source_kind"])
     scores["source_name"] = scores["source_kind"]
     bench_cols = [
         "benchmark_id",
@@ -25,9 +26,9 @@ def _frames() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
         "upper_bound",
         "unit",
     ]
-    benchmarks = pd.DataFrame(BENCHMARKS, columns=bench_cols)
+    benchmarks = pd.DataFrame(TINY_BENCHMARKS, columns=bench_cols)
     models = pd.DataFrame(
-        {"model_id": [m[0] for m in MODELS], "checkpoint_id": [m[7] for m in MODELS]}
+        {"model_id": [m[0] for m in TINY_MODELS], "checkpoint_id": [m[7] for m in TINY_MODELS]}
     )
     return scores, benchmarks, models
 
@@ -102,7 +103,7 @@ def test_rank_needs_an_axis() -> None:
         quality.rank_by_axes(pd.DataFrame({"model_id": ["a"], "Documents": [0.5]}), [])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     st.lists(
         st.tuples(st.none() | st.floats(0, 1), st.none() | st.floats(0, 1)),

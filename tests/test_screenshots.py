@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,8 +10,9 @@ import pytest
 from PIL import Image
 
 from analytics.core import paths
-from tests.conftest import chromium_path
-from tests.test_snapshot import write_catalog
+from tests.fixtures.browser import chromium_path
+from tests.fixtures.catalogs import write_catalog
+from tests.fixtures.store import StorePaths
 
 SCRIPT = paths.REPO_ROOT / "scripts" / "screenshots.py"
 
@@ -32,23 +32,19 @@ def _load_script():
     return module
 
 
-def test_main_pages_render_to_non_blank_pngs(tmp_path: Path) -> None:
+def test_main_pages_render_to_non_blank_pngs(store_paths: StorePaths) -> None:
     shots = _load_script()
     pages = shots.existing_pages(list(shots.MAIN_PAGES))
     assert pages[0] == "home"
-    data = tmp_path / "data"  # the small test catalog: hermetic and fast (~20 s for 6 pages)
-    write_catalog(data / "catalog")
-    env = dict(os.environ, MODELATLAS_DATA_DIR=str(data))
-    env.update(
-        MODELATLAS_SNAPSHOTS_DIR=str(data / "snapshots"), MODELATLAS_RUNS_DIR=str(data / "runs")
-    )
-    out = tmp_path / "shots"
+    # the small test catalog: hermetic and fast (~20 s for 6 pages); the server inherits the
+    # MODELATLAS_* variables store_paths set
+    write_catalog(store_paths.serve_catalog())
+    out = store_paths.root / "shots"
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--out", str(out), "--pages", *pages],
         capture_output=True,
         text=True,
         timeout=300,
-        env=env,
         check=False,
     )
     assert done.returncode == 0, done.stderr
@@ -67,7 +63,7 @@ def test_main_pages_render_to_non_blank_pngs(tmp_path: Path) -> None:
         blue = sum(1 for px in im.convert("RGB").get_flattened_data() if px == (0, 104, 201))
     assert blue > 5_000
     assert sorted(p.name for p in out.iterdir()) == sorted(f"{p}.png" for p in pages)
-    assert (data / "snapshots").is_dir()  # the server built the snapshot where it was told
+    assert store_paths.snapshots.is_dir()  # the server built the snapshot where it was told
 
 
 def test_missing_pages_fail_with_one_line(tmp_path: Path) -> None:

@@ -12,10 +12,9 @@ import tracemalloc
 from pathlib import Path
 
 import pandas as pd
-import pyarrow.parquet as pq
 import pytest
 import streamlit as st
-from hypothesis import HealthCheck, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as hs
 from streamlit.testing.v1 import AppTest
 
@@ -23,16 +22,13 @@ import ui.params
 from analytics.core import db, paths
 from analytics.llm import elo, elo_cli, finetune, fit_cli, leaderboard
 from analytics.llm import fit as hwfit
-from tests import test_pages_llm as llm_pages
-from tests.test_discovery import make_catalog
+from tests.fixtures import catalogs
 
 ROOT = paths.REPO_ROOT
 COLUMNS = ["model", "benchmark", "category", "score"]
 MAX_INPUT_BYTES = 4096  # fuzz inputs are capped at this size
 MAX_PEAK_BYTES = 64 * 2**20  # traced peak memory allowed for one fuzz example
-FUZZ = settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+FUZZ = settings(max_examples=60)  # the rest comes from the suite's profile (tests/conftest.py)
 
 
 def run_cli(argv: list[str]) -> tuple[int, str, str]:
@@ -169,7 +165,7 @@ def test_int_url_parameter_clamps_plain_digits(monkeypatch: pytest.MonkeyPatch) 
 @pytest.fixture()
 def fit_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The tiny calculator catalog of tests/test_discovery.py as the current catalog."""
-    monkeypatch.setattr(paths, "CATALOG_DIR", make_catalog(tmp_path))
+    monkeypatch.setattr(paths, "CATALOG_DIR", catalogs.make_catalog(tmp_path))
     monkeypatch.setattr(paths, "SNAPSHOTS_DIR", tmp_path / "snapshots")
     monkeypatch.setattr(paths, "RUNS_DIR", tmp_path / "runs")
     st.cache_data.clear()
@@ -274,11 +270,10 @@ ISLAND = [("island-a", 60.0), ("island-b", 40.0)]  # share benchmarks only with 
 
 @pytest.fixture()
 def island_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The tiny leaderboard catalog of tests/test_pages_llm.py plus two models apart."""
+    """The LLM rating snapshot of tests/fixtures/catalogs.py plus two models apart."""
     snapshots = tmp_path / "snapshots"
-    folder = snapshots / llm_pages.NEW
-    folder.mkdir(parents=True)
-    rows = llm_pages.catalog_rows()
+    folder = snapshots / catalogs.LLM_NEW
+    rows = catalogs.llm_catalog_rows()
     for model, _ in ISLAND:
         rows["models"].append(
             dict(model_id=model, display_name=model, organisation="Isle", family=None,
@@ -293,14 +288,13 @@ def island_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         for model, score in ISLAND:
             rows["scores"].append(
                 dict(model_id=model, benchmark_id=bench, score=score, source_kind="independent",
-                     source_name="src", source_url=llm_pages.URL, date="2024-02-01")
+                     source_name="src", source_url=catalogs.LLM_URL, date="2024-02-01")
             )  # fmt: skip
-    for name, table in rows.items():
-        pq.write_table(llm_pages._arrow(name, table), folder / f"{name}.parquet")
-    (folder / "MANIFEST.json").write_text(json.dumps({"version": llm_pages.NEW}))
+    catalogs.write_parquet_tables(folder, rows)
+    (folder / "MANIFEST.json").write_text(json.dumps({"version": catalogs.LLM_NEW}))
     monkeypatch.setattr(paths, "SNAPSHOTS_DIR", snapshots)
     monkeypatch.setattr(paths, "RUNS_DIR", tmp_path / "runs")
-    monkeypatch.setattr(db, "ensure_snapshot", lambda *args, **kwargs: llm_pages.NEW)
+    monkeypatch.setattr(db, "ensure_snapshot", lambda *args, **kwargs: catalogs.LLM_NEW)
     st.cache_data.clear()
     st.cache_resource.clear()
     return tmp_path
@@ -377,8 +371,23 @@ def test_fuzz_elo_reader_random_bytes(fuzz_dir: Path, data: bytes) -> None:
         _read_scores_ok(path)
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["model,benchmark,category,score\n,,,,\n", "model,benchmark,category,score\nA,b,c,1,2\n"],
+    ids=["empty-extra", "one-extra"],
+)
+def test_elo_reader_refuses_rows_longer_than_the_header(tmp_path: Path, text: str) -> None:
+    """Found by the fuzz below: pandas made the first column the index (old code: a ValueError
+    traceback for the first, silently shifted columns for the second)."""
+    path = tmp_path / "long.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(elo_cli.InputError, match=r"more fields than the header\); fix: "):
+        elo_cli.read_scores(path)
+
+
 @FUZZ
 @given(text=CSV_TEXT)
+@example(text="model,benchmark,category,score\n,,,,")
 def test_fuzz_elo_reader_and_cli_csv_text(fuzz_dir: Path, text: str) -> None:
     path = fuzz_dir / "text.csv"
     path.write_bytes(text.encode("utf-8", "surrogatepass"))

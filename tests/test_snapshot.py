@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import importlib
 import json
@@ -16,159 +15,9 @@ from hypothesis import strategies as st
 from analytics.core import db, paths, schema, snapshot
 from analytics.core.problems import at, display_path
 from analytics.core.snapshot import checks, parse
+from tests.fixtures.catalogs import edit, read_rows, write_catalog, write_table
 
 BUILD_MODULE = importlib.import_module("analytics.core.snapshot.build")
-
-MODELS = [
-    {
-        "model_id": "alpha-7b",
-        "display_name": "Alpha 7B",
-        "organisation": "Alpha Lab",
-        "family": "alpha",
-        "release_date": "2024-03-01",
-        "total_params_b": "7",
-        "is_moe": "false",
-        "open_weights": "true",
-        "checkpoint_id": "alpha-7b",
-        "aliases": "Alpha-7B-Instruct;alpha 7b",
-        "n_layers": "32",
-    },
-    {
-        "model_id": "beta-70b",
-        "display_name": "Beta 70B",
-        "organisation": "Beta Inc",
-        "family": "beta",
-        "release_date": "2024-06-15",
-        "total_params_b": "70.6",
-        "is_moe": "false",
-        "open_weights": "true",
-        "checkpoint_id": "beta-70b",
-        "aliases": "Beta-70B",
-    },
-    {
-        "model_id": "gamma-pro",
-        "display_name": "Gamma Pro",
-        "organisation": "Gamma",
-        "family": "gamma",
-        "is_moe": "true",
-        "open_weights": "false",
-        "checkpoint_id": "gamma-pro",
-    },
-]
-BENCHMARKS = [
-    {
-        "benchmark_id": "mmlu",
-        "name": "MMLU",
-        "category": "knowledge",
-        "higher_is_better": "true",
-        "lower_bound": "0",
-        "upper_bound": "100",
-        "unit": "%",
-    },
-    {
-        "benchmark_id": "arena",
-        "name": "Chatbot Arena",
-        "category": "chat",
-        "higher_is_better": "true",
-        "lower_bound": "800",
-        "upper_bound": "1600",
-        "unit": "elo",
-    },
-]
-URL = "https://example.org/results"
-SCORES = [
-    ("alpha-7b", "mmlu", "63.5", "self-reported"),
-    ("alpha-7b", "mmlu", "61.2", "independent"),
-    ("beta-70b", "mmlu", "79", "self-reported"),
-    ("gamma-pro", "mmlu", "88.1", "curated"),
-    ("beta-70b", "arena", "1210", "arena"),
-    ("gamma-pro", "arena", "1330", "arena"),
-]
-GPUS = [
-    {
-        "gpu_id": "rtx-4090",
-        "name": "GeForce RTX 4090",
-        "vendor": "NVIDIA",
-        "kind": "consumer",
-        "memory_gb": "24",
-        "usd_per_hour": "0.4",
-        "spec_source_url": "https://www.nvidia.com/en-us/geforce/graphics-cards/40-series/",
-        "aliases": "4090",
-    },
-    {
-        "gpu_id": "h100-sxm",
-        "name": "H100 SXM",
-        "vendor": "NVIDIA",
-        "kind": "datacenter",
-        "memory_gb": "80",
-        "spec_source_url": "https://www.nvidia.com/en-us/data-center/h100/",
-    },
-]
-THROUGHPUT = [
-    {
-        "model_id": "llama-3-8b",
-        "gpu_id": "rtx-4090",
-        "gpu_count": "1",
-        "quant": "q4_k_m",
-        "phase": "generation",
-        "tokens_per_s": "127.7",
-        "source_url": "https://github.com/XiongjieDai/GPU-Benchmarks-on-LLM-Inference",
-    }
-]
-
-
-def _score_rows() -> list[dict[str, str]]:
-    return [
-        {
-            "model_id": m,
-            "benchmark_id": b,
-            "score": s,
-            "source_kind": k,
-            "source_name": f"{k} source",
-            "source_url": URL,
-            "date": "2024-07-01",
-        }
-        for m, b, s, k in SCORES
-    ]
-
-
-def write_table(path: Path, columns: list[str], rows: list[dict[str, str]]) -> None:
-    """Write a CSV with the given header; cells missing from a row are left empty."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f, lineterminator="\n")
-        writer.writerow(columns)
-        writer.writerows([[row.get(c, "") for c in columns] for row in rows])
-
-
-def write_catalog(root: Path) -> Path:
-    """A small valid catalog (every schema table, one extra CSV and one JSON) under ``root``."""
-    tables = {
-        "models": MODELS,
-        "benchmarks": BENCHMARKS,
-        "scores": _score_rows(),
-        "gpus": GPUS,
-        "throughput": THROUGHPUT,
-    }
-    for name, rows in tables.items():
-        write_table(root / f"{name}.csv", [c.name for c in schema.TABLES[name]], rows)
-    extra = [{"method": "lora", "bytes_per_param": "2", "note": "bf16"}]
-    write_table(root / "extra" / "sample.csv", ["method", "bytes_per_param", "note"], extra)
-    (root / "extra" / "notes.json").write_text('{"weights": {"A": 1, "B": 1, "C": 1}}\n')
-    return root
-
-
-def read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
-    with path.open(newline="", encoding="utf-8") as f:
-        reader = csv.DictReader(f)
-        return list(reader.fieldnames or []), list(reader)
-
-
-def edit(path: Path, line: int, **cells: str) -> None:
-    """Set cells of the data row on 1-based file ``line`` (header is line 1)."""
-    header, rows = read_rows(path)
-    rows[line - 2].update(cells)
-    write_table(path, header, rows)
 
 
 def tree_digest(folder: Path) -> dict[str, str]:
@@ -184,6 +33,7 @@ def tree_digest(folder: Path) -> dict[str, str]:
 
 @pytest.fixture()
 def catalog(tmp_path: Path) -> Path:
+    """The small valid catalog (tests/fixtures/catalogs.py) in tmp_path."""
     return write_catalog(tmp_path / "catalog")
 
 

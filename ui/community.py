@@ -10,11 +10,10 @@ from typing import Any
 import streamlit as st
 
 from measure.community import auth, inbox
-from measure.community.validate import BundleError
+from measure.community.validate import BundleError, check_size
 from ui import vision
 
 SESSION_KEY = "maintainer"
-MAX_LOGIN_FAILURES = 5  # per browser session; then the form stays closed until a restart
 
 EXAMPLE_CONFIG = f"""# 1. make a hash (asks for the password twice):
 python -m measure maintainer hash-password --name alice
@@ -38,24 +37,37 @@ def configured_maintainers() -> dict[str, str]:
     return auth.load_maintainers(_secrets_table())
 
 
+def throttle() -> auth.Throttle:
+    """The server-side sign-in throttle, shared by every session (``<inbox>/login-throttle``)."""
+    return auth.Throttle(inbox.inbox_dir() / auth.THROTTLE_FILE)
+
+
 def _login_form(key: str, maintainers: dict[str, str]) -> None:
-    failures = st.session_state.get("maintainer_failures", 0)
-    if failures >= MAX_LOGIN_FAILURES:
-        st.error("Too many failed sign-ins in this session; reload later.")
-        return
     with st.form(key=f"{key}_login"):
         name = st.text_input("Maintainer name", key=f"{key}_login_name")
         password = st.text_input("Password", type="password", key=f"{key}_login_password")
         sent = st.form_submit_button("Sign in")
     if sent:
         try:
-            who = auth.authenticate(name, password, maintainers)
+            who = auth.sign_in(name, password, maintainers, throttle())
         except auth.AuthError as exc:
-            st.session_state["maintainer_failures"] = failures + 1
             st.error(str(exc))
             return
         st.session_state[SESSION_KEY] = who.name
         st.rerun()
+
+
+def _signed_in(key: str, maintainers: dict[str, str]) -> auth.Maintainer | None:
+    """The session's maintainer while still configured (with a sign-out button), else None."""
+    name = st.session_state.get(SESSION_KEY)
+    if name not in maintainers:
+        return None
+    with st.sidebar:
+        st.caption(f"Signed in as maintainer **{name}**")
+        if st.button("Sign out", key=f"{key}_logout"):
+            st.session_state.pop(SESSION_KEY, None)
+            st.rerun()
+    return auth.Maintainer(name)
 
 
 def require_maintainer(key: str) -> auth.Maintainer:
@@ -73,17 +85,33 @@ def require_maintainer(key: str) -> auth.Maintainer:
         st.markdown("To configure one:")
         st.code(EXAMPLE_CONFIG, language="bash")
         st.stop()
-    name = st.session_state.get(SESSION_KEY)
-    if name in maintainers:
-        with st.sidebar:
-            st.caption(f"Signed in as maintainer **{name}**")
-            if st.button("Sign out", key=f"{key}_logout"):
-                st.session_state.pop(SESSION_KEY, None)
-                st.rerun()
-        return auth.Maintainer(name)
+    who = _signed_in(key, maintainers)
+    if who is not None:
+        return who
     st.info("Maintainers only: sign in to continue.")
     _login_form(key, maintainers)
     st.stop()
+
+
+def maintainer_or_none(key: str) -> auth.Maintainer | None:
+    """The signed-in maintainer, else None after offering a sign-in form (the page goes on).
+
+    For a maintainer-only control inside a public page; with nobody configured (or a
+    misconfiguration) it says so in one line and returns None.
+    """
+    try:
+        maintainers = configured_maintainers()
+    except auth.AuthError as exc:
+        st.caption(f"Maintainer access is misconfigured: {exc}")
+        return None
+    if not maintainers:
+        st.caption("Maintainers only; no maintainer is configured on this server.")
+        return None
+    who = _signed_in(key, maintainers)
+    if who is None:
+        with st.expander("Maintainer sign-in"):
+            _login_form(key, maintainers)
+    return who
 
 
 def submit_upload(payload: bytes, name: str) -> dict[str, Any]:
@@ -101,6 +129,16 @@ def submit_upload(payload: bytes, name: str) -> dict[str, Any]:
     return {"ok": True, "id": entry["id"], "message": message, "flags": entry["flags"]}
 
 
+def submit_uploaded(uploaded: Any) -> dict[str, Any]:
+    """``submit_upload`` for a Streamlit upload, refused by its size before it is read."""
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", uploaded.name)[:100] or "upload.zip"
+    try:
+        check_size(uploaded.size, name)
+    except BundleError as exc:
+        return {"ok": False, "id": None, "message": str(exc), "flags": []}
+    return submit_upload(uploaded.getvalue(), uploaded.name)
+
+
 def community_section(adapter: str) -> None:
     """The model page's "Community results": accepted runs, apart from ours (seed 000)."""
     st.subheader("Community results")
@@ -111,7 +149,10 @@ def community_section(adapter: str) -> None:
         "within 10%; otherwise **Unverified**. **power-limited** = the GPU ran below its default "
         "power limit, so it is slower."
     )
-    table = vision.community_results(adapter)
+    table, problem = vision.community_results(adapter)
+    if problem:
+        st.error(f"Community results are hidden: {problem}")
+        return
     if table.empty:
         st.info(
             "No accepted community results for this model yet. Measure it on your GPU with "

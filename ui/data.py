@@ -1,4 +1,9 @@
-"""Cached access to the store for pages. Every cache is keyed by the snapshot version."""
+"""Cached access to the store for pages. Every cache is keyed by the snapshot version.
+
+The version served is ``db.serving_version()``: the current catalog's snapshot, checked against
+its file hashes; when it is damaged (rebuilt, or an older intact snapshot served instead) the
+page shows the one-line reason as a warning.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ import duckdb
 import pandas as pd
 import streamlit as st
 
-from analytics.core import db
+from analytics.core import db, snapshot
 
 
 @st.cache_resource(show_spinner="Building the catalog snapshot…")
@@ -14,9 +19,39 @@ def _connection(version: str) -> duckdb.DuckDBPyConnection:
     return db.connect(version)
 
 
+def _run_marker() -> int | None:
+    """An id that changes with every script run (None outside a Streamlit run)."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+    except ImportError:  # pragma: no cover - older Streamlit
+        return None
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return None if ctx is None else id(ctx.cursors)  # cursors is a new dict each run
+
+
+def _warn_once(message: str) -> None:
+    """``st.warning(message)`` at most once per script run."""
+    marker = _run_marker()
+    key = "_ui_data_snapshot_warning"
+    if marker is not None and st.session_state.get(key) == (marker, message):
+        return
+    if marker is not None:
+        st.session_state[key] = (marker, message)
+    st.warning(message)
+
+
 def snapshot_version() -> str:
-    """Current snapshot version; builds the snapshot on first start if it is missing."""
-    return db.ensure_snapshot()
+    """The snapshot version to serve; builds the current one on first start if it is missing,
+    and warns on the page (one line) when a damaged version was rebuilt or replaced; with no
+    intact snapshot at all the page shows the one-line error and stops."""
+    try:
+        served = db.serving_version()
+    except snapshot.DamagedSnapshot as exc:  # no intact snapshot at all: one line, then stop
+        st.error(str(exc))
+        st.stop()
+    if served.warning:
+        _warn_once(served.warning)
+    return served.version
 
 
 def connection() -> duckdb.DuckDBPyConnection:

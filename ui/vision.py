@@ -14,7 +14,8 @@ import streamlit as st
 
 from analytics.vision import runs as vision
 from measure.adapters.catalog import adapter_catalog
-from measure.community import status
+from measure.community import inbox, status
+from measure.community.auth import Maintainer
 from ui import data
 
 
@@ -68,11 +69,22 @@ def outputs(run_id: str) -> pd.DataFrame:
     return _outputs(data.snapshot_version(), vision.runs_fingerprint(), run_id)
 
 
-def save_review(run_id: str, marks: pd.DataFrame, reviewer: str) -> Path:
-    """Store a maintainer's failure marks and drop the cached data so the page shows them."""
-    path = vision.save_failure_marks(run_id, marks, reviewer)
-    st.cache_data.clear()
+def save_review(run_id: str, marks: pd.DataFrame, who: Maintainer) -> Path:
+    """Store a signed-in maintainer's failure marks, audit who saved them, and drop only the
+    vision caches that show marks (every other cache, the Elo fits included, survives).
+
+    Raises InboxError, writing nothing, when the audit log is damaged.
+    """
+    inbox.verify_audit()
+    path = vision.save_failure_marks(run_id, marks, who.name)
+    inbox.record_review(run_id, who, int(marks["failure"].astype(bool).sum()), path)
+    for cached in REVIEW_CACHES:
+        cached.clear()
     return path
+
+
+REVIEW_CACHES = (_outputs, _model_view)
+"""The cached loaders whose results include failure marks or the run files they change."""
 
 
 @st.cache_data(show_spinner=False)
@@ -80,6 +92,11 @@ def _community_results(version: str, results_key: str, adapter: str) -> pd.DataF
     return status.community_table(adapter)
 
 
-def community_results(adapter: str) -> pd.DataFrame:
-    """Accepted community runs of one adapter (never mixed with ours)."""
-    return _community_results(data.snapshot_version(), status.results_fingerprint(), adapter)
+def community_results(adapter: str) -> tuple[pd.DataFrame, str | None]:
+    """Published community runs of one adapter (never mixed with ours), and the one-line reason
+    when none can be shown because the inbox state or audit log is damaged."""
+    try:
+        key = status.results_fingerprint()
+        return _community_results(data.snapshot_version(), key, adapter), None
+    except inbox.InboxError as exc:
+        return status.empty_results(), str(exc)

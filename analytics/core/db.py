@@ -4,11 +4,17 @@ current catalog snapshot (``data/snapshots/<version>/*.parquet``) and over measu
 
 Nothing else in the project opens DuckDB. Pages get a connection through ``ui.data`` (cached by
 snapshot version) and take a ``.cursor()`` per query because a connection is not thread-safe.
+
+A snapshot is checked against its file hashes before it is served (once per process for each
+state of its files, ``snapshot.verify``): a damaged version is refused with one line; the
+current one is rebuilt from the catalog, or else the newest intact snapshot is served instead.
 """
 
 from __future__ import annotations
 
 import re
+import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -33,9 +39,70 @@ def ensure_snapshot(catalog_dir: Path | None = None, snapshots_dir: Path | None 
     catalog_dir = catalog_dir or paths.CATALOG_DIR
     snapshots_dir = snapshots_dir or paths.SNAPSHOTS_DIR
     version = snapshot.catalog_version(catalog_dir)
-    if not (snapshots_dir / version / "MANIFEST.json").exists():
+    folder = snapshots_dir / version
+    if (folder / "MANIFEST.json").exists():
+        return version
+    if folder.exists():  # a folder left without its manifest: rebuild it in its place
+        snapshot.verify.repair(version, snapshots_dir, catalog_dir)
+    else:
         snapshot.build(catalog_dir, snapshots_dir)
     return version
+
+
+@dataclass(frozen=True)
+class Serving:
+    """The snapshot version to serve, and a one-line warning when it is not the intact current
+    one as built (a damaged current version rebuilt, or an older snapshot served instead)."""
+
+    version: str
+    warning: str | None = None
+
+
+def _verify():
+    from analytics.core.snapshot import verify
+
+    return verify
+
+
+def _repair_current(version: str, catalog_dir: Path, snapshots_dir: Path) -> bool:
+    """Rebuild a damaged current version from the catalog; whether it is intact now."""
+    verify = _verify()
+    try:
+        verify.repair(version, snapshots_dir, catalog_dir)
+    except (OSError, verify.DamagedSnapshot, verify.CatalogError):
+        return False
+    return verify.check_cached(snapshots_dir / version, catalog_dir).ok
+
+
+def _newest_intact(catalog_dir: Path, snapshots_dir: Path, skip: str) -> str | None:
+    verify = _verify()
+    for version in reversed(list_versions(snapshots_dir)):
+        if version != skip and verify.check_cached(snapshots_dir / version, catalog_dir).ok:
+            return version
+    return None
+
+
+def serving_version(
+    catalog_dir: Path | None = None, snapshots_dir: Path | None = None, *, repair: bool = True
+) -> Serving:
+    """The version to serve: the current catalog's (built when missing) when its files match
+    their hashes; when damaged, rebuilt from the catalog (``repair``), else the newest intact
+    snapshot, with a one-line warning. Raises ``DamagedSnapshot`` when none is intact."""
+    catalog_dir = catalog_dir or paths.CATALOG_DIR
+    snapshots_dir = snapshots_dir or paths.SNAPSHOTS_DIR
+    current = ensure_snapshot(catalog_dir, snapshots_dir)
+    verify = _verify()
+    check = verify.check_cached(snapshots_dir / current, catalog_dir)
+    if check.ok:
+        return Serving(current)
+    if repair and _repair_current(current, catalog_dir, snapshots_dir):
+        fix = "none needed; `python -m analytics snapshot check` looks for other damage"
+        return Serving(current, f"{check.what()}; snapshot {current} was rebuilt; fix: {fix}")
+    older = _newest_intact(catalog_dir, snapshots_dir, current)
+    if older is None:
+        raise verify.DamagedSnapshot(check.summary())
+    what = f"{check.what()}; serving the older snapshot {older} instead"
+    return Serving(older, f"{what}; fix: {verify.REPAIR_FIX}")
 
 
 def _quote_path(path: Path) -> str:
@@ -72,11 +139,16 @@ def connect(
 ) -> duckdb.DuckDBPyConnection:
     """Open an in-memory DuckDB with one view per snapshot table and per runs folder.
 
-    ``version=None`` means the current catalog's snapshot, built on first use if missing.
+    ``version=None`` means ``serving_version()``: the current catalog's snapshot (built on first
+    use if missing, rebuilt if damaged), else the newest intact one (a warning says so). A
+    version whose files do not match their hashes raises ``DamagedSnapshot`` (one line).
     """
     snapshots_dir = snapshots_dir or paths.SNAPSHOTS_DIR
     if version is None:
-        version = ensure_snapshot(catalog_dir, snapshots_dir)
+        served = serving_version(catalog_dir, snapshots_dir)
+        if served.warning:
+            warnings.warn(served.warning, RuntimeWarning, stacklevel=2)
+        version = served.version
     folder = snapshots_dir / version
     if not (folder / "MANIFEST.json").exists():
         known = ", ".join(list_versions(snapshots_dir)) or "none"
@@ -84,6 +156,9 @@ def connect(
             f"{folder}: no snapshot {version!r} (known: {known}); "
             "fix: run `python -m analytics snapshot build`"
         )
+    check = _verify().check_cached(folder, catalog_dir or paths.CATALOG_DIR)
+    if not check.ok:
+        raise _verify().DamagedSnapshot(check.summary())
     con = duckdb.connect(":memory:")
     _add_views(con, folder)
     _add_run_views(con, runs_dir or paths.RUNS_DIR)

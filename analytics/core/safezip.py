@@ -11,8 +11,10 @@ Limits: docs/community.md ("Validation"), docs/fl.md.
 from __future__ import annotations
 
 import io
+import lzma
 import stat
 import zipfile
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -253,7 +255,15 @@ def _read_member(
             return read_capped(stream, info, already, source, limits)
     except BundleError:
         raise
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError) as exc:
+    except (
+        zipfile.BadZipFile,
+        OSError,
+        EOFError,
+        ValueError,
+        RuntimeError,
+        zlib.error,
+        lzma.LZMAError,
+    ) as exc:
         what = f"member {info.filename!r} cannot be read: bad CRC, size or header ({exc})"
         raise fail("corrupt-member", source, what, limits.rebuild, info.filename) from None
 

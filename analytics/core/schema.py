@@ -13,6 +13,36 @@ SOURCE_KINDS = ("independent", "arena", "admin-run", "curated", "self-reported")
 
 GPU_KINDS = ("datacenter", "consumer", "apple")
 
+CATEGORIES = (
+    "knowledge",
+    "reasoning",
+    "math",
+    "coding",
+    "instruction-following",
+    "agentic",
+    "multimodal",
+    "long-context",
+    "commonsense",
+    "chat-preference",
+    "writing",
+    "multilingual",
+)
+"""Benchmark categories (``benchmarks.category``); a new one is added here and in docs/data.md."""
+
+ID_PATTERN = r"^[a-z0-9][a-z0-9._+-]{0,127}$"
+"""Every identifier cell: lower-case ASCII letters, digits and ``._+-``, at most 128 characters
+(so no spaces, control, zero-width, markup or look-alike non-ASCII characters)."""
+
+ID_COLUMNS: dict[str, tuple[str, ...]] = {
+    "models": ("model_id", "checkpoint_id"),
+    "benchmarks": ("benchmark_id",),
+    "scores": ("model_id", "benchmark_id"),
+    "gpus": ("gpu_id",),
+    "throughput": ("model_id", "gpu_id"),
+}
+"""Columns whose cells must match ``ID_PATTERN``. Names (``display_name``, ``aliases``) may be
+any Unicode text, but no cell may hold control, zero-width or bidi characters."""
+
 
 @dataclass(frozen=True)
 class Column:

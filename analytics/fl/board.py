@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
-from analytics.fl import scoring, store
+from analytics.fl import review, scoring, store
 from analytics.fl.policy import Policy, load_policy
 from analytics.fl.submission import PROTOCOLS, Submission
 
 CURVE_METRICS = ("accuracy", "loss", "time_s", "comm_bytes", "energy_j", "peak_mem_bytes")
 RUN_INDEX_COLUMNS = ["protocol", "model", "method", "dataset", "condition", "status", "source"]
+UPLOAD_COLUMNS = [
+    "zip",
+    "status",
+    "protocol",
+    "model",
+    "method",
+    "received_utc",
+    "decided_by",
+    "decided_utc",
+    "sha256",
+]
 
 
 @dataclass(frozen=True)
@@ -23,7 +34,8 @@ class Board:
     scores: scoring.Scores
     problems: list[str]
     sources: dict[str, str]
-    submissions: list[Submission]
+    submissions: list[Submission]  # scored: our reference runs and accepted uploads
+    uploads: list[store.Upload] = field(default_factory=list)  # every stored upload
 
     @property
     def methods(self) -> list[str]:
@@ -41,7 +53,13 @@ def load_board() -> Board:
     loaded = store.load_all(policy)
     result = scoring.score(loaded.submissions, policy)
     return Board(
-        data_version(), policy, result, loaded.problems, loaded.sources, loaded.submissions
+        data_version(),
+        policy,
+        result,
+        loaded.problems,
+        loaded.sources,
+        loaded.submissions,
+        loaded.uploads,
     )
 
 
@@ -101,6 +119,71 @@ def run_curves(
     return pd.DataFrame(columns=["step", "metric", "value"])
 
 
-def publish_upload(data: bytes, upload_name: str) -> tuple[str | None, list[str]]:
-    """Validate and publish an uploaded ZIP under our policy (see store.publish)."""
-    return store.publish(data, upload_name, load_policy())
+def uploads_table(board: Board, statuses: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """Stored uploads (optionally only some review statuses): never scored unless accepted."""
+    rows = []
+    for upload in board.uploads:
+        state, sub = upload.state, upload.submission
+        if statuses is not None and state.status not in statuses:
+            continue
+        rows.append(
+            {
+                "zip": state.zip,
+                "status": state.status if sub is not None else f"{state.status} (invalid)",
+                "protocol": sub.protocol if sub else "",
+                "model": sub.model if sub else "",
+                "method": sub.method if sub else "",
+                "received_utc": state.received_utc,
+                "decided_by": state.decided_by,
+                "decided_utc": state.decided_utc,
+                "sha256": state.sha256,
+            }
+        )
+    return pd.DataFrame(rows, columns=UPLOAD_COLUMNS)
+
+
+CLAIM_COLUMNS = ["dataset", "condition", "status", "best_accuracy", "loss", "ours_best_accuracy"]
+
+
+def _ours_best(board: Board, sub: Submission, dataset: str, condition: str) -> float | None:
+    """Our reference runs' best accuracy on the same protocol, model, dataset and condition."""
+    best = None
+    for ref in board.submissions:
+        run = ref.runs.get((dataset, condition))
+        same = (ref.protocol, ref.model) == (sub.protocol, sub.model)
+        if board.sources.get(ref.name) == "reference" and same and run and run.status == "ok":
+            acc = float(scoring.best_checkpoint(run.checkpoints)["accuracy"])
+            best = acc if best is None else max(best, acc)
+    return best
+
+
+def upload_claims(board: Board, zip_name: str) -> pd.DataFrame:
+    """What a stored upload claims per run (A-selected checkpoint) beside our best reference
+    accuracy, for the maintainer reviewing it; empty when the upload no longer validates."""
+    sub = next((u.submission for u in board.uploads if u.state.zip == zip_name), None)
+    rows = []
+    for (dataset, condition), run in sorted(sub.runs.items()) if sub else []:
+        best = scoring.best_checkpoint(run.checkpoints) if run.status == "ok" else None
+        rows.append(
+            {
+                "dataset": dataset,
+                "condition": condition,
+                "status": run.status,
+                "best_accuracy": None if best is None else float(best["accuracy"]),
+                "loss": None if best is None else float(best["loss"]),
+                "ours_best_accuracy": _ours_best(board, sub, dataset, condition),
+            }
+        )
+    return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
+
+
+def receive_upload(data: bytes, upload_name: str) -> tuple[str | None, list[str]]:
+    """Validate and store an uploaded ZIP as unverified under our policy (see store.receive)."""
+    return store.receive(data, upload_name, load_policy())
+
+
+def decide_upload(
+    name: str, action: str, by: str, sha256: str | None = None, reason: str = ""
+) -> review.State:
+    """A maintainer's accept/reject of a stored upload (the caller checks who is signed in)."""
+    return review.decide(name, action, by, sha256, reason)

@@ -1,4 +1,10 @@
-"""``python -m analytics fl-score DIR --policy FILE [--json]`` and ``fl-run --out DIR [...]``."""
+"""``python -m analytics fl-score DIR --policy FILE [--json]``, ``fl-run --out DIR [...]`` and
+``fl-review list [--status S]``.
+
+``fl-review`` only lists: accepting or rejecting an upload needs a signed-in maintainer, and the
+credential check lives in ``measure.community.auth``, which ``analytics`` never imports; the
+decision is made on the 'Submit to the ranked track' page (maintainer review).
+"""
 
 from __future__ import annotations
 
@@ -8,11 +14,11 @@ import sys
 import time
 from pathlib import Path
 
-from analytics.fl import reference, runner, scoring
+from analytics.fl import reference, review, runner, scoring
 from analytics.fl.datasets import DATASETS
 from analytics.fl.perturbations import PERTURBATIONS
 from analytics.fl.policy import load_policy
-from analytics.fl.store import load_folder
+from analytics.fl.store import load_all, load_folder
 
 
 def _score_parser() -> argparse.ArgumentParser:
@@ -104,9 +110,37 @@ def run_main(args: list[str]) -> int:
     return 0
 
 
-def main(argv: list[str]) -> int:
-    """Dispatch ``fl-score`` / ``fl-run`` (argv[0] is the command name)."""
-    if not argv or argv[0] not in {"fl-score", "fl-run"}:
-        print("error: expected fl-score or fl-run", file=sys.stderr)
+def review_main(args: list[str]) -> int:
+    """``fl-review list``: every stored upload with its review status (unverified first)."""
+    p = argparse.ArgumentParser(prog="python -m analytics fl-review")
+    sub = p.add_subparsers(dest="action", required=True)
+    listing = sub.add_parser("list", help="stored uploads and their review status")
+    listing.add_argument("--status", choices=(review.UNVERIFIED, review.ACCEPTED, review.REJECTED))
+    ns = p.parse_args(args)
+    try:
+        loaded = load_all(load_policy())
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
-    return score_main(argv[1:]) if argv[0] == "fl-score" else run_main(argv[1:])
+    order = {review.UNVERIFIED: 0, review.ACCEPTED: 1, review.REJECTED: 2}
+    uploads = sorted(loaded.uploads, key=lambda u: (order[u.state.status], u.state.zip))
+    shown = [u for u in uploads if ns.status in (None, u.state.status)]
+    for upload in shown:
+        s, what = upload.state, upload.submission
+        desc = f"{what.protocol} {what.model} {what.method}" if what else "(no longer valid)"
+        by = f" by {s.decided_by} {s.decided_utc}" if s.decided_by else ""
+        print(f"{s.status:<10} {s.zip}  {desc}  received {s.received_utc or '?'}{by}  {s.sha256}")
+    if not shown:
+        print(f"no {ns.status + ' ' if ns.status else ''}uploads in {review.uploads_dir()}")
+    return 0
+
+
+HANDLERS = {"fl-score": score_main, "fl-run": run_main, "fl-review": review_main}
+
+
+def main(argv: list[str]) -> int:
+    """Dispatch ``fl-score`` / ``fl-run`` / ``fl-review`` (argv[0] is the command name)."""
+    if not argv or argv[0] not in HANDLERS:
+        print("error: expected fl-score, fl-run or fl-review", file=sys.stderr)
+        return 2
+    return HANDLERS[argv[0]](argv[1:])

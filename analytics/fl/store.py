@@ -1,22 +1,27 @@
-"""Where submissions live, atomic writes, publishing an upload, and the data version for caches.
+"""Where submissions live, receiving an upload, what takes a rank, and the data version.
 
 - our reference ZIPs: ``data/fl_reference/submissions/*.zip`` (committed; rebuilt by ``fl-run``)
-- published uploads: ``data/runs/fl_submissions/*.zip`` (written atomically, never edited)
+- uploads: ``data/runs/fl_submissions/*.zip`` (written atomically, never edited), each
+  ``unverified`` until a maintainer accepts or rejects it (``analytics.fl.review``); only our
+  reference runs and accepted uploads are scored and ranked.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from analytics.core import atomic, paths
+from analytics.core import problems as problem_text
 from analytics.fl import policy as policy_mod
+from analytics.fl import review
 from analytics.fl.policy import Policy
 from analytics.fl.submission import Submission, validate_zip, zip_name
 
-PUBLISHED_STATUS = "completed / published"
+RECEIVED_STATUS = "received — unverified until a maintainer reviews it"
 
 
 def reference_dir() -> Path:
@@ -24,35 +29,49 @@ def reference_dir() -> Path:
     return paths.DATA_DIR / "fl_reference" / "submissions"
 
 
-def published_dir() -> Path:
-    """Uploads that passed validation."""
-    return paths.RUNS_DIR / "fl_submissions"
+def uploads_dir() -> Path:
+    """Uploads that passed validation (unverified, accepted or rejected)."""
+    return review.uploads_dir()
 
 
 def data_version(policy_file: Path | None = None) -> str:
-    """Content hash of the policy, the simulator profiles and every stored ZIP (cache key)."""
+    """Content hash of the policy, the simulator profiles, every stored ZIP and the review
+    record (cache key)."""
     digest = hashlib.sha256()
     files = [
         policy_file or policy_mod.policy_path(),
         paths.CATALOG_DIR / "fl" / "simulator_profiles.json",
+        review.log_path(),
     ]
-    for folder in (reference_dir(), published_dir()):
+    for folder in (reference_dir(), uploads_dir()):
         files += sorted(folder.glob("*.zip")) if folder.is_dir() else []
     for file in files:
         digest.update(str(file.name).encode())
-        digest.update(file.read_bytes() if file.exists() else b"<missing>")
+        digest.update(file.read_bytes() if file.is_file() else b"<missing>")
     return digest.hexdigest()[:16]
 
 
 @dataclass(frozen=True)
+class Upload:
+    """One stored upload: its review state and, when it still validates, its submission."""
+
+    state: review.State
+    submission: Submission | None
+
+
+@dataclass(frozen=True)
 class Loaded:
-    submissions: list[Submission]
+    submissions: list[Submission]  # what is scored: our reference runs and accepted uploads
     problems: list[str]
-    sources: dict[str, str]  # submission name -> 'reference' | 'published'
+    sources: dict[str, str]  # submission name -> 'reference' | 'accepted'
+    uploads: list[Upload] = field(default_factory=list)  # every stored upload, any state
 
 
 def load_folder(folder: Path, policy: Policy) -> tuple[list[Submission], list[str]]:
-    """Validate every ZIP in a folder; invalid ones and duplicates are reported and skipped."""
+    """Validate every ZIP in a folder; invalid ones and duplicates are reported and skipped.
+
+    One bad ZIP never stops the rest: each failure is one line ``<zip>: <what>; fix: <how>``.
+    """
     subs: list[Submission] = []
     problems: list[str] = []
     seen: dict[tuple[str, str, str], str] = {}
@@ -74,38 +93,64 @@ def load_folder(folder: Path, policy: Policy) -> tuple[list[Submission], list[st
     return subs, problems
 
 
+def _uploads(policy: Policy, reference_keys: set) -> tuple[list[Upload], list[str]]:
+    """Every stored upload with its state; ones clashing with our references are reported."""
+    found, problems = review.states(uploads_dir())
+    subs, upload_problems = load_folder(uploads_dir(), policy)
+    by_name = {s.name: s for s in subs}
+    out = []
+    for name, state in found.items():
+        sub = by_name.get(name)
+        if sub is not None and sub.key in reference_keys:
+            upload_problems.append(
+                f"{name}: same protocol/model/method as a reference run; skipped"
+            )
+            sub = None
+        out.append(Upload(state, sub))
+    return out, problems + upload_problems
+
+
 def load_all(policy: Policy) -> Loaded:
-    """Our reference submissions plus published uploads (a published one never replaces ours)."""
+    """Our reference submissions plus accepted uploads (an upload never replaces ours);
+    unverified and rejected uploads are listed in ``uploads``, never scored."""
     ref, problems = load_folder(reference_dir(), policy)
-    pub, pub_problems = load_folder(published_dir(), policy)
-    keys = {s.key for s in ref}
+    uploads, upload_problems = _uploads(policy, {s.key for s in ref})
     sources = {s.name: "reference" for s in ref}
     kept = list(ref)
-    for sub in pub:
-        if sub.key in keys:
-            pub_problems.append(
-                f"{sub.name}: same protocol/model/method as a reference run; skipped"
-            )
-            continue
-        kept.append(sub)
-        sources[sub.name] = "published"
-    return Loaded(kept, problems + pub_problems, sources)
+    for upload in uploads:
+        if upload.submission is not None and upload.state.status == review.ACCEPTED:
+            kept.append(upload.submission)
+            sources[upload.submission.name] = review.ACCEPTED
+    return Loaded(kept, problems + upload_problems, sources, uploads)
 
 
-def publish(data: bytes, upload_name: str, policy: Policy) -> tuple[str | None, list[str]]:
-    """Validate an upload and store it atomically; returns (stored name, problems)."""
+def _taken(sub: Submission, policy: Policy) -> bool:
+    """Whether a reference run or any stored upload already holds this protocol/model/method."""
+    keys = {s.key for s in load_folder(reference_dir(), policy)[0]}
+    keys |= {s.key for s in load_folder(uploads_dir(), policy)[0]}
+    return sub.key in keys or (uploads_dir() / zip_name(sub)).exists()
+
+
+def receive(data: bytes, upload_name: str, policy: Policy) -> tuple[str | None, list[str]]:
+    """Validate an upload and store it atomically as unverified; returns (stored name, problems).
+
+    It is scored only after a maintainer accepts it (``analytics.fl.review.decide``). The
+    browser-given name is reduced to plain characters before it appears in any line.
+    """
+    upload_name = re.sub(r"[^A-Za-z0-9._-]", "_", upload_name)[:100] or "upload.zip"
     result = validate_zip(data, policy, name=upload_name)
     if not result.ok:
         return None, result.problems
     sub = result.submission
-    target = published_dir() / zip_name(sub)
-    taken = {s.key for s in load_all(policy).submissions}
-    if target.exists() or sub.key in taken:
-        return None, [
-            f"{upload_name}: protocol {sub.protocol}, model {sub.model}, method {sub.method} is "
-            "already published; fix: use a new method name"
-        ]
+    if sub.method in policy.reference_methods:
+        what = f"method {sub.method!r} is one of our reference methods"
+        return None, [problem_text.line(upload_name, what, "name your own method")]
+    if _taken(sub, policy):
+        what = f"protocol {sub.protocol}, model {sub.model}, method {sub.method} is already stored"
+        return None, [problem_text.line(upload_name, what, "use a new method name")]
+    target = uploads_dir() / zip_name(sub)
     atomic.write_bytes(target, data)
+    review.record_received(target.name, hashlib.sha256(data).hexdigest(), upload_name)
     return target.name, []
 
 

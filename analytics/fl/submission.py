@@ -18,9 +18,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import lzma
 import math
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -29,7 +31,7 @@ import pandas as pd
 
 from analytics.core import problems as problem_text
 from analytics.core import safezip
-from analytics.fl import simulator
+from analytics.fl import safejson, simulator
 from analytics.fl.policy import Policy
 
 PROTOCOLS = ("A", "B", "C")
@@ -47,6 +49,12 @@ ZIP_USE = "fl-submission"  # its caps (16 MiB a member, 5,000 members): analytic
 _CAPS = safezip.LIMITS[ZIP_USE]
 _PACKER_FIX = "upload the .zip the packer wrote"
 _NAME = re.compile(r"^[A-Za-z0-9_.\- ]{1,80}$")
+UNFORESEEN = "unforeseen error"  # marks the backstop's line (tests assert it never shows)
+MAX_STEP = 2**53  # steps and rounds: integers exactly representable as floats
+JSON_BYTES = 64 * 1024  # manifest.json and status.json: a few keys each
+JSON_DEPTH = 4
+_DECODE_ERRORS = (zlib.error, lzma.LZMAError, EOFError, OSError, RuntimeError, zipfile.BadZipFile)
+"""What a corrupt compressed stream can raise past the shared reader (a bad deflate block)."""
 
 
 @dataclass(frozen=True)
@@ -96,15 +104,34 @@ def _read_text(members: Members, name: str) -> str:
     return members[name].decode("utf-8-sig")
 
 
+def _clip(text: str, limit: int) -> str:
+    """``text`` on one line, cut to ``limit`` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _short(value: object, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for problem lines about untrusted values."""
+    return _clip(repr(value), limit)
+
+
+def _json(members: Members, name: str, where: str, problems: _Problems) -> object | None:
+    """A small JSON member within the size and depth caps (None, problem added, when not)."""
+    try:
+        return safejson.loads(members[name], JSON_BYTES, JSON_DEPTH)
+    except safejson.JsonLimitError as exc:
+        problems.add(where, str(exc), "write a small flat JSON object")
+        return None
+
+
 def _manifest(members: Members, label: str, policy: Policy, problems: _Problems) -> dict | None:
     where = f"{label}: manifest.json"
     if "manifest.json" not in members:
         problems.add(where, "missing", "add manifest.json at the ZIP root")
         return None
-    try:
-        raw = json.loads(_read_text(members, "manifest.json"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        problems.add(where, f"not valid JSON ({exc})", "write a JSON object")
+    before = len(problems)
+    raw = _json(members, "manifest.json", where, problems)
+    if len(problems) > before:
         return None
     if not isinstance(raw, dict):
         problems.add(where, "not a JSON object", "write a JSON object")
@@ -119,23 +146,32 @@ def _check_manifest(raw: dict, where: str, policy: Policy, problems: _Problems) 
             problems.add(where, f"missing key {key!r}", f"add {key!r}")
     if len(problems) > before:
         return None
-    if raw["protocol"] not in PROTOCOLS:
-        problems.add(where, f"protocol {raw['protocol']!r}", "use 'A', 'B' or 'C'")
-    if raw["model"] not in policy.models:
-        problems.add(where, f"model {raw['model']!r} not in the policy", f"use {policy.models}")
+    if not isinstance(raw["protocol"], str) or raw["protocol"] not in PROTOCOLS:
+        problems.add(where, f"protocol {_short(raw['protocol'])}", "use 'A', 'B' or 'C'")
+    if not isinstance(raw["model"], str) or raw["model"] not in policy.models:
+        problems.add(
+            where, f"model {_short(raw['model'])} not in the policy", f"use {policy.models}"
+        )
     if not isinstance(raw["method"], str) or not _NAME.match(raw["method"]):
-        problems.add(where, f"method {raw['method']!r}", "use 1-80 letters, digits, ' ._-'")
+        problems.add(where, f"method {_short(raw['method'])}", "use 1-80 letters, digits, ' ._-'")
     if raw["simulator_version"] != simulator.SIMULATOR_VERSION:
         problems.add(
             where,
-            f"simulator_version {raw['simulator_version']!r}",
+            f"simulator_version {_short(raw['simulator_version'])}",
             f"recompute costs with simulator {simulator.SIMULATOR_VERSION}",
         )
     if not isinstance(raw["seed"], int) or isinstance(raw["seed"], bool):
-        problems.add(where, f"seed {raw['seed']!r} is not an integer", "give the integer seed")
+        problems.add(
+            where, f"seed {_short(raw['seed'])} is not an integer", "give the integer seed"
+        )
     if raw["method"] == "Centralized" and raw["protocol"] == "C":
         problems.add(where, "Centralized takes part in A/B only", "drop the Protocol C ZIP")
     return raw if len(problems) == before else None
+
+
+def _whole(value: float | None) -> bool:
+    """An integral step or round that int64 holds (None: already reported as not a number)."""
+    return value is None or (value == int(value) and value < MAX_STEP)
 
 
 def _parse_number(text: str) -> float | None:
@@ -178,12 +214,18 @@ def _checkpoints(rows: list[dict[str, str]], where: str, problems: _Problems) ->
         for col in CHECKPOINT_COLUMNS:
             value = _parse_number(row[col])
             if value is None or value < 0:
-                problems.add(f"{where} row {i}", f"{col} {row[col]!r}", "a finite number >= 0")
+                problems.add(
+                    f"{where} row {i}", f"{col} {_short(row[col])}", "a finite number >= 0"
+                )
             rec[col] = value
         if rec["accuracy"] is not None and rec["accuracy"] > 1:
-            problems.add(f"{where} row {i}", f"accuracy {row['accuracy']}", "a fraction in [0, 1]")
-        if rec["step"] is not None and rec["step"] != int(rec["step"]):
-            problems.add(f"{where} row {i}", f"step {row['step']!r}", "an integer step")
+            problems.add(
+                f"{where} row {i}",
+                f"accuracy {row['accuracy'].strip()[:40]}",
+                "a fraction in [0, 1]",
+            )
+        if not _whole(rec["step"]):
+            problems.add(f"{where} row {i}", f"step {_short(row['step'])}", "an integer step")
         records.append(rec)
     if len(problems) > before:
         return pd.DataFrame()
@@ -217,8 +259,12 @@ def _workload(rows: list[dict[str, str]], where: str, problems: _Problems) -> pd
         for col in numeric:
             value = _parse_number(row[col])
             if value is None or value < 0:
-                problems.add(f"{where} row {i}", f"{col} {row[col]!r}", "a finite number >= 0")
+                problems.add(
+                    f"{where} row {i}", f"{col} {_short(row[col])}", "a finite number >= 0"
+                )
             rec[col] = value
+        if not _whole(rec["round"]):
+            problems.add(f"{where} row {i}", f"round {_short(row['round'])}", "an integer round")
         records.append(rec)
     if len(problems) > before:
         return pd.DataFrame()
@@ -249,14 +295,15 @@ def _status_run(
     if files & {"checkpoints.csv", "workload.csv"}:
         problems.add(where, "status.json beside checkpoints", "give either status.json or CSVs")
         return None
-    try:
-        raw = json.loads(_read_text(members, prefix + "status.json"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        problems.add(f"{where}/status.json", f"not valid JSON ({exc})", "write a JSON object")
+    before = len(problems)
+    raw = _json(members, prefix + "status.json", f"{where}/status.json", problems)
+    if len(problems) > before:
         return None
     status = raw.get("status") if isinstance(raw, dict) else None
-    if status not in RUN_STATUSES:
-        problems.add(f"{where}/status.json", f"status {status!r}", f"use one of {RUN_STATUSES}")
+    if not isinstance(status, str) or status not in RUN_STATUSES:
+        problems.add(
+            f"{where}/status.json", f"status {_short(status)}", f"use one of {RUN_STATUSES}"
+        )
         return None
     return Run(status)
 
@@ -295,7 +342,9 @@ def _recomputed(
     try:
         wrong = simulator.mismatches(checkpoints, workload)
     except ValueError as exc:
-        problems.add(where.replace("checkpoints.csv", "workload.csv"), str(exc), "see docs/fl.md")
+        what, _, fix = str(exc).partition("; fix: ")
+        where = where.replace("checkpoints.csv", "workload.csv")
+        problems.add(where, _clip(what, 200), _clip(fix, 200) or "see docs/fl.md")
         return None
     for line in wrong[:3]:
         problems.add(f"{where} {line}", "cost does not recompute", "run the common simulator")
@@ -334,14 +383,19 @@ def _members(data: bytes, label: str, problems: _Problems) -> Members | None:
         return safezip.read_members(data, label, ZIP_USE)
     except safezip.BundleError as exc:
         problems.extend(_zip_problem(label, err) for err in safezip.each_problem(exc))
-        return None
+    except _DECODE_ERRORS as exc:
+        what = f"a member cannot be decompressed: corrupt data ({_one_line(exc)})"
+        problems.add(label, what, _CAPS.rebuild)
+    return None
 
 
-def validate_zip(source: Path | bytes, policy: Policy, name: str | None = None) -> Validation:
-    """Check a submission ZIP against the policy and the simulator; never half-accepts."""
-    label = name or (source.name if isinstance(source, Path) else "upload.zip")
+def _one_line(exc: BaseException, limit: int = 160) -> str:
+    """An exception's message on one line, at most ``limit`` characters."""
+    return _clip(f"{type(exc).__name__}: {exc}", limit)
+
+
+def _checked(data: bytes, label: str, policy: Policy) -> Validation:
     problems = _Problems()
-    data = source.read_bytes() if isinstance(source, Path) else bytes(source)
     members = _members(data, label, problems)
     if members is None:
         return Validation(None, problems)
@@ -362,6 +416,24 @@ def validate_zip(source: Path | bytes, policy: Policy, name: str | None = None) 
         label,
     )
     return Validation(sub, [])
+
+
+def validate_zip(source: Path | bytes, policy: Policy, name: str | None = None) -> Validation:
+    """Check a submission ZIP against the policy and the simulator; never half-accepts.
+
+    Never raises for a bad ZIP: any failure, even one no check foresaw, is one problem line.
+    """
+    label = name or (source.name if isinstance(source, Path) else "upload.zip")
+    try:
+        data = source.read_bytes() if isinstance(source, Path) else bytes(source)
+    except OSError as exc:
+        what = f"unreadable ({exc.strerror or _one_line(exc)})"
+        return Validation(None, [problem_text.line(label, what, "store a readable .zip file")])
+    try:
+        return _checked(data, label, policy)
+    except Exception as exc:  # the backstop: one line, never a traceback
+        what = f"could not be validated ({UNFORESEEN}: {_one_line(exc)})"
+        return Validation(None, [problem_text.line(label, what, _CAPS.rebuild)])
 
 
 def _fmt(value: object) -> str:

@@ -426,12 +426,12 @@ def main_graph(battles: Battles) -> np.ndarray:
     components are fitted apart (only the anchor links them), so they are not comparable.
     """
     n = len(battles.models)
+    if n == 0:
+        return np.zeros(0, dtype=bool)
     links = scipy.sparse.coo_matrix(
         (np.ones(len(battles.pair_i)), (battles.pair_i, battles.pair_j)), shape=(n, n)
     )
     _, labels = scipy.sparse.csgraph.connected_components(links, directed=False)
-    if n == 0:
-        return np.zeros(0, dtype=bool)
     sizes = np.bincount(labels)
     first_model = np.full(len(sizes), n)
     np.minimum.at(first_model, labels, np.arange(n))

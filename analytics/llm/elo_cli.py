@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -122,8 +123,20 @@ def read_scores(path: Path) -> pd.DataFrame:
 
 
 def _read_raw(path: Path) -> pd.DataFrame:
+    """The CSV as text columns. A first data row longer than the header would silently become
+    the index (shifting every column): extra fields are refused (index_col=False, warning =
+    error)."""
     try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            return pd.read_csv(
+                path, dtype=str, keep_default_na=False, skipinitialspace=True, index_col=False
+            )
+    except pd.errors.ParserWarning:
+        raise InputError(
+            f"{path}: malformed CSV (a row has more fields than the header); "
+            "fix: quote fields with commas"
+        ) from None
     except FileNotFoundError:
         raise InputError(f"{path}: no such file; fix: check the path") from None
     except pd.errors.EmptyDataError:

@@ -12,7 +12,14 @@ import inspect
 import sys
 from pathlib import Path
 
-from measure.adapters.base import Adapter, AdapterInfo, MissingPackageError, PaperScore, WeightsInfo
+from measure.adapters.base import (
+    PRECISIONS,
+    Adapter,
+    AdapterInfo,
+    MissingPackageError,
+    PaperScore,
+    WeightsInfo,
+)
 
 __all__ = [
     "Adapter",
@@ -28,9 +35,18 @@ __all__ = [
 
 _MODULES = (
     "measure.adapters.mtcnn",
+    "measure.adapters.blazeface",
+    "measure.adapters.yunet",
+    "measure.adapters.opencv_detectors",
+    "measure.adapters.dlib_detectors",
+    "measure.adapters.ppocr",
     "measure.adapters.torchvision_detectors",
     "measure.adapters.hf_detectors",
 )
+PROTOCOL_ATTRS = ("name", "task", "precisions", "load", "predict")
+"""What an external adapter class must have; ``weight_files``, ``info`` and a ``weights``
+keyword of ``__init__`` are optional (docs/measure.md, "External adapters")."""
+_FIX = "fix: see the adapter protocol in docs/measure.md"
 _REGISTRY: dict[str, type[Adapter]] = {}
 
 
@@ -49,7 +65,58 @@ def registry() -> dict[str, type[Adapter]]:
     return dict(_REGISTRY)
 
 
-def _load_external(spec: str) -> type[Adapter]:
+def _protocol_problem(cls: type) -> str | None:
+    """What keeps ``cls`` from implementing the adapter protocol, or None."""
+    for attr in PROTOCOL_ATTRS:
+        if not hasattr(cls, attr):
+            return f"lacks {attr!r}"
+    for attr in ("name", "task"):
+        if not isinstance(getattr(cls, attr), str) or not getattr(cls, attr):
+            return f"{attr!r} must be a non-empty string"
+    precisions = cls.precisions
+    if not isinstance(precisions, tuple | list) or not precisions:
+        return "'precisions' must be a non-empty tuple such as ('fp32',)"
+    if not set(precisions) <= set(PRECISIONS):
+        return f"'precisions' {tuple(precisions)} not among {PRECISIONS}"
+    for attr in ("load", "predict"):
+        if not callable(getattr(cls, attr)):
+            return f"{attr!r} is not a method"
+    return None
+
+
+def _takes_weights(cls: type) -> bool:
+    """Whether ``cls(weights=...)`` is accepted by its constructor."""
+    try:
+        params = inspect.signature(cls).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "weights" or p.kind is p.VAR_KEYWORD for p in params)
+
+
+def _duck_adapter(cls: type, spec: str) -> type:
+    """A subclass of a protocol class (not derived from ``Adapter``) that the harness can
+    construct as ``cls(weights=...)`` and that has ``weight_files``."""
+    takes_weights = _takes_weights(cls)
+
+    def __init__(self, weights: str | None = None) -> None:  # noqa: N807
+        if takes_weights:
+            cls.__init__(self, weights=weights)
+        elif weights is not None:
+            raise ValueError(
+                f"--adapter {spec}: class {cls.__name__} takes no 'weights' argument; "
+                "fix: accept __init__(self, weights=None) or drop --weights"
+            )
+        else:
+            cls.__init__(self)
+        self.weights = weights
+
+    body = {"__init__": __init__, "__module__": cls.__module__, "__doc__": cls.__doc__}
+    if not hasattr(cls, "weight_files"):
+        body["weight_files"] = lambda self: []
+    return type(cls.__name__, (cls,), body)
+
+
+def _load_external(spec: str) -> type:
     file_part, _, class_name = spec.rpartition(":")
     path = Path(file_part).expanduser().resolve()
     if not path.is_file():
@@ -64,10 +131,10 @@ def _load_external(spec: str) -> type[Adapter]:
     cls = getattr(module, class_name, None)
     if not inspect.isclass(cls):
         raise ValueError(f"--adapter {spec}: {path} has no class {class_name!r}")
-    for attr in ("name", "task", "precisions", "load", "predict"):
-        if not hasattr(cls, attr):
-            raise ValueError(f"--adapter {spec}: class {class_name} lacks {attr!r}")
-    return cls
+    problem = _protocol_problem(cls)
+    if problem:
+        raise ValueError(f"--adapter {spec}: class {class_name} {problem}; {_FIX}")
+    return cls if issubclass(cls, Adapter) else _duck_adapter(cls, spec)
 
 
 def resolve(spec: str) -> type[Adapter]:

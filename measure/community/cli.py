@@ -1,11 +1,13 @@
-"""``python -m measure submit | inbox | maintainer``: the community commands.
+"""``python -m measure submit | inbox | maintainer | audit``: the community commands.
 
     submit RECORD --github NAME --out BUNDLE.zip
     inbox add BUNDLE.zip | list [--status S] | accept ID | reject ID --reason TEXT
     maintainer hash-password [--name NAME]
+    audit verify [--inbox DIR]
 
 accept and reject take ``--maintainer NAME`` and read the password from $MODELATLAS_PASSWORD,
-else from the terminal (hidden) or the first line of stdin. Every command takes
+else from the terminal (hidden) or the first line of stdin; failed sign-ins count towards the
+server-side lockout (``auth.Throttle``, shared with the pages). Every command takes
 ``--inbox-dir`` (default $MODELATLAS_INBOX_DIR, else data/inbox). Exit codes: 0 done,
 1 refused (invalid bundle, duplicate, access denied, already decided), 2 usage.
 """
@@ -20,7 +22,7 @@ import tomllib
 from pathlib import Path
 
 from analytics.core import atomic
-from measure.community import auth, bundle, inbox
+from measure.community import audit, auth, bundle, inbox
 from measure.community.validate import BundleError, validate_bundle
 
 
@@ -92,12 +94,13 @@ def _password() -> str:
     return sys.stdin.readline().rstrip("\n")
 
 
-def login(name: str) -> auth.Maintainer:
+def login(name: str, inbox_root: Path | None = None) -> auth.Maintainer:
     """The maintainer ``name`` once the password checks out; AuthError otherwise."""
     maintainers = auth.load_maintainers(_secrets_tables())
     if not maintainers:
         raise auth.AuthError(auth.HOW_TO_CONFIGURE)
-    return auth.authenticate(name, _password(), maintainers)
+    throttle = auth.Throttle(inbox.inbox_dir(inbox_root) / auth.THROTTLE_FILE)
+    return auth.sign_in(name, _password(), maintainers, throttle)
 
 
 def _print_entry(entry: dict) -> None:
@@ -127,11 +130,11 @@ def inbox_main(argv: list[str]) -> int:
                 kind = f"{args.status} " if args.status else ""
                 print(f"no {kind}bundles in {inbox.inbox_dir(args.inbox_dir)}")
         else:
-            who = login(args.maintainer)
+            who = login(args.maintainer, args.inbox_dir)
             if args.action == "accept":
                 entry = inbox.accept(args.id, who, args.inbox_dir, args.runs_dir, args.reason)
             else:
-                entry = inbox.reject(args.id, who, args.reason, args.inbox_dir)
+                entry = inbox.reject(args.id, who, args.reason, args.inbox_dir, args.runs_dir)
             print(f"{entry['status']} {entry['id']} by {who.name}")
     except (BundleError, inbox.InboxError, auth.AuthError) as exc:
         return _error(str(exc))
@@ -159,8 +162,30 @@ def maintainer_main(argv: list[str]) -> int:
     return 0
 
 
+def audit_main(argv: list[str]) -> int:
+    """``audit verify``: check the audit log's hash chain; one line naming a damaged line."""
+    p = argparse.ArgumentParser(prog="python -m measure audit")
+    sub = p.add_subparsers(dest="action", required=True)
+    check = sub.add_parser("verify", help="find edited, dropped or reordered audit lines")
+    check.add_argument("--inbox", "--inbox-dir", dest="inbox_dir", type=Path,
+                       help="default $MODELATLAS_INBOX_DIR or data/inbox")  # fmt: skip
+    args = p.parse_args(argv)
+    try:
+        log = inbox.verify_audit(args.inbox_dir)
+    except inbox.InboxError as exc:
+        return _error(str(exc))
+    path = inbox.inbox_dir(args.inbox_dir) / audit.AUDIT_FILE
+    print(f"{path}: intact, {log.lines} lines ({log.legacy} legacy, unchained), head {log.head}")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     """Dispatch ``[command, *args]`` from ``python -m measure``."""
     command, rest = argv[0], argv[1:]
-    handlers = {"submit": submit_main, "inbox": inbox_main, "maintainer": maintainer_main}
+    handlers = {
+        "submit": submit_main,
+        "inbox": inbox_main,
+        "maintainer": maintainer_main,
+        "audit": audit_main,
+    }
     return handlers[command](rest)

@@ -4,11 +4,15 @@ Layout (default ``data/inbox/``; ``MODELATLAS_INBOX_DIR`` or ``--inbox-dir`` ove
 
     state.json     every bundle ever received: status, summary, flags, decision
     queued/<id>.zip  accepted/<id>.zip  rejected/<id>.zip   the bundles as uploaded
-    audit.jsonl    append-only log of decisions (measure.community.audit)
+    audit.jsonl    append-only, hash-chained log of decisions (measure.community.audit)
+    pending/<id>.parquet   an accepted result before its decision is durable (private)
     .lock          flock(2) target: every state transition holds it exclusively
 
 A bundle that fails validation leaves the inbox and the stored tables untouched. An accepted
-bundle also becomes ``<runs>/community_results/<id>.parquet`` (written atomically).
+bundle also becomes ``<runs>/community_results/<id>.parquet``, but only after its decision is
+durable: the state says accepted (with the result's SHA-256) and the audit log has the accept
+line. Readers (``published``) show a result only when state, audit line and file agree; the
+next transition rolls an interrupted accept back (or forward) and removes orphaned files.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pandas as pd
 
 from analytics.core import atomic, paths
 from measure.community import audit, bundle, status
@@ -37,7 +43,9 @@ ENV_INBOX = "MODELATLAS_INBOX_DIR"
 STATE_FILE = "state.json"
 LOCK_FILE = ".lock"
 QUEUED, ACCEPTED, REJECTED = "queued", "accepted", "rejected"
+PENDING = "pending"
 STATE_FORMAT = "modelatlas-inbox"
+DECISIONS = {ACCEPTED: "accept", REJECTED: "reject"}
 
 
 class InboxError(ValueError):
@@ -128,6 +136,21 @@ def _duplicate_of(state: dict[str, Any], v: Validated) -> dict[str, Any] | None:
     return None
 
 
+def _duplicate_error(upload_name: str, twin: dict[str, Any], github: str) -> InboxError:
+    """The refusal of a duplicate; it names the first uploader when someone else sends it."""
+    where = (
+        f"{upload_name}: duplicate of bundle {twin['id']} (run {twin['run_id']}, received "
+        f"{twin['received_utc']}, {twin['status']})"
+    )
+    if str(twin["github"]).lower() == str(github).lower():
+        return InboxError("duplicate", f"{where}; fix: nothing to do, it is already in")
+    return InboxError(
+        "duplicate",
+        f"{where}, first sent by {twin['github']!r}, who keeps the credit (a record names no "
+        f"owner); fix: if the run is yours, tell the maintainers so they can reject {twin['id']}",
+    )
+
+
 def add(
     data: bytes,
     upload_name: str,
@@ -145,12 +168,7 @@ def add(
         state = load_state(root)
         twin = _duplicate_of(state, v)
         if twin is not None:
-            raise InboxError(
-                "duplicate",
-                f"{upload_name}: duplicate of bundle {twin['id']} "
-                f"(run {twin['run_id']}, received {twin['received_utc']}, "
-                f"{twin['status']}); fix: nothing to do, it is already in",
-            )
+            raise _duplicate_error(upload_name, twin, v.submission["github"])
         entry = _entry(v, upload_name, audit.utc_now())
         if entry["id"] in state["bundles"]:
             raise InboxError(
@@ -219,40 +237,58 @@ def _queued_entry(root: Path, state: dict[str, Any], bundle_id: str) -> dict[str
     return entry
 
 
-def _decide(
-    root: Path,
-    entry: dict[str, Any],
-    state: dict[str, Any],
-    new_status: str,
-    by: Maintainer,
-    reason: str,
-) -> dict[str, Any]:
-    """Move the bundle, save the state, then append the audit line (all under the lock)."""
-    source = _locate(root, entry)
-    target = root / new_status / f"{entry['id']}.zip"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(source, target)
-    entry.update(
-        status=new_status,
-        file=f"{new_status}/{entry['id']}.zip",
-        decided_utc=audit.utc_now(),
-        decided_by=by.name,
-        reason=reason,
-    )
-    atomic.write_json(root / STATE_FILE, state)
-    action = {ACCEPTED: "accept", REJECTED: "reject"}[new_status]
+def _result_path(runs_dir: Path, bundle_id: str) -> Path:
+    return Path(runs_dir) / status.RESULTS_TABLE / f"{bundle_id}.parquet"
+
+
+def _pending_path(root: Path, bundle_id: str) -> Path:
+    return root / PENDING / f"{bundle_id}.parquet"
+
+
+def _move_bundle(root: Path, entry: dict[str, Any], folder: str) -> None:
+    """Put the bundle file in ``folder`` and record where it is (the state is saved after)."""
+    source, target = _locate(root, entry), root / folder / f"{entry['id']}.zip"
+    if source != target:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(source, target)
+    entry["file"] = f"{folder}/{entry['id']}.zip"
+
+
+def _audit_log(root: Path) -> audit.Log:
+    """The verified audit log; InboxError("audit") naming the damaged line."""
+    try:
+        return audit.verify(root / audit.AUDIT_FILE)
+    except audit.AuditError as exc:
+        raise InboxError("audit", str(exc)) from None
+
+
+def _audit_decision(root: Path, entry: dict[str, Any]) -> None:
     audit.append(
         root / audit.AUDIT_FILE,
-        by.name,
-        action,
+        entry["decided_by"],
+        DECISIONS[entry["status"]],
         entry["id"],
-        reason,
+        entry["reason"],
         github=entry["github"],
         adapter=entry["adapter"],
         gpu=entry["gpu"],
         median_ms=entry["median_ms"],
+        result_sha256=entry.get("result_sha256"),
     )
-    return entry
+
+
+def _decide(entry: dict[str, Any], new_status: str, by: Maintainer, reason: str) -> None:
+    """Record the decision in the entry (the caller saves the state)."""
+    entry.update(status=new_status, decided_utc=audit.utc_now(), decided_by=by.name, reason=reason)
+
+
+def _save(root: Path, state: dict[str, Any]) -> None:
+    atomic.write_json(root / STATE_FILE, state)
+
+
+def _remove(*files: Path) -> None:
+    for path in files:
+        path.unlink(missing_ok=True)
 
 
 def accept(
@@ -262,30 +298,65 @@ def accept(
     runs_dir: Path | None = None,
     reason: str = "",
 ) -> dict[str, Any]:
-    """Accept a queued bundle: its result row is stored, the decision audited."""
+    """Accept a queued bundle: decision durable first, then its result row is published.
+
+    Steps: result written to pending/ (private), state saved as accepted with the result's
+    SHA-256, audit line appended, result copied into community_results/, bundle moved.
+    """
     root = inbox_dir(root)
     runs_dir = Path(runs_dir or paths.RUNS_DIR)
     with locked(root):
         state = load_state(root)
+        recover(root, runs_dir, state)
         entry = _queued_entry(root, state, bundle_id)
         v = _revalidate(root, entry, runs_dir)
-        row = status.result_row(
-            v.record,
-            entry["github"],
-            entry["submitted_utc"],
-            result_id=entry["id"],
-            content_sha256=entry["content_sha256"],
-            our_median_ms=(v.our_run or {}).get("median_ms"),
-            flags=[f"{f.code}: {f.message}" for f in v.flags],
-            accepted_by=by.name,
-            accepted_utc=audit.utc_now(),
-        )
-        atomic.write_parquet(runs_dir / status.RESULTS_TABLE / f"{entry['id']}.parquet", row)
-        return _decide(root, entry, state, ACCEPTED, by, reason)
+        _decide(entry, ACCEPTED, by, reason)
+        pending = _pending_path(root, entry["id"])
+        atomic.write_parquet(pending, _row(v, entry))
+        entry["result_sha256"] = bundle.sha256_bytes(pending.read_bytes())
+        _save(root, state)
+        _audit_decision(root, entry)
+        _publish(root, runs_dir, entry)
+        _move_bundle(root, entry, ACCEPTED)
+        _save(root, state)
+        return entry
 
 
-def reject(bundle_id: str, by: Maintainer, reason: str, root: Path | None = None) -> dict[str, Any]:
-    """Reject a queued bundle with a reason (kept, so a resubmission is seen as a duplicate)."""
+def _row(v: Validated, entry: dict[str, Any]) -> pd.DataFrame:
+    """The bundle's ``community_results`` row, stamped with the decision."""
+    return status.result_row(
+        v.record,
+        entry["github"],
+        entry["submitted_utc"],
+        result_id=entry["id"],
+        content_sha256=entry["content_sha256"],
+        our_median_ms=(v.our_run or {}).get("median_ms"),
+        flags=[f"{f.code}: {f.message}" for f in v.flags],
+        accepted_by=entry["decided_by"],
+        accepted_utc=entry["decided_utc"],
+    )
+
+
+def _publish(root: Path, runs_dir: Path, entry: dict[str, Any]) -> None:
+    """Copy the pending result into community_results (atomically), then drop the pending one."""
+    pending = _pending_path(root, entry["id"])
+    data = pending.read_bytes()
+    if bundle.sha256_bytes(data) == entry["result_sha256"]:
+        atomic.write_bytes(_result_path(runs_dir, entry["id"]), data)
+    _remove(pending)
+
+
+def reject(
+    bundle_id: str,
+    by: Maintainer,
+    reason: str,
+    root: Path | None = None,
+    runs_dir: Path | None = None,
+) -> dict[str, Any]:
+    """Reject a queued bundle with a reason (kept, so a resubmission is seen as a duplicate).
+
+    Any result file of the bundle (left by an interrupted accept) is removed.
+    """
     if not (reason or "").strip():
         raise InboxError(
             "no-reason",
@@ -293,10 +364,109 @@ def reject(bundle_id: str, by: Maintainer, reason: str, root: Path | None = None
             "TEXT (the contributor sees it)",
         )
     root = inbox_dir(root)
+    runs_dir = Path(runs_dir or paths.RUNS_DIR)
     with locked(root):
         state = load_state(root)
+        recover(root, runs_dir, state)
         entry = _queued_entry(root, state, bundle_id)
-        return _decide(root, entry, state, REJECTED, by, reason.strip())
+        _decide(entry, REJECTED, by, reason.strip())
+        _save(root, state)
+        _audit_decision(root, entry)
+        _remove(_result_path(runs_dir, entry["id"]), _pending_path(root, entry["id"]))
+        _move_bundle(root, entry, REJECTED)
+        _save(root, state)
+        return entry
+
+
+# --- what is published, and recovery from an interrupted transition ---------------------------
+
+
+def _last_decisions(log: audit.Log) -> dict[str, dict[str, Any]]:
+    """Each bundle's last accept/reject line in the audit log."""
+    decisions = set(DECISIONS.values())
+    return {e.get("bundle_id"): e for e in log.entries if e.get("action") in decisions}
+
+
+def _audited(entry: dict[str, Any], last: dict[str, dict[str, Any]]) -> bool:
+    """Whether the audit log's last decision on the bundle is this entry's decision."""
+    line = last.get(entry["id"])
+    if line is None or line.get("action") != DECISIONS.get(entry["status"]):
+        return False
+    return entry["status"] != ACCEPTED or line.get("result_sha256") == entry.get("result_sha256")
+
+
+def _file_matches(path: Path, entry: dict[str, Any]) -> bool:
+    """The result file holds this entry's result: its SHA-256 (legacy entries: its row ids)."""
+    if not path.is_file():
+        return False
+    if entry.get("result_sha256") is not None:
+        return bundle.sha256_bytes(path.read_bytes()) == entry["result_sha256"]
+    try:
+        row = pd.read_parquet(path, columns=["result_id", "content_sha256"])
+    except (OSError, ValueError, KeyError):
+        return False
+    return row[["result_id", "content_sha256"]].values.tolist() == [
+        [entry["id"], entry["content_sha256"]]
+    ]
+
+
+def published(root: Path | None = None, runs_dir: Path | None = None) -> dict[str, Path]:
+    """Result files that may be shown: state accepted, audit accept line, file matching.
+
+    Read-only. Raises InboxError ("state" or "audit") when the inbox cannot be trusted.
+    """
+    root, runs_dir = inbox_dir(root), Path(runs_dir or paths.RUNS_DIR)
+    state = load_state(root)
+    last = _last_decisions(_audit_log(root))
+    out = {}
+    for bundle_id, entry in sorted(state["bundles"].items()):
+        path = _result_path(runs_dir, bundle_id)
+        if entry.get("status") == ACCEPTED and _audited(entry, last) and _file_matches(path, entry):
+            out[bundle_id] = path
+    return out
+
+
+def _roll_back(root: Path, runs_dir: Path, entry: dict[str, Any]) -> None:
+    """An accept whose audit line never landed: back to the queue, result files removed."""
+    _remove(_result_path(runs_dir, entry["id"]), _pending_path(root, entry["id"]))
+    entry.pop("result_sha256", None)
+    entry.update(status=QUEUED, decided_utc=None, decided_by=None, reason="")
+    _move_bundle(root, entry, QUEUED)
+
+
+def _finish(root: Path, runs_dir: Path, entry: dict[str, Any]) -> None:
+    """A durable decision whose last steps did not run: publish (accept) and move the bundle."""
+    if entry["status"] == ACCEPTED and _pending_path(root, entry["id"]).exists():
+        _publish(root, runs_dir, entry)
+    if entry["status"] != ACCEPTED:
+        _remove(_result_path(runs_dir, entry["id"]), _pending_path(root, entry["id"]))
+    _move_bundle(root, entry, entry["status"])
+
+
+def _repair(root: Path, runs_dir: Path, entry: dict[str, Any], last: dict) -> None:
+    if entry["status"] != QUEUED and not _audited(entry, last):
+        _roll_back(root, runs_dir, entry)
+    elif entry["status"] != QUEUED:
+        _finish(root, runs_dir, entry)
+    else:
+        _remove(_result_path(runs_dir, entry["id"]), _pending_path(root, entry["id"]))
+
+
+def recover(root: Path, runs_dir: Path, state: dict[str, Any]) -> None:
+    """Repair what an interrupted accept or reject left (call under the lock; saves the state).
+
+    Undurable decisions (no audit line) go back to the queue; durable ones are completed;
+    result files of bundles that are not accepted are removed.
+    """
+    last = _last_decisions(_audit_log(root))
+    before = json.dumps(state, sort_keys=True)
+    for entry in state["bundles"].values():
+        try:
+            _repair(root, runs_dir, entry, last)
+        except InboxError:  # a missing bundle file: reported when that bundle is acted on
+            pass
+    if json.dumps(state, sort_keys=True) != before:
+        _save(root, state)
 
 
 def _revalidate(root: Path, entry: dict[str, Any], runs_dir: Path | None) -> Validated:
@@ -330,5 +500,28 @@ def review(bundle_id: str, root: Path | None = None, runs_dir: Path | None = Non
 
 
 def audit_entries(root: Path | None = None) -> list[dict[str, Any]]:
-    """The inbox's audit log, newest first."""
-    return audit.read(inbox_dir(root) / audit.AUDIT_FILE)[::-1]
+    """The inbox's audit log, newest first (InboxError("audit") when it is damaged)."""
+    return _audit_log(inbox_dir(root)).entries[::-1]
+
+
+def verify_audit(root: Path | None = None) -> audit.Log:
+    """The verified audit log of the inbox (InboxError("audit") naming the damaged line)."""
+    return _audit_log(inbox_dir(root))
+
+
+def record_review(
+    run_id: str, by: Maintainer, failures: int, saved: Path, root: Path | None = None
+) -> dict[str, Any]:
+    """Audit a maintainer's hand review of one of our runs (who saved which marks)."""
+    root = inbox_dir(root)
+    with locked(root):
+        _audit_log(root)
+        return audit.append(
+            root / audit.AUDIT_FILE,
+            by.name,
+            "review-marks",
+            "",
+            f"{failures} failure marks",
+            run_id=run_id,
+            file=Path(saved).name,
+        )

@@ -113,21 +113,31 @@ def _read_folder(folder: Path) -> list[pd.DataFrame]:
     return [pd.read_parquet(f) for f in sorted(folder.glob("*.parquet"))] if folder.is_dir() else []
 
 
-def load_results(runs_dir: Path | None = None) -> pd.DataFrame:
-    """Every accepted community result (``runs_dir/community_results/*.parquet``)."""
-    frames = _read_folder(Path(runs_dir or paths.RUNS_DIR) / RESULTS_TABLE)
+def load_results(runs_dir: Path | None = None, inbox_root: Path | None = None) -> pd.DataFrame:
+    """Every published community result: a file in ``runs_dir/community_results/`` counts only
+    when the inbox state says accepted and the audit log has its accept line
+    (``inbox.published``). Raises InboxError when the state or audit log is damaged."""
+    from measure.community import inbox
+
+    files = inbox.published(inbox_root, runs_dir)
+    frames = [pd.read_parquet(path) for _, path in sorted(files.items())]
     if not frames:
         return empty_results()
     frame = pd.concat(frames, ignore_index=True)
     return frame.astype({k: t for k, t in RESULT_COLUMNS.items() if k in frame.columns})
 
 
-def results_fingerprint(runs_dir: Path | None = None) -> str:
-    """Names and modification times of the result files (a cache key that changes on accept)."""
+def results_fingerprint(runs_dir: Path | None = None, inbox_root: Path | None = None) -> str:
+    """Names and modification times of the result files, the inbox state and the audit log
+    (a cache key that changes on every accept, reject or repair)."""
+    from measure.community import audit, inbox
+
+    root = inbox.inbox_dir(inbox_root)
     folder = Path(runs_dir or paths.RUNS_DIR) / RESULTS_TABLE
-    if not folder.is_dir():
-        return ""
-    return "|".join(f"{f.name}:{f.stat().st_mtime_ns}" for f in sorted(folder.glob("*.parquet")))
+    files = sorted(folder.glob("*.parquet")) if folder.is_dir() else []
+    log = root / audit.AUDIT_FILE
+    files += [root / inbox.STATE_FILE, log, audit.head_path(log)]
+    return "|".join(f"{f}:{f.stat().st_mtime_ns}:{f.stat().st_size}" for f in files if f.exists())
 
 
 def our_runs(runs_dir: Path | None = None) -> pd.DataFrame:
@@ -212,9 +222,11 @@ def result_row(
     return pd.DataFrame([row]).astype(RESULT_COLUMNS)
 
 
-def community_table(adapter: str, runs_dir: Path | None = None) -> pd.DataFrame:
-    """The model page's "Community results": one row per accepted result, newest first."""
-    results = load_results(runs_dir)
+def community_table(
+    adapter: str, runs_dir: Path | None = None, inbox_root: Path | None = None
+) -> pd.DataFrame:
+    """The model page's "Community results": one row per published result, newest first."""
+    results = load_results(runs_dir, inbox_root)
     results = with_status(results)[results["adapter"] == adapter]
     results = results.sort_values(["measured_utc", "result_id"], ascending=False)
     return pd.DataFrame(

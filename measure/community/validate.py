@@ -76,6 +76,32 @@ class Validated:
 # --- layout, manifest, JSON ------------------------------------------------------------------
 
 _FIXED = (bundle.MANIFEST, bundle.SUBMISSION, bundle.RECORD, bundle.REQUIREMENTS, bundle.PIP_FREEZE)
+KIB = 1024
+SMALL_MEMBER_CAPS = {bundle.MANIFEST: 64 * KIB, bundle.SUBMISSION: 4 * KIB}
+"""Members that are small by construction (16 members listed; one name and a time), checked
+before their JSON is parsed."""
+MANIFEST_KEYS = frozenset({"format", "format_version", "members"})
+MANIFEST_MEMBER_KEYS = frozenset({"name", "sha256", "size_bytes"})
+SUBMISSION_KEYS = frozenset({"format", "format_version", "github", "submitted_utc"})
+"""The declared keys of the bundle's own JSON members; any other key is refused."""
+
+
+def _check_small(members: dict[str, bytes], source: str) -> None:
+    """The manifest and submission are within their caps (before any JSON is parsed)."""
+    for name, cap in SMALL_MEMBER_CAPS.items():
+        if len(members.get(name, b"")) > cap:
+            what = f"{name} is {len(members[name])} bytes, over its {cap // KIB} KiB cap"
+            raise fail("oversized-member", source, what, REBUILD, name)
+
+
+def _check_keys(doc: dict[str, Any], allowed: frozenset[str], where: str, source: str) -> None:
+    """Refuse a key that the bundle format does not declare."""
+    unknown = sorted(k for k in doc if k not in allowed)
+    if unknown:
+        what = (
+            f"{where} has unknown key {unknown[0][:40]!r} (allowed: {', '.join(sorted(allowed))})"
+        )
+        raise fail("schema", source, what, REBUILD)
 
 
 def _check_layout(members: dict[str, bytes], source: str) -> str:
@@ -136,6 +162,9 @@ def check_manifest(members: dict[str, bytes], source: str) -> dict[str, Any]:
             f"{manifest.get('format_version')!r} is not {bundle.FORMAT_VERSION}",
             "use this version of the measuring tool",
         )
+    _check_keys(manifest, MANIFEST_KEYS, bundle.MANIFEST, source)
+    for item in listed:
+        _check_keys(item, MANIFEST_MEMBER_KEYS, f"{bundle.MANIFEST} members[]", source)
     names = [m["name"] for m in listed]
     others = sorted(set(members) - {bundle.MANIFEST})
     if sorted(names) != others:
@@ -167,6 +196,7 @@ def check_submission(members: dict[str, bytes], source: str) -> dict[str, Any]:
         raise fail(
             "schema", source, f"{bundle.SUBMISSION} is not a {bundle.FORMAT} submission", REBUILD
         )
+    _check_keys(sub, SUBMISSION_KEYS, bundle.SUBMISSION, source)
     if not isinstance(sub.get("github"), str) or not bundle.GITHUB_NAME.match(sub["github"]):
         raise fail(
             "schema",
@@ -499,10 +529,26 @@ def validate_bundle(
     """Every check in order; raises BundleError at the first failure, else returns the bundle.
 
     ``compare_ours`` looks up our measurement on the same GPU under ``runs_dir``
-    (default ``paths.RUNS_DIR``) for the far-from-ours flag.
+    (default ``paths.RUNS_DIR``) for the far-from-ours flag. Content no check foresaw (a
+    TypeError deep in a record) is still refused with one ``schema`` line, never a traceback.
     """
+    try:
+        return _validate(data, source, limits, runs_dir, compare_ours)
+    except BundleError:
+        raise
+    except (TypeError, KeyError, IndexError, AttributeError, ValueError, OverflowError) as exc:
+        what = f"its content is malformed ({type(exc).__name__}: {str(exc)[:80]})"
+        raise fail("schema", source, what, REBUILD) from None
+    except RecursionError:
+        raise fail("schema", source, "its JSON nests too deeply", REBUILD) from None
+
+
+def _validate(
+    data: bytes, source: str, limits: Limits, runs_dir: Path | None, compare_ours: bool
+) -> Validated:
     members = read_members(data, source, limits)
     adapter_member = _check_layout(members, source)
+    _check_small(members, source)
     check_manifest(members, source)
     submission = check_submission(members, source)
     record = parse_json(bundle.RECORD, members[bundle.RECORD], source)

@@ -6,6 +6,7 @@ import plotly.express as px
 import streamlit as st
 
 from analytics.fl import board as flb
+from analytics.fl import review
 from ui import fl
 from ui.params import pick
 
@@ -21,7 +22,8 @@ st.caption(
     "Scores combine checkpoint quality with system costs from the common simulator "
     "(final = (A + B + C) / 3; a missing protocol counts 0). The API keeps four decimals; "
     "two are shown here, so equal-looking values can differ. Local Only and Centralized are "
-    "references, shown apart and never ranked."
+    "references, shown apart and never ranked. Only our reference runs and uploads a "
+    "maintainer accepted are scored; unverified uploads are listed at the bottom."
 )
 
 st.subheader("Overall ranking")
@@ -54,6 +56,19 @@ if board.methods:
 
 st.subheader("Reference baselines (not ranked)")
 st.dataframe(board.scores.references, hide_index=True, key="fl_references", placeholder="—")
+
+st.subheader("Unverified uploads (not ranked)")
+unverified = flb.uploads_table(board, (review.UNVERIFIED,))
+if unverified.empty:
+    st.caption("No uploads are waiting for a maintainer's review.")
+else:
+    st.caption("Received, awaiting a maintainer's review: self-reported, no rank, no points.")
+    st.dataframe(
+        unverified.drop(columns=["decided_by", "decided_utc"]),
+        hide_index=True,
+        key="fl_unverified",
+        placeholder="—",
+    )
 
 if board.problems:
     with st.expander(f"{len(board.problems)} stored submissions were skipped"):

@@ -7,6 +7,7 @@ import plotly.express as px
 import streamlit as st
 
 from analytics.vision import runs as vision
+from measure.community.inbox import InboxError
 from ui import community
 from ui import vision as loaders
 
@@ -56,19 +57,29 @@ def _charts(view: vision.ModelView) -> None:
 
 
 def _review(run_id: str) -> None:
+    """Our outputs for hand review; only a signed-in maintainer can mark and save failures."""
     st.subheader("Outputs on the shared inputs (hand review)")
     outputs = loaders.outputs(run_id)
     if outputs.empty:
         st.caption("No detection above the task's score threshold for this run.")
         return
     cols = ["output_index", "input_name", "x", "y", "w", "h", "score", "failure", "note"]
+    who = community.maintainer_or_none("vision_review")
+    if who is None:
+        st.dataframe(outputs[cols], hide_index=True, key=f"vision_review_{run_id}")
+        st.caption("Failure marks are set by maintainers: sign in to edit them.")
+        return
     edited = st.data_editor(
         outputs[cols], hide_index=True, key=f"vision_review_{run_id}", disabled=cols[:-2]
     )
-    reviewer = st.text_input("Reviewer (GitHub name)", key="vision_review_name")
-    if st.button("Save review", key="vision_review_save", disabled=not reviewer):
-        path = loaders.save_review(run_id, edited, reviewer)
-        st.success(f"Saved {int(edited['failure'].sum())} failure marks to {path.name}")
+    if st.button("Save review", key="vision_review_save"):
+        try:
+            path = loaders.save_review(run_id, edited, who)
+        except InboxError as exc:
+            st.error(f"Not saved: {exc}")
+            return
+        marked = int(edited["failure"].sum())
+        st.success(f"Saved {marked} failure marks to {path.name} as {who.name}")
 
 
 catalog = loaders.catalog()

@@ -21,6 +21,8 @@ QUEUE_COLUMNS = [
     "received_utc",
 ]
 
+AUDIT_COLUMNS = ["time_utc", "maintainer", "action", "bundle_id", "run_id", "reason"]
+
 
 def _queue(entries: list[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(entries, columns=[*QUEUE_COLUMNS, "flags"])
@@ -107,12 +109,14 @@ with st.expander("Decided bundles"):
         placeholder="—",
     )
 with st.expander("Audit log"):
-    st.dataframe(
-        pd.DataFrame(
-            inbox.audit_entries(),
-            columns=["time_utc", "maintainer", "action", "bundle_id", "reason"],
-        ),
-        hide_index=True,
-        key="review_audit",
-        placeholder="—",
-    )
+    try:
+        logged = inbox.audit_entries()
+    except inbox.InboxError as exc:
+        st.error(f"The audit log is damaged: {exc}")
+    else:
+        st.dataframe(
+            pd.DataFrame(logged, columns=AUDIT_COLUMNS),
+            hide_index=True,
+            key="review_audit",
+            placeholder="—",
+        )

@@ -19,7 +19,7 @@ st.title("Submit a run")
 st.markdown(HOW_TO)
 uploaded = st.file_uploader("Run bundle (.zip)", type=["zip"], key="submit_bundle")
 if st.button("Submit for review", key="submit_send", disabled=uploaded is None):
-    st.session_state["submit_outcome"] = community.submit_upload(uploaded.getvalue(), uploaded.name)
+    st.session_state["submit_outcome"] = community.submit_uploaded(uploaded)
 outcome = st.session_state.get("submit_outcome")
 if outcome is not None:
     if outcome["ok"]:

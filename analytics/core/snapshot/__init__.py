@@ -11,14 +11,15 @@ for registering track validators.
 
 Modules: ``parse`` (catalog files -> typed tables), ``checks`` (validation rules and the track
 validator registry), ``manifest`` (versions, manifests, listing), ``build`` (writing a snapshot
-atomically), ``cli`` (``python -m analytics snapshot ...``). This package re-exports their public
-API; note that ``snapshot.build`` is the function (the module is ``snapshot.build`` in
-``sys.modules``: import it with ``importlib.import_module``).
+atomically), ``verify`` (checking built snapshots against their file hashes, repair), ``cli``
+(``python -m analytics snapshot ...``). This package re-exports their public API; note that
+``snapshot.build`` is the function (the module is ``snapshot.build`` in ``sys.modules``: import
+it with ``importlib.import_module``).
 """
 
 from __future__ import annotations
 
-from analytics.core.snapshot import checks, cli, manifest, parse
+from analytics.core.snapshot import checks, cli, manifest, parse, verify
 from analytics.core.snapshot.build import BuildResult, build
 from analytics.core.snapshot.checks import (
     ALLOWED_VALUES,
@@ -35,6 +36,7 @@ from analytics.core.snapshot.checks import (
 from analytics.core.snapshot.cli import main, summary
 from analytics.core.snapshot.manifest import (
     BUILDER_FORMAT,
+    DamagedSnapshot,
     built_snapshots,
     catalog_version,
     list_snapshots,
@@ -57,6 +59,7 @@ __all__ = [
     "REFERENCES",
     "BuildResult",
     "CatalogError",
+    "DamagedSnapshot",
     "Table",
     "Validator",
     "build",
@@ -79,4 +82,5 @@ __all__ = [
     "summary",
     "table_name",
     "validate",
+    "verify",
 ]

@@ -7,6 +7,7 @@ first, its snapshot is kept.
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,15 +16,24 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from analytics.core import atomic, schema
+from analytics.core.problems import at
 from analytics.core.snapshot import checks
 from analytics.core.snapshot.manifest import (
     MANIFEST,
+    OUTPUTS,
+    DamagedSnapshot,
     catalog_version,
     manifest_text,
     new_manifest,
-    read_manifest,
+    output_hashes,
+    remove_stale_temp_dirs,
+    try_manifest,
 )
 from analytics.core.snapshot.parse import Table, rows_with
+
+DIR_MODE = 0o755
+FILE_MODE = atomic.FILE_MODE
+"""Snapshot folders and files are readable by everyone (``mkdtemp`` creates 0700)."""
 
 _ARROW_TYPES = {
     "str": pa.string(),
@@ -60,19 +70,34 @@ def _arrow_table(table: Table) -> pa.Table:
 def _write_snapshot(
     catalog_dir: Path, tables: dict[str, Table], folder: Path, manifest: dict
 ) -> None:
-    """Fill ``folder``: one Parquet per table, the JSON files, MANIFEST.json; all fsynced."""
+    """Fill ``folder``: one Parquet per table, the JSON files, MANIFEST.json (with the SHA-256
+    of every file written); modes 0755/0644; all fsynced."""
     for name, table in sorted(tables.items()):
         pq.write_table(_arrow_table(table), folder / f"{name}.parquet")
     for rel in manifest["json"]:
         target = folder / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes((catalog_dir / rel).read_bytes())
+    manifest[OUTPUTS] = output_hashes(folder)
     (folder / MANIFEST).write_text(manifest_text(manifest))
+    _set_modes(folder)
     atomic.fsync_tree(folder)
 
 
+def _set_modes(folder: Path) -> None:
+    """Folders 0755 and files 0644 under (and including) ``folder``."""
+    os.chmod(folder, DIR_MODE)
+    for path in folder.rglob("*"):
+        os.chmod(path, DIR_MODE if path.is_dir() else FILE_MODE)
+
+
 def _existing(folder: Path) -> BuildResult:
-    manifest = read_manifest(folder)
+    """The snapshot already built at ``folder`` (one-line error when its manifest is broken)."""
+    manifest = try_manifest(folder)
+    if manifest is None or not isinstance(manifest.get("tables"), dict):
+        what = "does not parse as a snapshot manifest"
+        fix = "run `python -m analytics snapshot check --repair`"
+        raise DamagedSnapshot(at(folder / MANIFEST, None, what, fix))
     return BuildResult(
         manifest["version"], folder, manifest["tables"], manifest.get("categories", 0), False
     )
@@ -95,6 +120,7 @@ def build(catalog_dir: Path, snapshots_dir: Path) -> BuildResult:
         raise checks.CatalogError(problems)
     version = catalog_version(catalog_dir)
     final = snapshots_dir / version
+    remove_stale_temp_dirs(snapshots_dir)
     if (final / MANIFEST).exists():
         return _existing(final)
     counts = {name: len(t.rows) for name, t in sorted(tables.items())}

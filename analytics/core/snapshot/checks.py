@@ -18,8 +18,10 @@ from analytics.core.snapshot.parse import (
     Table,
     catalog_files,
     json_problems,
+    one_line,
     read_table,
     rows_with,
+    shown,
     table_name,
 )
 
@@ -33,6 +35,7 @@ REFERENCES: tuple[tuple[str, str, str, str], ...] = (
 ALLOWED_VALUES: dict[tuple[str, str], tuple[str, ...]] = {
     ("scores", "source_kind"): schema.SOURCE_KINDS,
     ("gpus", "kind"): schema.GPU_KINDS,
+    ("benchmarks", "category"): schema.CATEGORIES,
 }
 
 CHECK_MODULES: tuple[str, ...] = ("analytics.fl.catalog_checks",)
@@ -40,6 +43,7 @@ CHECK_MODULES: tuple[str, ...] = ("analytics.fl.catalog_checks",)
 ``*catalog_checks.py`` under analytics/ is listed). Imported by name: core never imports a track."""
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ID = re.compile(schema.ID_PATTERN)
 _URL = re.compile(r"^https?://[^\s/]+\.[^\s/]+(/\S*)?$")
 
 Validator = Callable[[Path], Iterable[str]]
@@ -102,8 +106,8 @@ def _check_keys(table: Table) -> list[str]:
     for line, row in rows_with(table, *key_cols) if key_cols else []:
         key = tuple(row[c] for c in key_cols)
         if key in seen:
-            shown = ", ".join(f"{c}={row[c]!r}" for c in key_cols)
-            what = f"duplicate key ({shown}), first on line {seen[key]}"
+            cells = ", ".join(f"{c}={shown(row[c])}" for c in key_cols)
+            what = f"duplicate key ({cells}), first on line {seen[key]}"
             problems.append(at(table.path, line, what, "remove or merge one of the rows"))
         else:
             seen.setdefault(key, line)
@@ -119,7 +123,7 @@ def _check_references(tables: dict[str, Table]) -> list[str]:
         known = {row[key] for _, row in rows_with(tables[target], key)}
         for line, row in rows_with(tables[name], col):
             if row[col] not in known:
-                what = f"{col} '{row[col]}' is not in {target}.csv"
+                what = f"{col} {shown(row[col])} is not in {target}.csv"
                 problems.append(at(tables[name].path, line, what, f"add {noun} or correct the id"))
     return problems
 
@@ -155,14 +159,26 @@ def _check_values(table: Table) -> list[str]:
         allowed = ALLOWED_VALUES.get((table.name, col))
         for line, row in rows_with(table, col) if allowed else []:
             if row[col] not in allowed:
-                what = f"{col} '{row[col]}' is not one of: {', '.join(allowed)}"
+                what = f"{col} {shown(row[col])} is not one of: {', '.join(allowed)}"
                 problems.append(at(table.path, line, what, "use one of those values"))
         if col.endswith("url") and table.types.get(col) == "str":
             for line, row in rows_with(table, col):
                 if not _URL.match(row[col]):
-                    what = f"{col} '{row[col]}' is not an http(s) link"
+                    what = f"{col} {shown(row[col])} is not an http(s) link"
                     fix = "write the full link, starting with https://"
                     problems.append(at(table.path, line, what, fix))
+    return problems
+
+
+def _check_ids(table: Table) -> list[str]:
+    """Every identifier cell (``schema.ID_COLUMNS``) matches ``schema.ID_PATTERN``."""
+    problems = []
+    for col in schema.ID_COLUMNS.get(table.name, ()):
+        for line, row in rows_with(table, col):
+            if not _ID.match(row[col]):
+                what = f"{col} {shown(row[col])} is not a valid id"
+                fix = "use lower-case ASCII letters, digits and . _ + - (at most 128)"
+                problems.append(at(table.path, line, what, fix))
     return problems
 
 
@@ -183,7 +199,7 @@ def _check_aliases(table: Table) -> list[str]:
         for name, kind in names:
             owner = owners.setdefault(normalise_name(name), (row[key], line))
             if owner[0] != row[key]:
-                what = f"{kind} '{name}' also names {key} '{owner[0]}' (line {owner[1]})"
+                what = f"{kind} {shown(name)} also names {key} {shown(owner[0])} (line {owner[1]})"
                 fix = "keep each name on one row only, or make the names distinct"
                 problems.append(at(table.path, line, what, fix))
     return problems
@@ -198,9 +214,9 @@ def _check_names(catalog_dir: Path, files: list[Path]) -> list[str]:
         name = table_name(catalog_dir, path)
         if not _IDENT.match(name):
             fix = "rename the file using letters, digits and underscores"
-            problems.append(at(path, None, f"table name '{name}' is not an identifier", fix))
+            problems.append(at(path, None, f"table name {shown(name)} is not an identifier", fix))
         elif name in seen:
-            what = f"table name '{name}' is also produced by {display_path(seen[name])}"
+            what = f"table name {shown(name)} is also produced by {display_path(seen[name])}"
             problems.append(at(path, None, what, "rename one of the files"))
         seen.setdefault(name, path)
     return problems
@@ -231,8 +247,9 @@ def load_catalog(catalog_dir: Path) -> tuple[dict[str, Table], list[str]]:
             tables.setdefault(table.name, table)
     for table in tables.values():
         problems += _check_keys(table) + _check_values(table) + _check_aliases(table)
+        problems += _check_ids(table)
     problems += _check_references(tables) + _check_bounds(tables)
-    return tables, problems
+    return tables, [one_line(p) for p in problems]
 
 
 def run_validators(catalog_dir: Path) -> list[str]:
@@ -240,9 +257,9 @@ def run_validators(catalog_dir: Path) -> list[str]:
     problems = _discover_checks()
     for name, fn in sorted(_VALIDATORS.items()):
         try:
-            problems += [str(line) for line in fn(catalog_dir)]
+            problems += [one_line(str(line)) for line in fn(catalog_dir)]
         except Exception as exc:  # a crashing check blocks the build rather than passing it
-            what = f"validator '{name}' crashed ({exc!r})"
+            what = f"validator '{name}' crashed ({one_line(repr(exc))})"
             problems.append(at(catalog_dir, None, what, "repair the validator"))
     return problems
 

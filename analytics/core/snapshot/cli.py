@@ -1,23 +1,35 @@
-"""The snapshot command line: build, validate and list.
+"""The snapshot command line: build, validate, list and check.
 
 Command line::
 
     python -m analytics snapshot build [--catalog DIR] [--snapshots DIR]
     python -m analytics snapshot validate [--catalog DIR]
     python -m analytics snapshot list [--snapshots DIR]
+    python -m analytics snapshot check [VERSION ...] [--repair] [--catalog DIR] [--snapshots DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
 from analytics.core import paths, schema
-from analytics.core.problems import display_path
+from analytics.core.problems import at, display_path
+from analytics.core.snapshot import verify
 from analytics.core.snapshot.build import build
 from analytics.core.snapshot.checks import CatalogError, validate
-from analytics.core.snapshot.manifest import catalog_version, list_snapshots
+from analytics.core.snapshot.manifest import (
+    MANIFEST,
+    STALE_TEMP_S,
+    DamagedSnapshot,
+    catalog_version,
+    list_snapshots,
+    list_versions,
+    stale_temp_dirs,
+)
+from analytics.core.snapshot.parse import one_line
 
 
 def summary(version: str, counts: dict[str, int], categories: int) -> str:
@@ -43,10 +55,16 @@ def _parser() -> argparse.ArgumentParser:
         ("build", "validate the catalog and write its versioned snapshot"),
         ("validate", "check the catalog and print every problem"),
         ("list", "list built snapshots"),
+        ("check", "re-hash every snapshot file against its manifest"),
     ):
         cmd = sub.add_parser(action, help=help_)
         cmd.add_argument("--catalog", type=Path, default=None, help="catalog folder")
         cmd.add_argument("--snapshots", type=Path, default=None, help="snapshots folder")
+        if action == "check":
+            cmd.add_argument("versions", nargs="*", help="versions to check (default: all)")
+            cmd.add_argument(
+                "--repair", action="store_true", help="rebuild damaged versions from their catalog"
+            )
     return parser
 
 
@@ -76,14 +94,63 @@ def _build(catalog_dir: Path, snapshots_dir: Path) -> int:
         result = build(catalog_dir, snapshots_dir)
     except CatalogError as exc:
         return _report_problems(exc.problems, "nothing written")
+    except DamagedSnapshot as exc:
+        return _report_problems([str(exc)], "nothing written")
     print(summary(result.version, result.counts, result.categories))
     state = "written to" if result.created else "already built at (not rewritten)"
     print(f"{state} {display_path(result.path)}")
     return 0
 
 
+_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+"""A version named on the command line: a folder name, never a path."""
+
+
+def _stale_lines(snapshots_dir: Path) -> list[str]:
+    """One problem line per temp folder a killed build left behind."""
+    minutes = STALE_TEMP_S // 60
+    what = f"temporary folder of an interrupted build (untouched for over {minutes} minutes)"
+    fix = "delete it (`snapshot build` removes these too)"
+    return [at(path, None, what, fix) for path in stale_temp_dirs(snapshots_dir)]
+
+
+def _check_one(folder: Path, catalog_dir: Path, repair: bool) -> list[str]:
+    """Problem lines of one snapshot (after ``repair``, of its rebuilt folder); prints its
+    state."""
+    if not _VERSION.match(folder.name) or not (folder / MANIFEST).is_file():
+        fix = "run `python -m analytics snapshot list` for the built versions"
+        return [at(folder, None, "no such snapshot", fix)]
+    result = verify.check_snapshot(folder, catalog_dir, history=True)
+    if not result.ok and repair:
+        try:
+            source = verify.repair(folder.name, folder.parent, catalog_dir, history=True)
+        except (DamagedSnapshot, CatalogError, OSError) as exc:
+            return [*result.damaged, one_line(str(exc).splitlines()[0])]
+        print(f"{folder.name}: rebuilt from {source}")
+        result = verify.check_snapshot(folder, catalog_dir, history=True)
+    if result.ok and result.reference is None:
+        print(
+            f"{folder.name}: no hashes recorded and no catalog hashes to it; "
+            "its Parquet files read and its JSON files match the catalog hashes"
+        )
+    elif result.ok:
+        print(f"{folder.name}: intact (checked against {result.reference})")
+    return list(result.damaged)
+
+
+def _check(snapshots_dir: Path, catalog_dir: Path, versions: list[str], repair: bool) -> int:
+    problems = _stale_lines(snapshots_dir)
+    for version in versions or list_versions(snapshots_dir):
+        problems += _check_one(snapshots_dir / version, catalog_dir, repair)
+    for line in problems:
+        print(line)
+    if problems:
+        print(f"{len(problems)} problem{'s' if len(problems) != 1 else ''}", file=sys.stderr)
+    return 1 if problems else 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m analytics snapshot build|validate|list``; returns the exit status."""
+    """``python -m analytics snapshot build|validate|list|check``; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["snapshot"]:
         argv = argv[1:]
@@ -94,4 +161,6 @@ def main(argv: list[str] | None = None) -> int:
         return _validate(catalog_dir)
     if args.action == "list":
         return _list(snapshots_dir)
+    if args.action == "check":
+        return _check(snapshots_dir, catalog_dir, args.versions, args.repair)
     return _build(catalog_dir, snapshots_dir)

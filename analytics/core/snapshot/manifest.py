@@ -7,6 +7,8 @@ from __future__ import annotations
 import hashlib
 import json
 import platform
+import shutil
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -19,6 +21,21 @@ BUILDER_FORMAT = 1
 """Bump when the builder writes a snapshot differently; it is part of the version hash."""
 
 MANIFEST = "MANIFEST.json"
+
+
+class DamagedSnapshot(RuntimeError):
+    """A snapshot whose files differ from their recorded hashes (the message is one line)."""
+
+
+OUTPUTS = "outputs"
+"""Manifest key: relative path -> SHA-256 of every file the build wrote (MANIFEST.json aside).
+Snapshots built before it was added have no such key (``snapshot check`` rebuilds them)."""
+
+TEMP_PREFIX = ".tmp-"
+"""Folders a build (or repair) works in before its one rename; hidden from the listing."""
+
+STALE_TEMP_S = 600
+"""A temp folder untouched this long (10 minutes) belongs to a build that was killed."""
 
 
 def _schema_fingerprint() -> bytes:
@@ -74,6 +91,15 @@ def new_manifest(
     }
 
 
+def output_hashes(folder: Path) -> dict[str, str]:
+    """Relative path -> SHA-256 of every file under a snapshot folder except MANIFEST.json."""
+    return {
+        path.relative_to(folder).as_posix(): _sha256(path.read_bytes())
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.relative_to(folder).as_posix() != MANIFEST
+    }
+
+
 def manifest_text(manifest: dict) -> str:
     """MANIFEST.json as written: indent 2, sorted keys, final newline."""
     return json.dumps(manifest, indent=2, sort_keys=True) + "\n"
@@ -84,25 +110,36 @@ def read_manifest(folder: Path) -> dict:
     return json.loads((folder / MANIFEST).read_text())
 
 
+def try_manifest(folder: Path) -> dict | None:
+    """The manifest of ``folder``, or None when it is missing or does not parse as an object."""
+    try:
+        manifest = read_manifest(folder)
+    except (OSError, ValueError):
+        return None
+    return manifest if isinstance(manifest, dict) else None
+
+
 def _built_at(folder: Path, manifest: dict) -> str:
     """When a snapshot was built: the manifest's ``built_at``, else (a hand-written manifest)
     the manifest file's modification time in the same format."""
-    if "built_at" in manifest:
+    if isinstance(manifest.get("built_at"), str):
         return manifest["built_at"]
     mtime_s = (folder / MANIFEST).stat().st_mtime
     return datetime.fromtimestamp(mtime_s, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def built_snapshots(snapshots_dir: Path) -> list[tuple[Path, dict]]:
-    """(folder, manifest) of every built snapshot, oldest build first (then by folder name)."""
+    """(folder, manifest) of every built snapshot, oldest build first (then by folder name).
+
+    A folder whose MANIFEST.json does not parse is left out (``snapshot check`` reports it).
+    """
     if not snapshots_dir.is_dir():
         return []
-    found = [
-        (p, read_manifest(p))
-        for p in snapshots_dir.iterdir()
-        if not p.name.startswith(".") and (p / MANIFEST).is_file()
-    ]
-    return sorted(found, key=lambda pm: (_built_at(*pm), pm[0].name))
+    folders = [p for p in snapshots_dir.iterdir() if not p.name.startswith(".")]
+    found = [(p, try_manifest(p)) for p in folders if (p / MANIFEST).is_file()]
+    return sorted(
+        ((p, m) for p, m in found if m is not None), key=lambda pm: (_built_at(*pm), pm[0].name)
+    )
 
 
 def list_snapshots(snapshots_dir: Path) -> list[dict]:
@@ -113,3 +150,27 @@ def list_snapshots(snapshots_dir: Path) -> list[dict]:
 def list_versions(snapshots_dir: Path) -> list[str]:
     """Versions (folder names) of every built snapshot, oldest build first."""
     return [folder.name for folder, _ in built_snapshots(snapshots_dir)]
+
+
+def stale_temp_dirs(snapshots_dir: Path, max_age_s: float = STALE_TEMP_S) -> list[Path]:
+    """Temp folders (``.tmp-*``) in ``snapshots_dir`` last modified over ``max_age_s`` ago:
+    left behind by a build that was killed before its rename."""
+    if not snapshots_dir.is_dir():
+        return []
+    cutoff = time.time() - max_age_s
+    found = []
+    for path in sorted(snapshots_dir.glob(TEMP_PREFIX + "*")):
+        try:
+            if path.is_dir() and not path.is_symlink() and path.stat().st_mtime < cutoff:
+                found.append(path)
+        except OSError:  # removed meanwhile
+            continue
+    return found
+
+
+def remove_stale_temp_dirs(snapshots_dir: Path, max_age_s: float = STALE_TEMP_S) -> list[Path]:
+    """Delete the stale temp folders of ``snapshots_dir``; returns those removed."""
+    removed = stale_temp_dirs(snapshots_dir, max_age_s)
+    for path in removed:
+        shutil.rmtree(path, ignore_errors=True)
+    return removed

@@ -8,16 +8,38 @@ import io
 import json
 import math
 import re
+import unicodedata
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from analytics.core import schema
 from analytics.core.problems import at
 
 DATA_SUFFIXES = (".csv", ".json")
+
+MAX_FILE_BYTES = 64 * 1024 * 1024
+"""Largest catalog file read (the biggest today, scores.csv, is about 1 MB)."""
+
+MAX_JSON_BYTES = 8 * 1024 * 1024
+"""Largest catalog JSON file read (today's are under 5 kB)."""
+
+MAX_JSON_DEPTH = 32
+"""Deepest nesting of JSON arrays/objects accepted (the catalog's files nest 4 deep)."""
+
+MAX_SHOWN = 60
+"""Characters of a cell value echoed in a problem line."""
+
+HIDDEN_CATEGORIES = ("Cc", "Cf", "Zl", "Zp", "Cs")
+"""Unicode categories no cell may hold: control, format (zero-width, bidi), line/paragraph
+separators, surrogates."""
+
+_INT64 = (-(2**63), 2**63 - 1)
 
 _INT = re.compile(r"^[+-]?(0|[1-9][0-9]*)$")
 _FLOAT = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
@@ -25,6 +47,7 @@ _DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 _TYPE_FIX = {
     "float": ("is not a number", "write a plain number such as 71.3"),
     "int": ("is not a whole number", "write an integer such as 32"),
+    "int64": ("is outside the 64-bit integer range", "write a smaller whole number"),
     "bool": ("is not a boolean", "write true or false"),
     "date": ("is not an ISO date", "write the date as YYYY-MM-DD"),
 }
@@ -41,6 +64,41 @@ class Table:
     lines: list[int] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list)
     types: dict[str, str] = field(default_factory=dict)
+
+
+def shown(value: object) -> str:
+    """``value`` quoted for a problem line: repr (so control and invisible characters show as
+    escapes and the line stays one line), cut to ``MAX_SHOWN`` characters."""
+    text = repr(value)
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 4] + "…" + text[-1]
+
+
+def one_line(text: str) -> str:
+    """``text`` with every non-printable character (newline, tab, zero-width, bidi) escaped."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
+def hidden_char(text: str) -> tuple[int, str] | None:
+    """(0-based position, ``U+XXXX``) of the first control, zero-width or bidi character."""
+    if text.isprintable():
+        return None
+    for pos, char in enumerate(text):
+        if unicodedata.category(char) in HIDDEN_CATEGORIES:
+            return pos, f"U+{ord(char):04X}"
+    return None
+
+
+def size_problem(path: Path, limit: int | None = None) -> list[str]:
+    """A problem line when ``path`` is larger than ``limit`` bytes (default
+    ``MAX_FILE_BYTES``); such a file is not read."""
+    limit = MAX_FILE_BYTES if limit is None else limit
+    size = path.stat().st_size
+    if size <= limit:
+        return []
+    what = f"file is {size:,} bytes, above the limit of {limit:,}"
+    return [at(path, None, what, "split it into smaller tables or remove it")]
 
 
 def catalog_files(catalog_dir: Path) -> list[Path]:
@@ -82,7 +140,10 @@ def _parse_cell(dtype: str, cell: str) -> Any:
         if math.isfinite(value):
             return value
     elif dtype == "int" and _INT.match(text):
-        return int(text)
+        value = int(text) if len(text) < 21 else None
+        if value is None or not _INT64[0] <= value <= _INT64[1]:
+            raise ValueError("int64")
+        return value
     elif dtype == "bool" and text.lower() in ("true", "false"):
         return text.lower() == "true"
     elif dtype == "date" and _DATE.match(text):
@@ -104,6 +165,9 @@ def _infer_type(values: list[str]) -> str:
 
 def _read_records(path: Path) -> tuple[list[tuple[int, list[str]]], list[str]]:
     """Raw CSV records as (first line number, cells); blank lines are skipped."""
+    too_big = size_problem(path)
+    if too_big:
+        return [], too_big
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -124,8 +188,12 @@ def _read_records(path: Path) -> tuple[list[tuple[int, list[str]]], list[str]]:
 
 def _check_header(path: Path, name: str, header: list[str]) -> list[str]:
     problems = []
-    for col in sorted({c for c in header if header.count(c) > 1}):
-        problems.append(at(path, 1, f"column '{col}' appears twice", "keep one of them"))
+    for col in sorted(c for c, n in Counter(header).items() if n > 1):
+        problems.append(at(path, 1, f"column {shown(col)} appears twice", "keep one of them"))
+    for col in header:
+        if hidden_char(col):
+            what = f"column name {shown(col)} holds a control or invisible character"
+            problems.append(at(path, 1, what, "type the name in plain text"))
     if "" in header:
         problems.append(at(path, 1, "a column has an empty name", "name it or remove it"))
     for col in schema.TABLES.get(name, ()):
@@ -146,6 +214,15 @@ def _column_types(name: str, header: list[str], records: list[tuple[int, list[st
     }
 
 
+def _hidden_problem(path: Path, line: int, col: str, cell: str) -> list[str]:
+    """A problem line when a cell holds a control, zero-width or bidi character."""
+    found = hidden_char(cell)
+    if found is None:
+        return []
+    what = f"{col} {shown(cell)} holds the invisible or control character {found[1]}"
+    return [at(path, line, what, f"delete it (character {found[0] + 1} of the cell)")]
+
+
 def _typed_row(table: Table, line: int, cells: list[str], required: set[str]) -> list[str]:
     problems = []
     row: dict[str, Any] = {}
@@ -157,10 +234,12 @@ def _typed_row(table: Table, line: int, cells: list[str], required: set[str]) ->
             continue
         try:
             row[col] = _parse_cell(table.types[col], cell)
-        except ValueError:
+        except ValueError as exc:
             row[col] = None
-            what, fix = _TYPE_FIX[table.types[col]]
-            problems.append(at(table.path, line, f"{col} '{cell}' {what}", fix))
+            what, fix = _TYPE_FIX[str(exc) if str(exc) in _TYPE_FIX else table.types[col]]
+            problems.append(at(table.path, line, f"{col} {shown(cell)} {what}", fix))
+            continue
+        problems += _hidden_problem(table.path, line, col, cell)
     table.lines.append(line)
     table.rows.append(row)
     return problems
@@ -192,11 +271,36 @@ def read_table(catalog_dir: Path, path: Path) -> tuple[Table | None, list[str]]:
     return table, problems
 
 
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)', re.DOTALL)
+"""A JSON string; an unterminated one runs to the end (so the scan stays linear)."""
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def json_depth(text: str) -> int:
+    """Deepest nesting of arrays/objects in JSON ``text`` (brackets inside strings ignored)."""
+    brackets = np.frombuffer(_NOT_BRACKET.sub("", _JSON_STRING.sub("", text)).encode(), np.uint8)
+    if not brackets.size:
+        return 0
+    steps = np.where((brackets == ord("[")) | (brackets == ord("{")), 1, -1)
+    return max(int(steps.cumsum().max()), 0)
+
+
 def json_problems(path: Path) -> list[str]:
+    """Problem lines of one catalog JSON file: size, encoding, nesting depth and syntax."""
+    too_big = size_problem(path, MAX_JSON_BYTES)
+    if too_big:
+        return too_big
     try:
-        json.loads(path.read_bytes().decode("utf-8-sig"))
+        text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return [at(path, None, f"not UTF-8 (byte {exc.start})", "save it as UTF-8")]
+    if json_depth(text) > MAX_JSON_DEPTH:
+        what = f"JSON nests deeper than {MAX_JSON_DEPTH} levels"
+        return [at(path, None, what, "flatten the structure")]
+    try:
+        json.loads(text)
     except json.JSONDecodeError as exc:
         return [at(path, exc.lineno, f"invalid JSON ({exc.msg})", "correct the syntax")]
+    except (ValueError, RecursionError) as exc:  # e.g. an integer of over 4300 digits
+        return [at(path, None, f"invalid JSON ({one_line(str(exc))})", "correct the value")]
     return []

@@ -1,0 +1,53 @@
+"""Bounded JSON parsing for untrusted FL inputs (the policy, a ZIP's manifest and status files).
+
+The size is capped before decoding and the nesting depth is counted with one regular-expression
+pass before ``json.loads`` sees the text, so no input can exhaust the stack or the memory. Every
+refusal is a ``JsonLimitError`` whose message is a short ``what`` for a problem line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+class JsonLimitError(ValueError):
+    """Refused JSON; the message says what is wrong, in a few words on one line."""
+
+
+def depth(text: str) -> int:
+    """The deepest nesting of arrays and objects in ``text`` (strings skipped)."""
+    deepest = level = 0
+    for bracket in _BRACKETS.findall(_STRING.sub("", text)):
+        level += 1 if bracket in "[{" else -1
+        deepest = max(deepest, level)
+    return deepest
+
+
+def _one_line(message: str, limit: int = 160) -> str:
+    flat = " ".join(str(message).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def loads(data: bytes | str, max_bytes: int, max_depth: int) -> Any:
+    """The JSON value of ``data`` (UTF-8, optional BOM) within the size and depth caps."""
+    size = len(data.encode("utf-8") if isinstance(data, str) else data)
+    if size > max_bytes:
+        raise JsonLimitError(f"is {size} bytes, over the cap of {max_bytes}")
+    try:
+        text = data if isinstance(data, str) else data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise JsonLimitError(f"is not UTF-8 text ({_one_line(exc)})") from None
+    nested = depth(text)
+    if nested > max_depth:
+        raise JsonLimitError(f"nests {nested} levels deep, over the cap of {max_depth}")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise JsonLimitError(f"line {exc.lineno}: invalid JSON ({exc.msg})") from None
+    except (ValueError, RecursionError) as exc:  # e.g. an integer of more than 4300 digits
+        raise JsonLimitError(f"invalid JSON ({_one_line(exc)})") from None
