@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.navigation import existing_pages
+from ui.navigation import HOME, existing_pages
 
 
 def build_navigation() -> dict[str, list]:
@@ -17,7 +17,7 @@ def build_navigation() -> dict[str, list]:
                 title=page.title,
                 icon=page.icon,
                 url_path=page.url_path,
-                default=page.file == "pages/home.py",
+                default=page.file == HOME,
             )
         )
     return sections

@@ -10,7 +10,9 @@ ahead of the websocket that delivers Streamlit's content, so it often captured t
 skeleton. The browser is driven over the DevTools protocol (tornado's websocket client, which
 Streamlit already installs). A page's URL path comes from the page table
 (``ui/navigation.py``); the default page (home) is ``/``. Exits 1 with one line on failure;
-``--strict`` also fails when a page shows an exception.
+``--strict`` also fails when a page shows an exception. :func:`deep_link_sidebar` (used by
+``tests/test_screenshots.py``) opens one deep link as the first request of a fresh server and
+reports the sidebar navigation it shows.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import shutil
@@ -28,6 +31,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -58,6 +62,16 @@ READY_JS = """(() => {
   return document.fonts.status === "loaded";
 })()"""
 HAS_EXCEPTION_JS = "!!document.querySelector('[data-testid=\"stException\"]')"
+NAV_JS = """(() => {
+  const nav = document.querySelector('[data-testid="stSidebarNav"]');
+  if (!nav) return null;
+  const label = (el) => el.innerText.trim().split("\\n").filter(Boolean).pop() || "";
+  return {
+    sections: [...nav.querySelectorAll('[data-testid="stNavSectionHeader"]')].map(label),
+    titles: [...nav.querySelectorAll('[data-testid="stSidebarNavLink"]')].map(label),
+  };
+})()"""
+"""The sidebar navigation as shown: section headers and page link labels (null: no sidebar)."""
 
 
 class ScreenshotError(RuntimeError):
@@ -185,6 +199,23 @@ class DevTools:
             await asyncio.sleep(0.25)
         await asyncio.sleep(SETTLE_S)
 
+    async def sidebar_states(self, url: str, timeout_s: float) -> list[dict | None]:
+        """Open ``url``; every distinct sidebar navigation (:data:`NAV_JS`) shown from the first
+        paint until the page is ready, the final one last."""
+        await self.call("Page.navigate", url=url)
+        states: list[dict | None] = []
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            state = await self.evaluate(NAV_JS)
+            if not states or states[-1] != state:
+                states.append(state)
+            if await self.evaluate(READY_JS) is True and states[-1] is not None:
+                break
+            await asyncio.sleep(0.05)
+        await self.wait_ready(url, timeout_s)
+        final = await self.evaluate(NAV_JS)
+        return states if states[-1] == final else [*states, final]
+
     async def capture(self, url: str, out: Path, timeout_s: float) -> bool:
         """Open ``url``, wait for Streamlit to finish, write a PNG; True if it shows an error."""
         await self.call("Page.navigate", url=url)
@@ -215,31 +246,53 @@ async def _capture_all(ws_url: str, jobs: list[tuple[str, Path]], timeout_s: flo
         conn.close()
 
 
-def take_all(pages: list[str], out_dir: Path, timeout_s: float) -> tuple[list[Path], list[str]]:
-    """Serve the app once; write ``<out_dir>/<page>.png`` per page; also list erroring URLs."""
+@contextlib.contextmanager
+def serving(tmp_dir: Path) -> Iterator[tuple[int, str]]:
+    """A fresh ``streamlit run app.py`` and a headless chromium, both stopped afterwards; yields
+    the app's port and the DevTools websocket URL of the browser's page."""
     browser = chromium()
     if browser is None:
         raise ScreenshotError("chromium is not installed; fix: apt-get install -y chromium")
+    port, devtools_port = free_port(), free_port()
+    server = start_server(port, tmp_dir / "streamlit.log")
+    chrome = start_browser(browser, devtools_port, tmp_dir / "profile", tmp_dir / "chrome.log")
+    try:
+        wait_for_json(server, f"http://127.0.0.1:{port}/_stcore/health", tmp_dir / "streamlit.log")
+        targets = wait_for_json(
+            chrome, f"http://127.0.0.1:{devtools_port}/json/list", tmp_dir / "chrome.log"
+        )
+        yield port, next(t["webSocketDebuggerUrl"] for t in targets if t.get("type") == "page")
+    finally:
+        stop(chrome)
+        stop(server)
+
+
+def take_all(pages: list[str], out_dir: Path, timeout_s: float) -> tuple[list[Path], list[str]]:
+    """Serve the app once; write ``<out_dir>/<page>.png`` per page; also list erroring URLs."""
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="atlas-shots-") as tmp:
-        tmp_dir = Path(tmp)
-        port, devtools_port = free_port(), free_port()
-        server = start_server(port, tmp_dir / "streamlit.log")
-        chrome = start_browser(browser, devtools_port, tmp_dir / "profile", tmp_dir / "chrome.log")
-        try:
-            wait_for_json(
-                server, f"http://127.0.0.1:{port}/_stcore/health", tmp_dir / "streamlit.log"
-            )
-            targets = wait_for_json(
-                chrome, f"http://127.0.0.1:{devtools_port}/json/list", tmp_dir / "chrome.log"
-            )
-            ws_url = next(t["webSocketDebuggerUrl"] for t in targets if t.get("type") == "page")
+        with serving(Path(tmp)) as (port, ws_url):
             jobs = [(page_url(port, p), out_dir / f"{p}.png") for p in pages]
             failing = asyncio.run(_capture_all(ws_url, jobs, timeout_s))
             return [out for _, out in jobs], failing
+
+
+def deep_link_sidebar(path: str, timeout_s: float = 120.0) -> list[dict | None]:
+    """Start a FRESH server, open ``/<path>`` as its very first request and return every
+    sidebar navigation shown until the page is ready (:meth:`DevTools.sidebar_states`)."""
+
+    async def visit(ws_url: str, url: str) -> list[dict | None]:
+        from tornado.websocket import websocket_connect
+
+        conn = await websocket_connect(ws_url, max_message_size=256 * 2**20)
+        try:
+            return await DevTools(conn).sidebar_states(url, timeout_s)
         finally:
-            stop(chrome)
-            stop(server)
+            conn.close()
+
+    with tempfile.TemporaryDirectory(prefix="atlas-deeplink-") as tmp:
+        with serving(Path(tmp)) as (port, ws_url):
+            return asyncio.run(visit(ws_url, f"http://127.0.0.1:{port}/{path}"))
 
 
 def existing_pages(wanted: list[str]) -> list[str]:

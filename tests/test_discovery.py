@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pandas as pd
@@ -55,7 +56,7 @@ def test_smallest_config_prefers_fewer_gpus_on_price_ties() -> None:
     )
     found = cat.smallest_config(cat.rentable_configs(gpus), lambda h: h.budget_gb >= 40)
     assert (found.gpu_id, found.count) == ("big", 1)  # $2/h either way: one GPU wins
-    assert cat.config_label(found) == "1× Big ($2.00/h)"
+    assert cat.config_label(found) == "1× Big ($2.00/h, thin price)"
     assert cat.smallest_config([], lambda h: True) is None
 
 
@@ -78,8 +79,8 @@ def test_inference_show_all_adds_wont_fit_with_config(catalog: cat.Catalog) -> N
     rows = table.set_index("model_id")
     assert rows.loc["llama-3.1-405b", "status"] == "won't fit"
     # 405 x 0.5625 x 1.08 = 246.0 GB: 4x A100 80GB (320 GB, $6/h) is the cheapest that holds it
-    assert rows.loc["llama-3.1-405b", "smallest_config"] == "4× A100 80GB ($6.00/h)"
-    assert rows.loc["big-moe-secret", "smallest_config"] == "8× A100 80GB ($12.00/h)"
+    assert rows.loc["llama-3.1-405b", "smallest_config"] == "4× A100 80GB ($6.00/h, thin price)"
+    assert rows.loc["big-moe-secret", "smallest_config"] == "8× A100 80GB ($12.00/h, thin price)"
     assert pd.isna(rows.loc["llama-3.1-8b", "smallest_config"])
     assert list(table["fits"]) == sorted(table["fits"], reverse=True)  # fits first
 
@@ -96,7 +97,7 @@ def test_finetune_list(catalog: cat.Catalog) -> None:
     # 1000B QLoRA: 550 + 80 + 50 = 680 GB -> 8x H100 (640 GB) is too small: no config
     assert full.loc["big-moe-secret", "smallest_config"].startswith("—")
     # 405B QLoRA SFT: 222.75 + 32.4 + 20.25 = 275.4 GB -> 4x A100 (320 GB, ratio 0.86)
-    assert full.loc["llama-3.1-405b", "smallest_config"] == "4× A100 80GB ($6.00/h)"
+    assert full.loc["llama-3.1-405b", "smallest_config"] == "4× A100 80GB ($6.00/h, thin price)"
     assert full.loc["llama-3.1-405b", "config_method"] == "qlora"
 
 
@@ -143,3 +144,145 @@ def test_hardware_fit_view_puts_fitting_models_first_by_rating(catalog: cat.Cata
     assert list(view["status"]) == sorted(view["status"])  # "fits" < "won't fit"
     assert view.set_index("model_id").loc["llama-3.1-8b", "measured_tokens_per_s"] == 127.7
     assert catalog.finetune_memory.empty  # the tiny catalog has no such table
+
+
+def _with_70b(catalog: cat.Catalog) -> cat.Catalog:
+    """The tiny catalog plus a dense 70B open-weight model (test data)."""
+    row = catalog.models[catalog.models["model_id"] == "llama-3.1-8b"].assign(
+        model_id="llama-70b", display_name="llama-70b", checkpoint_id="llama-70b",
+        total_params_b=70.0, vram_q4_gb=None,
+    )  # fmt: skip
+    return dataclasses.replace(catalog, models=pd.concat([catalog.models, row]))
+
+
+def test_wont_fit_plan_is_priced_on_a_config_that_fits(catalog: cat.Catalog) -> None:
+    # 70B QLoRA: 0.55 x 70 + 16 x 0.35 + 3.5 = 47.6 GB; 1x RTX 4090 has 24 GB, 2x have 48
+    target = cat.hardware(catalog.gpus, "rtx-4090")
+    view = finetune_view.plan_view(_with_70b(catalog), "llama-70b", target, "sft", "qlora", 10_000)
+    assert view.plan.verdict == "won't fit"
+    assert (view.priced_on.gpu_id, view.priced_on.count) == ("rtx-4090", 2)
+    assert view.priced_note == (
+        "priced on 2× GeForce RTX 4090: the chosen 1× GeForce RTX 4090 cannot run this job"
+    )
+    hours = 6e9 * 70 * 30_720_000 / (165.2e12 * 0.35 * 3600)
+    assert view.cost.gpu_hours == pytest.approx(hours)
+    assert view.cost.wall_clock_hours == pytest.approx(hours / 2)
+    assert view.cost.cost_usd == pytest.approx(hours * 0.40)
+
+
+def test_fitting_plan_is_priced_on_the_chosen_hardware(catalog: cat.Catalog) -> None:
+    target = cat.hardware(catalog.gpus, "h100-sxm", 2)
+    view = finetune_view.plan_view(catalog, "llama-3.1-8b", target, "rl", "full", 10_000)
+    assert view.priced_on == target and view.priced_note is None
+
+
+def test_no_rentable_config_fits_gives_no_price(catalog: cat.Catalog) -> None:
+    target = cat.hardware(catalog.gpus, "rtx-4090")
+    view = finetune_view.plan_view(catalog, "llama-3.1-405b", target, "sft", "full", 1000)
+    assert view.cost is None and view.priced_on is None
+    assert view.priced_note.startswith("No price: the chosen 1× GeForce RTX 4090 cannot run")
+    assert "no rentable config up to 8 GPUs" in view.cost_note
+
+
+def _gpus(rows: list[tuple]) -> pd.DataFrame:
+    cols = ["gpu_id", "name", "kind", "memory_gb", "usd_per_hour", "price_source_url"]
+    return pd.DataFrame(rows, columns=cols).assign(bf16_tflops_dense=100.0)
+
+
+VAST = "https://github.com/skypilot-org/skypilot-catalog/blob/x/catalogs/v8/vast/vms.csv"
+LAMBDA = "https://github.com/skypilot-org/skypilot-catalog/blob/x/catalogs/v8/lambda/vms.csv"
+
+
+def test_thin_prices_are_flagged_and_used_only_when_nothing_better_fits() -> None:
+    gpus = _gpus(
+        [
+            ("cheap", "Cheap", "consumer", 24.0, 0.2, VAST),  # one provider catalog: thin
+            ("solid", "Solid", "datacenter", 24.0, 1.0, f"{LAMBDA};{VAST}"),
+            ("big", "Big", "consumer", 80.0, 0.5, VAST),
+        ]
+    )
+    configs = cat.rentable_configs(gpus)
+    found = cat.smallest_config(configs, lambda h: h.budget_gb >= 20)
+    assert (found.gpu_id, found.count) == ("solid", 1)  # not the thin $0.20/h
+    assert cat.config_label(found) == "1× Solid ($1.00/h)"
+    assert cat.price_label(found) == (
+        "$1.00/GPU-hour · 2 provider catalogs (lambda, vast) · date not recorded · "
+        "offers not recorded"
+    )
+    # only thin configs are large enough: the cheapest of them, flagged
+    big = cat.smallest_config(configs, lambda h: h.budget_gb >= 200)
+    assert (big.gpu_id, big.count) == ("big", 4)
+    assert cat.config_label(big) == "4× Big ($2.00/h, thin price)"
+    assert "1 provider catalog (vast) · thin" in cat.price_label(big)
+
+
+def test_default_apple_is_the_newest_base_chip() -> None:
+    gpus = _gpus(
+        [
+            ("m1-8gb", "Apple M1 8GB", "apple", 5.3, None, None),
+            ("m3-16gb", "Apple M3 16GB", "apple", 10.7, None, None),
+            ("m4-max-128gb", "Apple M4 Max 128GB", "apple", 96.0, None, None),
+        ]
+    )
+    assert cat.default_apple(gpus) == "m3-16gb"
+    tiers = gpus[gpus["gpu_id"] == "m4-max-128gb"]  # no base chip: newest generation, smallest
+    assert cat.default_apple(tiers) == "m4-max-128gb"
+    assert cat.default_apple(gpus[gpus["kind"] == "x"]) is None
+
+
+def test_one_per_checkpoint_keeps_the_best_rated_variant() -> None:
+    table = pd.DataFrame(
+        {
+            "model_id": ["gpt-oss-120b-medium", "gpt-oss-120b-high", "other"],
+            "display_name": ["gpt-oss-120b-medium", "gpt-oss-120b (high)", "other"],
+            "checkpoint_id": ["gpt-oss-120b", "gpt-oss-120b", None],
+            "rating": [1200.0, 1250.0, None],
+        }
+    )
+    out = cat.one_per_checkpoint(table).set_index("model_id")
+    assert list(out.index) == ["gpt-oss-120b-high", "other"]
+    assert out.loc["gpt-oss-120b-high", "variants"] == "gpt-oss-120b (high), gpt-oss-120b-medium"
+    assert out.loc["gpt-oss-120b-high", "rating"] == 1250.0
+
+
+def test_default_model_rule(catalog: cat.Catalog) -> None:
+    # tiny catalog: no instruct 7-9 B model; of the 7-9 B dense ones llama-3.1-8b has scores
+    assert finetune_view.default_model(catalog.models, catalog.scores) == "llama-3.1-8b"
+    named = catalog.models.assign(
+        display_name=catalog.models["display_name"].replace("nc-model-7b", "NC 7B Instruct")
+    )
+    assert finetune_view.default_model(named, catalog.scores) == "nc-model-7b"
+
+
+def test_model_choices_one_per_checkpoint_and_search(catalog: cat.Catalog) -> None:
+    ratings = pd.DataFrame({"model_id": ["qwen3-32b-thinking"], "rating": [1111.0]})
+    choices = finetune_view.model_choices(catalog.models, ratings)
+    assert choices["checkpoint_id"].is_unique and "closed-chat" not in set(choices["model_id"])
+    qwen = choices[choices["checkpoint_id"] == "qwen3-32b"].iloc[0]
+    assert qwen["model_id"] == "qwen3-32b-thinking"
+    assert qwen["label"] == (
+        "qwen3-32b-thinking · 32.8B · Elo 1111 · variants: qwen3-32b, qwen3-32b-thinking"
+    )
+    found = finetune_view.search_choices(choices, "QWEN 32")
+    assert found["model_id"].tolist() == ["qwen3-32b-thinking"]
+    assert len(finetune_view.search_choices(choices, "")) == len(choices)
+
+
+def test_measured_comparison_beside_the_formula(catalog: cat.Catalog) -> None:
+    measured = pd.DataFrame(
+        {
+            "model": ["Llama 3.1 8B", "other"], "params_b": [8.03, 7.0],
+            "method": ["lora", "lora"], "quantization": ["none", "none"],
+            "microbatch_size": [1, 1], "gpu_id": ["a100-40gb"] * 2,
+            "peak_memory_gb": [20.0, 10.0], "outcome": ["measured"] * 2,
+            "source_url": ["https://example.org/litgpt"] * 2,
+        }
+    )  # fmt: skip
+    tables = dataclasses.replace(catalog, finetune_memory=measured)
+    rows = finetune_view.measured_comparison(tables, "llama-3.1-8b")
+    assert len(rows) == 1
+    formula = 2 * 8.03 + 16 * 0.005 * 8.03 + 2  # LoRA 8.03B
+    assert rows.loc[0, "formula_gb"] == pytest.approx(formula)
+    assert rows.loc[0, "ratio"] == pytest.approx(20.0 / formula)
+    assert rows.loc[0, "source_url"] == "https://example.org/litgpt"
+    assert finetune_view.measured_comparison(tables, "qwen3-32b").empty

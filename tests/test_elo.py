@@ -332,6 +332,77 @@ def test_bootstrap_of_a_single_benchmark_collapses() -> None:
     assert table.loc["A", "rating_low"] == table.loc["A", "rating"] == table.loc["A", "rating_high"]
 
 
+# --- category leaderboards -----------------------------------------------------------------
+
+
+def category_example() -> pd.DataFrame:
+    """A beats B on both math benchmarks; B beats A (and C) on the only code benchmark."""
+    rows = [("A", "m1", "math", 10), ("A", "m2", "math", 10)]
+    rows += [("B", "m1", "math", 5), ("B", "m2", "math", 5)]
+    rows += [("A", "c1", "code", 1), ("B", "c1", "code", 9), ("C", "c1", "code", 5)]
+    return frame(rows)
+
+
+def test_category_fit_golden() -> None:
+    """Math alone: the battles are A>B twice, weight 1/sqrt(2) each (seed 002 weights), plus the
+    anchor draws; by symmetry A = 1000 + r, B = 1000 - r with x = r ln10 / 400 solving
+    sqrt(2) (1 - sigma(2x)) + 1/2 - sigma(x) = 0 (the gradient of the log-likelihood)."""
+    import scipy.optimize
+
+    def sigma(x: float) -> float:
+        return 1 / (1 + math.exp(-x))
+
+    x = scipy.optimize.brentq(lambda t: math.sqrt(2) * (1 - sigma(2 * t)) + 0.5 - sigma(t), 0, 20)
+    r = 400 * x / math.log(10)
+    table = elo.rate_categories(category_example())
+    math_rows = table[table["category"] == "math"].set_index("model")
+    assert math_rows.loc["A", "rating"] == pytest.approx(round(1000 + r, 1), abs=1e-9)
+    assert math_rows.loc["B", "rating"] == pytest.approx(round(1000 - r, 1), abs=1e-9)
+    assert math_rows["rank"].tolist() == [1, 2]  # code, where B wins, plays no part
+    assert "C" not in math_rows.index  # no math score, not on the math board
+    code = table[table["category"] == "code"].set_index("model")
+    assert code.index.tolist() == ["B", "C", "A"] and code["rank"].isna().all()
+    assert set(code["unrated_reason"]) == {elo.UNRATED_CATEGORY_FLOOR}  # one code benchmark
+    assert "n_categories" not in table.columns
+    overall = elo.rate(category_example()).set_index("model")
+    assert overall.loc["A", "rating"] != math_rows.loc["A", "rating"]  # overall stays its own
+
+
+def test_category_floor_and_main_graph() -> None:
+    rows = [("A", "m1", "math", 3), ("A", "m2", "math", 2), ("B", "m1", "math", 1)]
+    rows += [("D", "m3", "math", 1), ("D", "m4", "math", 1), ("E", "m3", "math", 0)]
+    rows += [("E", "m4", "math", 0), ("F", "m3", "math", 2), ("F", "m4", "math", 5)]
+    table = elo.rate_categories(frame(rows)).set_index("model")
+    both = f"{elo.UNRATED_CATEGORY_FLOOR}; {elo.UNRATED_DISCONNECTED}"
+    assert table.loc["B", "unrated_reason"] == both  # one math benchmark, and not in main graph
+    assert table.loc["A", "unrated_reason"] == elo.UNRATED_DISCONNECTED  # m1/m2 apart from m3/m4
+    assert table.loc[["F", "D", "E"], "rank"].tolist() == [1, 2, 3]
+
+
+def test_category_bootstrap_is_seeded_and_resamples_the_category() -> None:
+    scores = synthetic(12, 10)
+    one = elo.rate_categories(scores, bootstrap=20, seed=3)
+    pd.testing.assert_frame_equal(one, elo.rate_categories(scores, bootstrap=20, seed=3))
+    assert {"rating_low", "rating_high", "rank_low", "rank_high"} <= set(one.columns)
+    ranked = one[one["eligible"]]
+    assert (ranked["rating_low"] <= ranked["rating_high"]).all()
+    assert (ranked.groupby("category")["rank"].min() == 1).all()
+    # A wins every math resample (both benchmarks): its interval collapses to the point
+    collapsed = elo.rate_categories(category_example(), bootstrap=20).set_index("model")
+    a = collapsed[collapsed["category"] == "math"].loc["A"]
+    assert a["rating_low"] == a["rating"] == a["rating_high"]
+
+
+def test_drawn_only_rounds_give_the_same_ratings() -> None:
+    rows = [(m, f"b{i}", f"c{i % 3}", (7 * j + 3 * i) % 11) for i in range(9) for j, m in
+            enumerate("ABCDEFG") if (i + j) % 4]  # fmt: skip
+    battles = elo.build_battles(elo.headline_scores(frame(rows)))
+    full = elo.bootstrap_ratings(battles, 15, seed=4)
+    small = elo.bootstrap_ratings(battles, 15, seed=4, drawn_only=True)
+    np.testing.assert_allclose(small, full, atol=1e-6)
+    assert np.array_equal(np.isnan(small), np.isnan(full))
+
+
 # --- CLI -----------------------------------------------------------------------------------
 
 

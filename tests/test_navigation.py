@@ -37,3 +37,10 @@ def test_url_paths_are_unique_and_keep_the_old_links():
         urls
     )
     assert {"fl_ranked", "vision_review", "llm_model", "fl_run_detail"} <= set(urls)
+
+
+def test_no_page_file_sits_directly_in_pages():
+    """Streamlit's automatic pages/ navigation would list such files by name on a cold server."""
+    assert list((paths.REPO_ROOT / "pages").glob("*.py")) == []
+    assert navigation.HOME in {p.file for p in navigation.PAGES}
+    assert next(p for p in navigation.PAGES if p.file == navigation.HOME).url_path == "home"

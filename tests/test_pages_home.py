@@ -54,7 +54,7 @@ def test_overview_of_an_empty_connection() -> None:
 
 def test_home_page_builds_the_snapshot_and_renders(store: Path) -> None:
     assert not (store / "snapshots").exists()
-    at = run_page("home.py")
+    at = run_page("overview/home.py")
     assert not at.exception
     version = snapshot.catalog_version(store / "catalog")
     assert (store / "snapshots" / version / "MANIFEST.json").exists()
@@ -74,7 +74,7 @@ def test_home_page_builds_the_snapshot_and_renders(store: Path) -> None:
 
 def test_home_page_shows_catalog_problems(store: Path) -> None:
     edit(store / "catalog" / "scores.csv", 3, model_id="gpt-9")
-    at = run_page("home.py")
+    at = run_page("overview/home.py")
     assert not at.exception
     assert len(at.error) == 1 and "model_id 'gpt-9' is not in models.csv" in at.error[0].value
     assert not at.metric and not (store / "snapshots").exists()

@@ -89,20 +89,36 @@ def test_filters(board: leaderboard.Leaderboard) -> None:
 
     everyone = board.table["model_id"].tolist()
     assert ids() == everyone
-    assert ids(category="chat") == ["beta-pro-2", "acme-2-70b", "beta-pro"]
     assert ids(organisations=("Beta Labs",)) == ["beta-pro-2", "beta-pro"]
     assert set(ids(open_weights=False)) == {"beta-pro", "beta-pro-2"}
     assert ids(licence_classes=("research-only",)) == ["gamma-r"]
     assert set(ids(size_b=(7.0, 13.0))) == {"acme-1-7b", "acme-2-7b", "gamma-r"}  # unknown hidden
     assert "beta-pro" not in ids(provenance=("independent",))
-    ranks = leaderboard.filter_table(board, leaderboard.LeaderboardFilter(category="chat"))
-    assert (
-        ranks["rank"].tolist()
-        == board.table.set_index("model_id")
-        .loc[["beta-pro-2", "acme-2-70b", "beta-pro"], "rank"]
-        .tolist()
-    )  # ranks are those of the whole board
-    assert ranks["category_profile"].tolist() == [60.0, 50.0, 43.8]  # (1280-800)/800 etc.
+    with pytest.raises(ValueError, match="category ratings"):
+        ids(category="chat")  # a category view needs the category ratings
+
+
+def test_category_filter_switches_to_the_category_leaderboard(
+    board: leaderboard.Leaderboard,
+) -> None:
+    by_category = ratings.categories_of_version(NEW, bootstrap=50)
+    flt = leaderboard.LeaderboardFilter(category="knowledge")
+    rows = leaderboard.filter_table(board, flt, by_category).set_index("model_id")
+    # kn1 + kn2: only acme-2-70b and beta-pro-2 have both; kn1-only models are listed unrated
+    assert rows.index[:2].tolist() == ["beta-pro-2", "acme-2-70b"]
+    assert rows["rank"].tolist()[:2] == [1, 2] and rows["rank"].iloc[2:].isna().all()
+    assert set(rows.index) == {"beta-pro-2", "acme-2-70b", "acme-1-7b", "acme-2-7b",
+                               "beta-pro", "gamma-r"}  # fmt: skip
+    assert rows.loc["gamma-r", "unrated_reason"] == elo.UNRATED_CATEGORY_FLOOR
+    assert rows.loc["beta-pro-2", "overall_rank"] == 1 and pd.isna(
+        rows.loc["gamma-r", "overall_rank"]
+    )
+    assert rows.loc["acme-2-70b", "provenance"] == "independent 1 · self-reported 1"
+    assert rows.loc["beta-pro-2", "category_profile"] == 79.0
+    acme = leaderboard.LeaderboardFilter(category="knowledge", organisations=("Acme",))
+    hidden = leaderboard.filter_table(board, acme, by_category)
+    assert hidden["model_id"].tolist()[0] == "acme-2-70b"  # other filters only hide rows:
+    assert hidden["rank"].tolist()[0] == 2  # beta-pro-2 (rank 1) is hidden, ranks are kept
 
 
 def test_model_summary_and_lineage(board: leaderboard.Leaderboard) -> None:
@@ -188,7 +204,7 @@ def test_stale_derived_files_are_reported_and_regenerated(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"fix: python -m analytics derive {NEW}" in err[0]
     assert ratings.main(["derive", NEW]) == 0
-    assert len(capsys.readouterr().out.splitlines()) == len(ratings.SERVED)
+    assert len(capsys.readouterr().out.splitlines()) == len(ratings.SERVED) + 1  # + categories
     assert ratings.main(["derive", NEW, "--check"]) == 0
     monkeypatch.setattr(ratings, "source_hash", lambda: "edited rating code")
     assert "stale" in ratings.stale_reason(NEW)
@@ -211,13 +227,14 @@ def test_leaderboard_page(store: Path) -> None:
 
 
 def test_leaderboard_page_filters_from_query_params(store: Path) -> None:
-    at = run_page("llm/leaderboard.py", org="Beta Labs", category="chat")
+    at = run_page("llm/leaderboard.py", org="Beta Labs", category="knowledge")
     assert not at.exception
-    assert at.selectbox(key="lb_category").value == "chat"
-    assert at.dataframe[0].value["display_name"].tolist() == ["Beta Pro 2", "Beta Pro"]
+    assert at.selectbox(key="lb_category").value == "knowledge"
+    assert at.dataframe[0].value["display_name"].tolist() == ["Beta Pro 2"]
+    assert at.dataframe[1].value["display_name"].tolist() == ["Beta Pro"]  # kn1 only
     at.multiselect(key="lb_org").set_value([]).run()
-    assert at.query_params["category"] == "chat" and "org" not in at.query_params
-    assert len(at.dataframe[0].value) == 3
+    assert at.query_params["category"] == "knowledge" and "org" not in at.query_params
+    assert at.dataframe[0].value["rank"].tolist() == [1, 2]
 
 
 def test_model_page(store: Path) -> None:

@@ -66,6 +66,27 @@ def test_main_pages_render_to_non_blank_pngs(store_paths: StorePaths) -> None:
     assert store_paths.snapshots.is_dir()  # the server built the snapshot where it was told
 
 
+SECTIONS = ["Overview", "LLM leaderboard", "Verified vision", "Federated track"]
+
+
+@pytest.mark.parametrize("path", ["llm_leaderboard", "vision_leaderboard", "fl_ranked", "home"])
+def test_a_deep_link_on_a_cold_server_shows_the_app_navigation(
+    store_paths: StorePaths, path: str
+) -> None:
+    """A shared link opened as the first request of a freshly started server shows the page
+    table's sections and titles, never Streamlit's file-name sidebar of the pages/ folder
+    (also not for a moment while loading); /home is what that sidebar used to link to."""
+    from ui import navigation
+
+    shots = _load_script()
+    write_catalog(store_paths.serve_catalog())
+    states = shots.deep_link_sidebar(path)
+    titles = [p.title for p in navigation.existing_pages()]
+    assert states[-1] == {"sections": SECTIONS, "titles": titles}, states[-1]
+    shown = [s for s in states if s is not None and s["titles"]]
+    assert all(s["sections"] == SECTIONS for s in shown), shown  # no file-name sidebar
+
+
 def test_missing_pages_fail_with_one_line(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--out", str(tmp_path), "--pages", "no_such_page"],

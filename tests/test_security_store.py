@@ -234,7 +234,7 @@ def app_store(store: dict, monkeypatch: pytest.MonkeyPatch) -> dict:
 
 
 def _run_home() -> AppTest:
-    return AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60).run()
+    return AppTest.from_file(str(ROOT / "pages" / "overview" / "home.py"), default_timeout=60).run()
 
 
 def test_home_on_a_damaged_store_warns_and_serves_the_older_snapshot(

@@ -43,6 +43,12 @@ def load_board(version: str) -> leaderboard.Leaderboard:
     return leaderboard.for_version(version)
 
 
+@st.cache_data(show_spinner="Fitting category ratings for this snapshot…")
+def load_category_ratings(version: str) -> pd.DataFrame:
+    """Every category's Elo ratings with intervals of one snapshot version (category view)."""
+    return ratings.categories_of_version(version)
+
+
 @st.cache_data(show_spinner="Comparing snapshots…")
 def load_diff(old: str, new: str) -> pd.DataFrame:
     """Rating and rank changes between two snapshot versions."""
@@ -99,7 +105,17 @@ def load_finetune_list(
     """Fine-tune discovery list: one row per checkpoint, models that fit first."""
     cat = load_catalog(version)
     target = catalog.hardware(cat.gpus, gpu_id, count)
-    return finetune_view.discovery_view(cat, target, recipe, method, axes, show_all=show_all)
+    rated = load_ratings(version)
+    return finetune_view.discovery_view(
+        cat, target, recipe, method, axes, show_all=show_all, ratings=rated
+    )
+
+
+@st.cache_data(show_spinner=False)
+def load_model_choices(version: str) -> tuple[pd.DataFrame, str | None]:
+    """The fine-tune planner's model options (one per checkpoint) and its default model."""
+    cat = load_catalog(version)
+    return finetune_view.planner_models(cat.models, cat.scores, load_ratings(version))
 
 
 def served_catalog() -> tuple[str, catalog.Catalog]:

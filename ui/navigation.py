@@ -7,8 +7,16 @@ from typing import NamedTuple
 
 from analytics.core import paths
 
-_LEGACY_URLS = {"llm_hardware_fit": "hardware_fit", "llm_finetune_planner": "finetune_planner"}
-"""Pages whose URL predates the track prefix."""
+_LEGACY_URLS = {
+    "llm_hardware_fit": "hardware_fit",
+    "llm_finetune_planner": "finetune_planner",
+    "overview_home": "home",
+}
+"""Pages whose URL predates the track prefix (home is served at ``/``; ``home`` names it)."""
+HOME = "pages/overview/home.py"
+"""The default page. No page file sits directly in ``pages/``: Streamlit's old automatic
+navigation lists those files by name (and runs them without ``app.py``) on a freshly started
+server until the first ``st.navigation`` call, e.g. for a shared ``/home`` link."""
 
 
 class PageEntry(NamedTuple):
@@ -31,7 +39,7 @@ class PageEntry(NamedTuple):
 
 
 PAGES: tuple[PageEntry, ...] = (
-    PageEntry("Overview", "pages/home.py", "Home", ":material/home:"),
+    PageEntry("Overview", HOME, "Home", ":material/home:"),
     PageEntry(
         "LLM leaderboard", "pages/llm/leaderboard.py", "Leaderboard", ":material/leaderboard:", True
     ),

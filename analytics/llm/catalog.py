@@ -5,6 +5,12 @@ By default a list holds only the models that fit the chosen hardware. ``show_all
 marked "won't fit", each with the smallest rentable configuration that would work: datacenter or
 consumer GPUs with a rental price, in counts of 1, 2, 4 or 8, cheapest per hour first, fewer GPUs
 on ties. Apple silicon is supported as the user's own hardware but never recommended.
+
+Prices carry their provenance (:class:`Price`). ``gpus.csv`` records the $/h (a median over
+provider catalogs), the provider catalogs it came from (``price_source_url``, ';'-separated) and
+an optional ``price_date``; it does not record how many offers each provider listed. A price
+backed by fewer than :data:`MIN_PRICE_SOURCES` provider catalogs is "thin"; thin prices are used
+for the cheapest config only when no config with a better-supported price fits.
 """
 
 from __future__ import annotations
@@ -27,6 +33,43 @@ DEFAULT_GPU = "rtx-4090"  # preselected on the pages when the catalog has it
 WONT_FIT = "won't fit"
 FITS = "fits"
 TABLES = ("models", "gpus", "throughput", "scores", "benchmarks", "finetune_memory")
+MIN_PRICE_SOURCES = 2  # fewer provider catalogs behind a $/h -> "thin"
+APPLE_TIERS = ("pro", "max", "ultra")  # chip tiers above the base chip
+
+
+@dataclass(frozen=True)
+class Price:
+    """A rental $/GPU-hour and what backs it: provider catalogs (URLs) and the date, if any.
+    The number of offers behind it is not in the catalog (``offers`` is None)."""
+
+    usd_per_hour: float
+    source_urls: tuple[str, ...] = ()
+    date: str | None = None
+    offers: int | None = None
+
+    @property
+    def sources(self) -> int:
+        return len(self.source_urls)
+
+    @property
+    def thin(self) -> bool:
+        """Backed by fewer than MIN_PRICE_SOURCES provider catalogs."""
+        return self.sources < MIN_PRICE_SOURCES
+
+    def provenance(self) -> str:
+        """'2 provider catalogs (lambda, vast) · date not recorded · offers not recorded'."""
+        names = ", ".join(_provider(u) for u in self.source_urls) or "no source"
+        n = f"{self.sources} provider catalog{'s' if self.sources != 1 else ''} ({names})"
+        thin = " · thin" if self.thin else ""
+        date = f"as of {self.date}" if self.date else "date not recorded"
+        offers = f"{self.offers} offers" if self.offers is not None else "offers not recorded"
+        return f"{n}{thin} · {date} · {offers}"
+
+
+def _provider(url: str) -> str:
+    """The provider a SkyPilot catalog URL is for ('.../catalogs/v8/vast/vms.csv' -> 'vast')."""
+    parts = url.rstrip("/").split("/")
+    return parts[-2] if len(parts) >= 2 and parts[-1].endswith(".csv") else url
 
 
 @dataclass(frozen=True)
@@ -40,6 +83,7 @@ class Hardware:
     count: int = 1
     bf16_tflops: float | None = None
     usd_per_hour: float | None = None
+    price: Price | None = None  # the $/h with its provenance (catalog GPUs)
 
     @property
     def budget_gb(self) -> float:
@@ -91,11 +135,26 @@ def hardware(gpus: pd.DataFrame, gpu_id: str, count: int = 1) -> Hardware:
         count=1 if kind == "apple" else int(count),
         bf16_tflops=_num(row.get("bf16_tflops_dense")),
         usd_per_hour=_num(row.get("usd_per_hour")),
+        price=_price(row),
     )
+
+
+def _price(row: pd.Series) -> Price | None:
+    """The row's $/h with its provider catalogs and date; None without a price."""
+    usd = _num(row.get("usd_per_hour"))
+    if usd is None:
+        return None
+    urls = _text(row.get("price_source_url"))
+    date = _text(row.get("price_date"))
+    return Price(usd, tuple(u.strip() for u in urls.split(";") if u.strip()), date or None)
 
 
 def _num(value: object) -> float | None:
     return None if value is None or pd.isna(value) else float(value)
+
+
+def _text(value: object) -> str:
+    return "" if value is None or (not isinstance(value, str) and pd.isna(value)) else str(value)
 
 
 def rentable_configs(gpus: pd.DataFrame) -> list[Hardware]:
@@ -107,15 +166,31 @@ def rentable_configs(gpus: pd.DataFrame) -> list[Hardware]:
 
 
 def smallest_config(configs: list[Hardware], works: Callable[[Hardware], bool]) -> Hardware | None:
-    """First (cheapest) config in ``rentable_configs`` order on which ``works`` holds."""
-    return next((h for h in configs if works(h)), None)
+    """First (cheapest) config in ``rentable_configs`` order on which ``works`` holds, among
+    those with a well-supported price; a thin-priced one only when none of those works."""
+    supported = [h for h in configs if not _thin(h)]
+    found = next((h for h in supported if works(h)), None)
+    return found or next((h for h in configs if _thin(h) and works(h)), None)
+
+
+def _thin(config: Hardware) -> bool:
+    return config.price is None or config.price.thin
 
 
 def config_label(config: Hardware | None) -> str:
-    """'2× H100 SXM ($5.00/h)', or a dash when no rentable config is large enough."""
+    """'2× H100 SXM ($5.00/h)' (', thin price' when so), or a dash when no rentable config is
+    large enough."""
     if config is None:
         return "— (no rentable config up to 8 GPUs)"
-    return f"{config.label} (${config.count * config.usd_per_hour:,.2f}/h)"
+    thin = ", thin price" if config.price is not None and config.price.thin else ""
+    return f"{config.label} (${config.count * config.usd_per_hour:,.2f}/h{thin})"
+
+
+def price_label(config: Hardware | None) -> str | None:
+    """'$3.01/GPU-hour · 2 provider catalogs (lambda, vast) · ...', None without a price."""
+    if config is None or config.price is None:
+        return None
+    return f"${config.price.usd_per_hour:,.2f}/GPU-hour · {config.price.provenance()}"
 
 
 def filter_models(
@@ -154,7 +229,8 @@ def filtered_models(catalog: Catalog, flt: ModelFilter) -> pd.DataFrame:
     return filter_models(catalog.models, lic, flt.params_range_b, flt.open_weights_only)
 
 
-def _norm(name: str) -> str:
+def norm_name(name: str) -> str:
+    """A typed name as the lookups compare it: case- and separator-insensitive."""
     return re.sub(r"[\s_\-]+", "-", str(name).strip().casefold()).strip("-")
 
 
@@ -166,19 +242,49 @@ def gpu_names(gpus: pd.DataFrame) -> dict[str, str]:
         aliases = "" if aliases == "nan" else aliases
         for label in [row["gpu_id"], row["name"], *aliases.split(";")]:
             if str(label).strip():
-                names.setdefault(_norm(label), row["gpu_id"])
+                names.setdefault(norm_name(label), row["gpu_id"])
     return names
 
 
-def resolve_gpu(gpus: pd.DataFrame, name: str) -> str:
-    """The gpu_id a user-typed name refers to; raises LookupError naming the closest names."""
-    names = gpu_names(gpus)
-    key = _norm(name)
+def resolve_gpu(gpus: pd.DataFrame, name: str, names: dict[str, str] | None = None) -> str:
+    """The gpu_id a user-typed name refers to; raises LookupError naming the closest names.
+    ``names`` is ``gpu_names(gpus)`` when the caller has it already."""
+    names = gpu_names(gpus) if names is None else names
+    key = norm_name(name)
     if key in names:
         return names[key]
     close = difflib.get_close_matches(key, list(names), n=5, cutoff=0.4)
     shown = list(dict.fromkeys(names[c] for c in close)) or sorted(gpus["gpu_id"])[:8]
-    raise LookupError(f"unknown GPU {name!r}; closest known: {', '.join(shown)}")
+    fix = "pass a catalog gpu_id, name or alias (gpus.csv) or --vram-gb"
+    raise LookupError(f"unknown GPU {name!r}; closest known: {', '.join(shown)}; fix: {fix}")
+
+
+def model_names(models: pd.DataFrame) -> dict[str, str]:
+    """Every accepted spelling of a model (model_id, then display_name, then ``aliases``;
+    case- and separator-insensitive) -> model_id; an id always wins over another's alias."""
+    names: dict[str, str] = {}
+    aliases = model_aliases(models)
+    for column in ("model_id", "display_name"):
+        for model_id, label in zip(models["model_id"], models[column], strict=True):
+            if isinstance(label, str) and label.strip():
+                names.setdefault(norm_name(label), model_id)
+    for model_id, labels in aliases.items():
+        for label in labels:
+            names.setdefault(norm_name(label), model_id)
+    return names
+
+
+def resolve_model(models: pd.DataFrame, name: str, names: dict[str, str] | None = None) -> str:
+    """The model_id a user-typed name or alias refers to; raises LookupError (one line) naming
+    the closest catalog ids. ``names`` is ``model_names(models)`` when the caller has it."""
+    names = model_names(models) if names is None else names
+    key = norm_name(name)
+    if key in names:
+        return names[key]
+    close = difflib.get_close_matches(key, list(names), n=8, cutoff=0.5)
+    shown = list(dict.fromkeys(names[c] for c in close))[:5] or sorted(models["model_id"])[:5]
+    fix = "pass a catalog model_id (models.csv) or --params-b"
+    raise LookupError(f"unknown model {name!r}; closest known: {', '.join(shown)}; fix: {fix}")
 
 
 def model_aliases(models: pd.DataFrame) -> dict[str, list[str]]:
@@ -190,6 +296,30 @@ def model_aliases(models: pd.DataFrame) -> dict[str, list[str]]:
         text = "" if raw is None or pd.isna(raw) else str(raw)
         out[model_id] = [a.strip() for a in text.split(";") if a.strip()]
     return out
+
+
+def default_apple(gpus: pd.DataFrame) -> str | None:
+    """The preselected Apple profile: the newest base chip (no Pro/Max/Ultra tier: the
+    mainstream Mac) in the catalog, largest memory on ties; without a base chip, the newest
+    generation's smallest profile. None without Apple profiles."""
+    apple = gpus[gpus["kind"] == "apple"]
+    if apple.empty:
+        return None
+    rows = apple.assign(
+        _gen=[_apple_generation(n) for n in apple["name"]],
+        _base=[not any(t in str(n).casefold().split() for t in APPLE_TIERS) for n in apple["name"]],
+    )
+    base = rows[rows["_base"]]
+    if not base.empty:
+        return str(base.sort_values(["_gen", "memory_gb"], ascending=False).iloc[0]["gpu_id"])
+    newest = rows[rows["_gen"] == rows["_gen"].max()]
+    return str(newest.sort_values(["memory_gb", "gpu_id"]).iloc[0]["gpu_id"])
+
+
+def _apple_generation(name: object) -> int:
+    """The M-number of an Apple chip name ('Apple M3 Max 64GB' -> 3); 0 when absent."""
+    found = re.search(r"\bM(\d+)\b", str(name))
+    return int(found.group(1)) if found else 0
 
 
 def default_gpu(gpu_ids: list[str]) -> str:
@@ -204,3 +334,36 @@ def gpu_choices(gpus: pd.DataFrame, apple: bool) -> dict[str, str]:
         g: f"{n} · {m:g} GB"
         for g, n, m in zip(pool["gpu_id"], pool["name"], pool["memory_gb"], strict=True)
     }
+
+
+def checkpoint_key(table: pd.DataFrame) -> pd.Series:
+    """Each row's checkpoint: ``checkpoint_id``, else its own model_id."""
+    if "checkpoint_id" not in table:
+        return table["model_id"]
+    return table["checkpoint_id"].where(table["checkpoint_id"].notna(), table["model_id"])
+
+
+def one_per_checkpoint(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per checkpoint (reasoning-effort / mode variants share weights): the variant with
+    the best ``rating`` represents it (then the smallest model_id); adds ``variants`` (every
+    variant's name, sorted) and keeps the best rating. Row order follows the representatives."""
+    key = checkpoint_key(table)
+    names = table["display_name"] if "display_name" in table else table["model_id"]
+    names = names.where(names.notna(), table["model_id"]).astype(str)
+    variants = names.groupby(key).agg(lambda s: ", ".join(sorted(set(s))))
+    rating = table["rating"] if "rating" in table else pd.Series(float("nan"), index=table.index)
+    order = table.assign(_ck=key, _r=rating).sort_values(
+        ["_r", "model_id"], ascending=[False, True], na_position="last"
+    )
+    keep = order.drop_duplicates("_ck").index
+    out = table.loc[table.index.isin(keep)].copy()
+    out["variants"] = key[out.index].map(variants)
+    return out
+
+
+def best_ratings(models: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFrame:
+    """checkpoint_id -> the best rating of its variants (NaN when none is rated)."""
+    key = checkpoint_key(models)
+    rated = models[["model_id"]].assign(checkpoint_id=key.to_numpy())
+    rated = rated.merge(ratings[["model_id", "rating"]], on="model_id", how="left")
+    return rated.groupby("checkpoint_id", as_index=False)["rating"].max()

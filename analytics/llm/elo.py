@@ -12,6 +12,8 @@ Input is a long score table with columns ``model, benchmark, category, score`` a
    with one pseudo-draw per model against an anchor of strength 1 (rating 1000).
 4. :func:`rate` adds eligibility, ranks and (optionally) bootstrap intervals over benchmarks;
    only models of the main comparison graph (:func:`main_graph`) can be ranked.
+5. :func:`rate_categories` runs the same fit on each category's benchmarks alone (category
+   leaderboards; the overall rating stays :func:`rate`'s).
 
 See ``docs/elo.md`` for the method, the stopping rule and the acceleration.
 """
@@ -38,19 +40,25 @@ ALGORITHM_VERSION = "bt-mm-2"  # 2: ranks only the main comparison graph
 """Version of the rating method: change it whenever a change to this module (or to the score
 query in ``analytics.llm.ratings``) changes any rating, so cached ratings of an old method are
 never served (``data/derived/<version>/`` files carry it in their name)."""
+CATEGORY_VERSION = "cat-1"
+"""Version of the per-category method (:func:`rate_categories`: which battles, the category
+floor); the category file's name carries it beside ``ALGORITHM_VERSION``."""
 ANCHOR_RATING = 1000.0  # rating of the fixed anchor (strength 1), seed 002
 ELO_SCALE = 400.0  # +400 rating points = 10:1 win odds, seed 002
 DEFAULT_TOL = 1e-10  # stop when one plain MM sweep moves every log-strength by less than this
 DEFAULT_MAX_ITER = 500  # accelerated sweeps before ConvergenceError
 MIN_BENCHMARKS = 3  # ranking eligibility floor, seed 002
 MIN_CATEGORIES = 2  # ranking eligibility floor, seed 002
+MIN_CATEGORY_BENCHMARKS = 2  # category-rank floor (docs/elo.md, "Category leaderboards")
 RATING_DECIMALS = 1  # ratings are published to 0.1, seed 002
 _MAX_NEWTON_STEP = 2.0  # largest change of any log-strength in one Newton step (~350 rating)
 _DENSE_NEWTON_MAX = 3000  # above this many models the Newton step uses conjugate gradients
 
 UNRATED_FLOOR = f"needs {MIN_BENCHMARKS} benchmarks in {MIN_CATEGORIES} categories"
+UNRATED_CATEGORY_FLOOR = f"needs {MIN_CATEGORY_BENCHMARKS} benchmarks in this category"
 UNRATED_DISCONNECTED = "not connected to the main comparison graph (shares no benchmark with it)"
-"""The ``unrated_reason`` values of :func:`rate` (joined by "; " when both apply)."""
+"""The ``unrated_reason`` values of :func:`rate` (joined by "; " when both apply); category
+tables say :data:`UNRATED_CATEGORY_FLOOR` instead of :data:`UNRATED_FLOOR`."""
 
 REQUIRED_COLUMNS = ("model", "benchmark", "category", "score")
 OPTIONAL_COLUMNS = ("source", "date", "higher_is_better")
@@ -473,21 +481,94 @@ def rate(
     their rating is then relative to their own group only).
     """
     headline = headline_scores(scores.dropna(subset=["score"]))
+    return _rate_headline(
+        headline, coverage(headline), UNRATED_FLOOR,
+        bootstrap=bootstrap, seed=seed, tol=tol, max_iter=max_iter,
+    )  # fmt: skip
+
+
+def _rate_headline(
+    headline: pd.DataFrame,
+    floor: pd.DataFrame,
+    floor_reason: str,
+    *,
+    bootstrap: int,
+    seed: int,
+    tol: float,
+    max_iter: int,
+    drawn_only: bool = False,
+) -> pd.DataFrame:
+    """Fit, eligibility (``floor`` narrowed to the main graph), ranks and intervals
+    (``drawn_only``: see :func:`bootstrap_ratings`)."""
     battles = build_battles(headline)
     result = fit(aggregate(battles), tol=tol, max_iter=max_iter)
-    table = _with_reasons(coverage(headline).loc[list(battles.models)], main_graph(battles))
+    table = floor.loc[list(battles.models)]
+    table = _with_reasons(table, main_graph(battles), floor_reason)
     table.insert(0, "rating", to_rating(result.theta))
     if bootstrap:
-        samples = bootstrap_ratings(battles, bootstrap, seed=seed, theta0=result.theta, tol=tol)
+        samples = bootstrap_ratings(
+            battles, bootstrap, seed=seed, theta0=result.theta, tol=tol, drawn_only=drawn_only
+        )
         table = table.join(_intervals(samples, table))
     return order_ratings(table.rename_axis("model").reset_index())
 
 
-def _with_reasons(table: pd.DataFrame, connected: np.ndarray) -> pd.DataFrame:
+def rate_categories(
+    scores: pd.DataFrame,
+    *,
+    bootstrap: int = 0,
+    seed: int = 0,
+    tol: float = DEFAULT_TOL,
+    max_iter: int = DEFAULT_MAX_ITER,
+) -> pd.DataFrame:
+    """Per-category ratings: :func:`rate`'s table fitted on one category's benchmarks at a
+    time, stacked with a leading ``category`` column (docs/elo.md, "Category leaderboards").
+
+    Same headline pick, battles, 1/sqrt(n) weights and anchor (seed 002, "The Elo rating"), so
+    a category rating is the seed's rating restricted to that category's evidence. A category
+    rank needs :data:`MIN_CATEGORY_BENCHMARKS` of its benchmarks and the category's main
+    comparison graph. Each category's bootstrap resamples its own benchmarks (same seed) and
+    warm-starts from its point fit. Categories without scores have no rows.
+    """
+    headline = headline_scores(scores.dropna(subset=["score"]))
+    tables = [
+        rate_category(headline, category, bootstrap=bootstrap, seed=seed, tol=tol,
+                      max_iter=max_iter).assign(category=category)
+        for category in sorted(set(headline["category"].astype(str)))
+    ]  # fmt: skip
+    if not tables:
+        return pd.DataFrame(columns=["category", "model", "rating", "rank", "eligible"])
+    out = pd.concat(tables, ignore_index=True)
+    return out[["category", *[c for c in out.columns if c != "category"]]]
+
+
+def rate_category(
+    headline: pd.DataFrame,
+    category: str,
+    *,
+    bootstrap: int = 0,
+    seed: int = 0,
+    tol: float = DEFAULT_TOL,
+    max_iter: int = DEFAULT_MAX_ITER,
+) -> pd.DataFrame:
+    """:func:`rate` of one category's rows of a headline table, category floor instead of the
+    overall one (``n_categories`` is dropped: it is 1 for every row)."""
+    rows = headline[headline["category"].astype(str) == category]
+    floor = coverage(rows).drop(columns="n_categories")
+    floor["eligible"] = floor["n_benchmarks"] >= MIN_CATEGORY_BENCHMARKS
+    return _rate_headline(
+        rows, floor, UNRATED_CATEGORY_FLOOR,
+        bootstrap=bootstrap, seed=seed, tol=tol, max_iter=max_iter, drawn_only=True,
+    )  # fmt: skip
+
+
+def _with_reasons(
+    table: pd.DataFrame, connected: np.ndarray, floor_reason: str = UNRATED_FLOOR
+) -> pd.DataFrame:
     """``eligible`` narrowed to the main graph, plus ``unrated_reason`` ("" when ranked)."""
     floor = table["eligible"].to_numpy(bool)
     reasons = [
-        "; ".join(r for r, bad in ((UNRATED_FLOOR, not f), (UNRATED_DISCONNECTED, not c)) if bad)
+        "; ".join(r for r, bad in ((floor_reason, not f), (UNRATED_DISCONNECTED, not c)) if bad)
         for f, c in zip(floor, connected, strict=True)
     ]
     return table.assign(eligible=floor & connected, unrated_reason=reasons)
@@ -521,12 +602,15 @@ def bootstrap_ratings(
     theta0: np.ndarray | None = None,
     tol: float = DEFAULT_TOL,
     workers: int | None = None,
+    drawn_only: bool = False,
 ) -> np.ndarray:
     """Ratings refitted on ``rounds`` resamples of the benchmarks (with replacement, seeded).
 
     Returns a (rounds, models) array; a model none of whose battles was drawn in a round is NaN
     there (the resample says nothing about it). The resamples are drawn up front, so the result
-    does not depend on ``workers`` (threads; default: one per CPU, at most 4).
+    does not depend on ``workers`` (threads; default: one per CPU, at most 4). ``drawn_only``
+    fits each round on the pairs and models it drew (:func:`_drawn_only`): the same strengths up
+    to rounding, faster when a round leaves many pairs out (category bootstraps).
     """
     rng = np.random.default_rng(seed)
     n_bench = len(battles.benchmarks)
@@ -536,8 +620,14 @@ def bootstrap_ratings(
 
     def one_round(counts: np.ndarray) -> np.ndarray:
         pw = aggregate(battles, counts)
-        ratings = to_rating(fit(pw, tol=tol, theta0=theta0).theta)
-        return np.where(_per_model(pw, pw.total, pw.total) > 0, ratings, np.nan)
+        if not drawn_only:
+            ratings = to_rating(fit(pw, tol=tol, theta0=theta0).theta)
+            return np.where(_per_model(pw, pw.total, pw.total) > 0, ratings, np.nan)
+        pw, drawn = _drawn_only(pw)
+        start = None if theta0 is None else theta0[drawn]
+        out = np.full(len(battles.models), np.nan)
+        out[drawn] = to_rating(fit(pw, tol=tol, theta0=start).theta)
+        return out
 
     workers = workers or min(4, os.cpu_count() or 1)
     # Set the one-BLAS-thread limit once around the pool, so threads never restore it mid-fit.
@@ -545,6 +635,21 @@ def bootstrap_ratings(
         with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
             results = list(pool.map(one_round, draws))
     return np.vstack(results) if results else np.empty((0, len(battles.models)))
+
+
+def _drawn_only(pw: Pairwise) -> tuple[Pairwise, np.ndarray]:
+    """The pairs that fought in a resample and the models among them (renumbered, order kept),
+    plus those models' indices. Fitting this smaller problem gives the same strengths: a model
+    without battles is decoupled from the rest (only its anchor draw, strength 1)."""
+    fought = pw.total > 0
+    drawn = np.unique(np.concatenate([pw.pair_i[fought], pw.pair_j[fought]]))
+    index = np.full(pw.n_models, -1, dtype=np.int64)
+    index[drawn] = np.arange(len(drawn))
+    small = Pairwise(
+        len(drawn), index[pw.pair_i[fought]], index[pw.pair_j[fought]],
+        pw.wins_i[fought], pw.wins_j[fought],
+    )  # fmt: skip
+    return small, drawn
 
 
 def _intervals(samples: np.ndarray, table: pd.DataFrame) -> pd.DataFrame:

@@ -65,6 +65,7 @@ DATASET_PRESETS: dict[str, int] = {
     "Small (1k samples)": 1_000,
     "Medium (10k samples)": 10_000,
     "Large (100k samples)": 100_000,
+    "Very large (1M samples)": 1_000_000,
 }
 """Dataset presets (samples); each sample is assumed to be 1,024 tokens, trained for 3 epochs."""
 
@@ -256,7 +257,8 @@ def compare_measured(measured: pd.DataFrame) -> pd.DataFrame:
 
     Only LoRA rows at micro-batch 1 are comparable: NF4-quantised ones against QLoRA, the others
     against LoRA (SFT). Returns model, params_b, method, quantization, gpu_id, outcome,
-    measured_gb and formula_gb; the formula is never adjusted to the measurement.
+    measured_gb and formula_gb (and source_url when the rows have it); the formula is never
+    adjusted to the measurement.
     """
     rows = measured[(measured["method"] == "lora") & (measured["microbatch_size"] == 1)]
     methods = ["qlora" if str(q).startswith("bnb.nf4") else "lora" for q in rows["quantization"]]
@@ -264,4 +266,5 @@ def compare_measured(measured: pd.DataFrame) -> pd.DataFrame:
     out = rows.assign(formula_method=methods, formula_gb=formula)
     out = out.rename(columns={"peak_memory_gb": "measured_gb"})
     cols = ["model", "params_b", "method", "quantization", "formula_method", "gpu_id", "outcome"]
-    return out[[*cols, "measured_gb", "formula_gb"]].reset_index(drop=True)
+    source = ["source_url"] if "source_url" in out else []
+    return out[[*cols, "measured_gb", "formula_gb", *source]].reset_index(drop=True)

@@ -1,25 +1,34 @@
 """Command line for the calculators: ``python -m analytics fit|finetune ...``.
 
-fit:       --params-b P [--vram-q4-gb V] (--gpu NAME | --vram-gb X) [--count N] [--json]
-finetune:  --params-b P [--active-params-b A] --method full|lora|qlora|auto --recipe sft|dpo|rl
-           (--gpu NAME | --vram-gb X [--bf16-tflops T] [--usd-per-hour R]) [--count N]
-           [--samples S] [--json]
+fit:       (--model ID | --params-b P [--vram-q4-gb V]) (--gpu NAME | --vram-gb X) [--count N]
+           [--context T] [--json]
+finetune:  (--model ID | --params-b P [--active-params-b A]) --method full|lora|qlora|auto
+           --recipe sft|dpo|rl (--gpu NAME | --vram-gb X [--bf16-tflops T] [--usd-per-hour R])
+           [--count N] [--samples S] [--json]
 
-GPU names resolve against the catalog ``gpus`` table (id, name or alias, case-insensitive). Every
-number must be finite, positive and within a generous limit (``fit.checked``), and
-``--active-params-b`` at most ``--params-b``. Every error is one line on stderr with a non-zero exit
-(2 for bad input); nothing is written anywhere. JSON is strict (never ``NaN`` or ``Infinity``).
+``--model`` reads total and active parameters, the curated Q4 figure and the architecture (for
+``--context``) from the current snapshot's ``models`` table (id, display name or alias). GPU names
+resolve against the ``gpus`` table (id, name or alias, case-insensitive); unknown names exit 2
+with the closest known ones. JSON names the source of each figure (``*_source``) and the hardware
+a cost is for (``priced_on``): a job that does not fit the chosen hardware is priced on the
+smallest rentable config that fits, or not at all. Every number must be finite, positive and
+within a generous limit (``fit.checked``), and ``--active-params-b`` at most ``--params-b``.
+Every error is one line on stderr with a non-zero exit (2 for bad input); nothing is written
+anywhere. JSON is strict (never ``NaN`` or ``Infinity``).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from dataclasses import dataclass
 
+import pandas as pd
+
 from analytics.core import db
-from analytics.llm import catalog, finetune
+from analytics.llm import catalog, finetune, finetune_view
 from analytics.llm import fit as hwfit
 
 
@@ -33,13 +42,35 @@ class _Parser(argparse.ArgumentParser):
 
 
 @dataclass(frozen=True)
+class _Model:
+    """The model figures a command uses, and where they come from."""
+
+    model_id: str | None
+    params_b: float | None
+    active_params_b: float | None
+    is_moe: bool
+    open_weights: bool
+    vram_q4_gb: float | None
+    arch: tuple[float | None, float | None, float | None]  # n_layers, n_kv_heads, head_dim
+    source: str  # "catalog models.csv (snapshot v...)" or "command line"
+
+
+@dataclass(frozen=True)
 class _Target:
-    label: str
-    memory_gb: float
-    count: int
-    kind: str
-    bf16_tflops: float | None
-    usd_per_hour: float | None
+    """The chosen hardware and where its figures come from."""
+
+    hardware: catalog.Hardware
+    source: str
+    price_source: str | None
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What one command computes on: the model, the hardware and the served snapshot."""
+
+    model: _Model
+    target: _Target
+    served: _Served
 
 
 # Numeric options: destination -> (upper limit, whole number). All are checked once, after parsing,
@@ -50,6 +81,7 @@ _NUMBERS: dict[str, tuple[float, bool]] = {
     "vram_gb": (hwfit.MAX_MEMORY_GB, False),
     "vram_q4_gb": (hwfit.MAX_MEMORY_GB, False),
     "count": (hwfit.MAX_GPU_COUNT, True),
+    "context": (hwfit.MAX_CONTEXT_TOKENS, True),
     "bf16_tflops": (finetune.MAX_TFLOPS, False),
     "usd_per_hour": (finetune.MAX_USD_PER_HOUR, False),
     "samples": (finetune.MAX_SAMPLES, True),
@@ -64,7 +96,7 @@ def _checked_numbers(args: argparse.Namespace) -> argparse.Namespace:
             option = "--" + dest.replace("_", "-")
             setattr(args, dest, hwfit.checked(option, text, hi, whole=whole))
     active = getattr(args, "active_params_b", None)
-    if active is not None and active > args.params_b:
+    if active is not None and args.params_b is not None and active > args.params_b:
         where = f"--active-params-b {active:g}"
         raise ValueError(finetune.active_above_total(where, "--params-b", args.params_b))
     return args
@@ -72,16 +104,19 @@ def _checked_numbers(args: argparse.Namespace) -> argparse.Namespace:
 
 def _parser(command: str) -> _Parser:
     p = _Parser(prog=command, description=__doc__.split("\n")[0])
-    p.add_argument("--params-b", required=True, help="total params, B")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--model", help="catalog model id, name or alias (figures from the snapshot)")
+    what.add_argument("--params-b", help="total params, B")
     hw = p.add_mutually_exclusive_group(required=True)
     hw.add_argument("--gpu", help="catalog GPU id, name or alias")
     hw.add_argument("--vram-gb", help="memory per GPU, GB")
     p.add_argument("--count", default="1", help="number of GPUs")
     p.add_argument("--json", action="store_true", help="print JSON")
     if command == "fit":
-        p.add_argument("--vram-q4-gb", help="curated Q4 VRAM, GB")
+        p.add_argument("--vram-q4-gb", help="curated Q4 VRAM, GB (with --params-b)")
+        p.add_argument("--context", help="context tokens for the KV-cache refinement")
         return p
-    p.add_argument("--active-params-b", help="active params (MoE), B")
+    p.add_argument("--active-params-b", help="active params (MoE), B (with --params-b)")
     p.add_argument("--method", choices=(*finetune.METHODS, "auto"), default="auto")
     p.add_argument("--recipe", choices=finetune.RECIPES, default="sft")
     p.add_argument("--bf16-tflops", help="peak dense bf16 per GPU")
@@ -91,63 +126,245 @@ def _parser(command: str) -> _Parser:
     return p
 
 
-def _target(args: argparse.Namespace) -> _Target:
+@dataclass(frozen=True)
+class _Snapshot:
+    """One snapshot version's tables and the lookups the commands use on them."""
+
+    version: str
+    tables: catalog.Catalog
+    model_names: dict[str, str]
+    gpu_names: dict[str, str]
+    models_by_id: pd.DataFrame
+    configs: list[catalog.Hardware]
+
+    def source(self, table: str) -> str:
+        return _catalog_source(table, self.version)
+
+
+@functools.lru_cache(maxsize=2)
+def _load(version: str) -> _Snapshot:
+    """The tables and lookups of one snapshot version (a version is a content hash: cacheable)."""
+    con = db.connect(version)
+    try:
+        tables = catalog.load_catalog(con)
+    finally:
+        con.close()
+    return _Snapshot(
+        version, tables, catalog.model_names(tables.models), catalog.gpu_names(tables.gpus),
+        tables.models.set_index("model_id"), catalog.rentable_configs(tables.gpus),
+    )  # fmt: skip
+
+
+class _Served:
+    """The served snapshot, looked up on first use and then kept for one command."""
+
+    def __init__(self) -> None:
+        self._snapshot: _Snapshot | None = None
+
+    def __call__(self) -> _Snapshot:
+        if self._snapshot is None:
+            served = db.serving_version()
+            if served.warning:
+                print(f"warning: {served.warning}", file=sys.stderr)
+            self._snapshot = _load(served.version)
+        return self._snapshot
+
+
+def _catalog_source(table: str, version: str) -> str:
+    return f"catalog {table}.csv (snapshot {version})"
+
+
+def _model(args: argparse.Namespace, command: str, served: _Served) -> _Model:
+    """The figures of ``--model`` (from the snapshot) or of the numeric options."""
+    if args.model is None:
+        active = getattr(args, "active_params_b", None)
+        q4 = getattr(args, "vram_q4_gb", None)
+        arch = (None, None, None)
+        return _Model(None, args.params_b, active, False, True, q4, arch, "command line")
+    for option in ("active_params_b", "vram_q4_gb"):
+        if getattr(args, option, None) is not None:
+            flag = "--" + option.replace("_", "-")
+            raise _UsageError(f"{flag} goes with --params-b; fix: drop it (--model reads it)")
+    snap = served()
+    model_id = catalog.resolve_model(snap.tables.models, args.model, snap.model_names)
+    row = snap.models_by_id.loc[model_id]
+    arch = tuple(_figure(row, c) for c in ("n_layers", "n_kv_heads", "head_dim"))
+    found = _Model(
+        model_id, _figure(row, "total_params_b"), _figure(row, "active_params_b"),
+        _flag(row, "is_moe"), _flag(row, "open_weights"), _figure(row, "vram_q4_gb"), arch,
+        snap.source("models"),
+    )  # fmt: skip
+    return _usable(found, command)
+
+
+def _figure(row: pd.Series, column: str) -> float | None:
+    """A catalog number, None when absent."""
+    value = row.get(column)
+    return None if value is None or pd.isna(value) else float(value)
+
+
+def _flag(row: pd.Series, column: str) -> bool:
+    """A catalog boolean, False when absent."""
+    value = row.get(column)
+    return False if value is None or pd.isna(value) else bool(value)
+
+
+def _usable(model: _Model, command: str) -> _Model:
+    """``model`` when the command can use its catalog figures; else a one-line error."""
+    fix = "fix: pass --params-b instead"
+    if command == "finetune" and not model.open_weights:
+        raise ValueError(f"{model.model_id}: closed weights cannot be fine-tuned; {fix}")
+    if model.params_b is None and (command == "finetune" or model.vram_q4_gb is None):
+        raise ValueError(f"{model.model_id}: the catalog has no parameter count; {fix}")
+    return model
+
+
+def _target(args: argparse.Namespace, served: _Served) -> _Target:
     if args.gpu is None:
         tflops = getattr(args, "bf16_tflops", None)
         usd = getattr(args, "usd_per_hour", None)
-        label = f"{args.count}× {args.vram_gb:g} GB"
-        return _Target(label, args.vram_gb, args.count, "custom", tflops, usd)
-    gpus = catalog.load_catalog(db.connect()).gpus
-    hw = catalog.hardware(gpus, catalog.resolve_gpu(gpus, args.gpu), args.count)
-    return _Target(hw.label, hw.memory_gb, hw.count, hw.kind, hw.bf16_tflops, hw.usd_per_hour)
+        name = f"{args.vram_gb:g} GB"
+        hw = catalog.Hardware("custom", name, "custom", args.vram_gb, args.count, tflops, usd)
+        return _Target(hw, "command line", "--usd-per-hour" if usd is not None else None)
+    snap = served()
+    gpus = snap.tables.gpus
+    hw = catalog.hardware(gpus, catalog.resolve_gpu(gpus, args.gpu, snap.gpu_names), args.count)
+    return _Target(hw, snap.source("gpus"), _price_source(snap, hw))
 
 
-def _fit(args: argparse.Namespace, target: _Target) -> dict:
-    budget = hwfit.budget_gb(target.memory_gb, target.count)
-    result = hwfit.hardware_fit(args.params_b, budget, args.vram_q4_gb)
-    return {"hardware": target.label, **result.as_dict()}
+def _price_source(snap: _Snapshot, hw: catalog.Hardware | None) -> str | None:
+    """Where a catalog GPU's $/h comes from: its price sources, via the snapshot."""
+    if hw is None or hw.usd_per_hour is None:
+        return None
+    gpus = snap.tables.gpus
+    rows = gpus[gpus["gpu_id"] == hw.gpu_id]
+    urls = rows["price_source_url"].iloc[0] if "price_source_url" in rows else None
+    where = snap.source("gpus")
+    return where if not isinstance(urls, str) else f"{where}: {urls}"
 
 
-def _finetune(args: argparse.Namespace, target: _Target) -> dict:
-    capacity = finetune.capacity_gb(target.memory_gb, target.count)
-    plan = finetune.plan(args.params_b, args.recipe, capacity, args.method)
-    out = {"hardware": target.label, **plan.as_dict()}
-    if args.samples is None:
-        return out
-    compute = args.active_params_b or args.params_b
+def _figures(model: _Model, target: _Target) -> dict:
+    """The inputs of a result and the source of each."""
+    out = {"model_id": model.model_id} if model.model_id else {}
+    out.update(params_b=model.params_b, params_b_source=model.source)
+    out.update(hardware=target.hardware.label, memory_gb=target.hardware.memory_gb)
+    out["memory_gb_source"] = target.source
+    return out
+
+
+def _fit(args: argparse.Namespace, job: _Job) -> dict:
+    model, target = job.model, job.target
+    hw = target.hardware
+    budget = hwfit.budget_gb(hw.memory_gb, hw.count)
+    result = hwfit.hardware_fit(model.params_b, budget, model.vram_q4_gb)
+    out = _figures(model, target)
+    q4_source = model.source if model.vram_q4_gb is not None else "none: estimated from params_b"
+    out.update(vram_q4_gb=model.vram_q4_gb, vram_q4_gb_source=q4_source, **result.as_dict())
+    if args.context is not None:
+        kv = hwfit.kv_cache_gb(*model.arch, args.context)
+        weights = hwfit.q4_weights_gb(model.params_b, model.vram_q4_gb)
+        out.update(context_tokens=args.context, kv_cache_gb=kv)
+        out["q4_plus_kv_gb"] = None if kv is None else weights + kv
+        out["kv_cache_source"] = model.source if kv is not None else "none: architecture unknown"
+    return out
+
+
+def _finetune(args: argparse.Namespace, job: _Job) -> dict:
+    model, target, served = job.model, job.target, job.served
+    hw = target.hardware
+    capacity = finetune.capacity_gb(hw.memory_gb, hw.count)
+    plan = finetune.plan(model.params_b, args.recipe, capacity, args.method)
+    out = _figures(model, target)
+    out.update(active_params_b=model.active_params_b, active_params_b_source=model.source)
+    out.update(plan.as_dict())
+    if args.samples is not None:
+        out.update(_cost(args, model, target, served))
+    return out
+
+
+def _compute_params(model: _Model) -> float | None:
+    """Parameters that cost compute: active for a catalog MoE (None undisclosed), else total."""
+    if model.model_id is None:
+        return model.active_params_b or model.params_b
+    return finetune.compute_params_b(model.params_b, model.active_params_b, model.is_moe)
+
+
+def _cost(args: argparse.Namespace, model: _Model, target: _Target, served: _Served) -> dict:
+    """The rough cost keys, priced on the hardware that can run the job (``priced_on``)."""
+    compute = _compute_params(model)
     tokens = finetune.training_tokens(args.samples)
-    flops = finetune.training_flops(compute, tokens, args.recipe)
-    out.update(tokens=tokens, train_flops=flops, gpu_hours=None, wall_clock_hours=None)
-    out["cost_usd"] = None
-    if target.kind == "apple":
+    flops = None if compute is None else finetune.training_flops(compute, tokens, args.recipe)
+    out = {"compute_params_b": compute, "tokens": tokens, "train_flops": flops}
+    out.update(gpu_hours=None, wall_clock_hours=None, cost_usd=None, priced_on=None)
+    hw = target.hardware
+    if hw.is_apple:
         out["note"] = "Apple silicon: fit verdict only, no cost estimate"
         return out
-    if target.bf16_tflops is None:
-        raise _UsageError("--samples needs the GPU's peak bf16 TFLOPS; fix: pass --bf16-tflops")
+    if compute is None:
+        out["note"] = "active parameter count undisclosed for this MoE model: compute unknown"
+        return out
+    priced, price_source = _priced(args, model, target, served)
+    if priced.note:
+        out["priced_on_note"] = priced.note
+    if priced.hardware is None:
+        return out
+    on = priced.hardware
+    out.update(priced_on=on.label, bf16_tflops=on.bf16_tflops, usd_per_hour=on.usd_per_hour)
+    out["usd_per_hour_source"] = price_source
+    if on.bf16_tflops is None:
+        if on.kind == "custom":
+            raise _UsageError("--samples needs the GPU's peak bf16 TFLOPS; fix: pass --bf16-tflops")
+        out["note"] = f"no peak bf16 figure for {on.name} in the catalog"
+        return out
     est = finetune.cost_estimate(
-        compute, args.samples, args.recipe, target.bf16_tflops, target.count, target.usd_per_hour
+        compute, args.samples, args.recipe, on.bf16_tflops, on.count, on.usd_per_hour
     )
     out.update(est.as_dict())
     return out
 
 
+def _priced(
+    args: argparse.Namespace, model: _Model, target: _Target, served: _Served
+) -> tuple[finetune_view.Pricing, str | None]:
+    """Where to price (``finetune_view.pricing``) and the source of that $/h."""
+    hw = target.hardware
+    capacity = finetune.capacity_gb(hw.memory_gb, hw.count)
+    if finetune.plan(model.params_b, args.recipe, capacity, args.method).fits:
+        return finetune_view.Pricing(hw), target.price_source
+    snap = served()
+    priced = finetune_view.pricing(hw, snap.configs, model.params_b, args.recipe, args.method)
+    return priced, _price_source(snap, priced.hardware)
+
+
 def _human(command: str, out: dict) -> str:
-    head = f"{out['hardware']}: needs {out['required_gb']:.1f} GB of "
+    name = f"{out['model_id']} on " if out.get("model_id") else ""
+    head = f"{name}{out['hardware']}: needs {out['required_gb']:.1f} GB of "
     cap = out.get("capacity_gb", out.get("budget_gb"))
     head += f"{cap:.1f} GB (ratio {out['ratio']:.2f}) -> {out['verdict']}"
     if command == "fit":
-        return head
+        kv = out.get("kv_cache_gb")
+        if kv is None:
+            return head
+        return head + f"\n  KV cache at {out['context_tokens']:,} tokens: {kv:.2f} GB"
     lines = [f"{finetune.METHOD_LABELS[out['method']]}, {out['recipe'].upper()}: " + head]
     lines += [f"  {name:<32} {gb:8.2f} GB" for name, gb in out["parts"].items()]
     if "tokens" in out:
-        lines.append(f"rough estimate: {out['tokens']:,} tokens, {out['train_flops']:.3g} FLOPs")
-        if out["gpu_hours"] is not None:
-            lines.append(
-                f"  {out['gpu_hours']:,.1f} GPU-hours, {out['wall_clock_hours']:,.1f} h wall-clock"
-            )
-        cost = out["cost_usd"]
-        lines.append(f"  cost: {'—' if cost is None else f'${cost:,.2f}'}")
+        lines += _human_cost(out)
     return "\n".join(lines)
+
+
+def _human_cost(out: dict) -> list[str]:
+    flops = "—" if out["train_flops"] is None else f"{out['train_flops']:.3g}"
+    lines = [f"rough estimate: {out['tokens']:,} tokens, {flops} FLOPs"]
+    if out["gpu_hours"] is not None:
+        lines.append(
+            f"  {out['gpu_hours']:,.1f} GPU-hours, {out['wall_clock_hours']:,.1f} h wall-clock"
+        )
+    cost = out["cost_usd"]
+    where = f" (on {out['priced_on']})" if out.get("priced_on") and cost is not None else ""
+    lines.append(f"  cost: {'—' if cost is None else f'${cost:,.2f}'}{where}")
+    lines += [f"  {out[k]}" for k in ("priced_on_note", "note") if out.get(k)]
+    return lines
 
 
 def _one_line(exc: Exception) -> str:
@@ -167,8 +384,9 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         args = _checked_numbers(_parser(command).parse_args(rest))
-        target = _target(args)
-        out = _fit(args, target) if command == "fit" else _finetune(args, target)
+        served = _Served()
+        job = _Job(_model(args, command, served), _target(args, served), served)
+        out = _fit(args, job) if command == "fit" else _finetune(args, job)
         text = _json(out) if args.json else _human(command, out)
     except (_UsageError, LookupError, FileNotFoundError, ValueError) as exc:
         print(f"error: {_one_line(exc)}", file=sys.stderr)

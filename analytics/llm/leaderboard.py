@@ -59,7 +59,8 @@ class Leaderboard:
 
 @dataclass(frozen=True)
 class LeaderboardFilter:
-    """Row filter; an empty field means "any". Ranks stay those of the whole leaderboard."""
+    """Row filter; an empty field means "any". A category switches to that category's
+    leaderboard (re-ranked, :func:`category_table`); the other fields only hide rows."""
 
     category: str | None = None
     organisations: tuple[str, ...] = ()
@@ -137,18 +138,23 @@ def _flag_headline(scores: pd.DataFrame, headline: pd.DataFrame) -> pd.DataFrame
     return out
 
 
-def filter_table(board: Leaderboard, flt: LeaderboardFilter) -> pd.DataFrame:
-    """Rows of ``board.table`` that pass ``flt`` (order and ranks unchanged).
+def filter_table(
+    board: Leaderboard, flt: LeaderboardFilter, by_category: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """Rows of the leaderboard that pass ``flt``, in rank order.
 
-    With a category, models without a headline score in it are dropped and the column
-    ``category_profile`` (0-100, a profile, not a ranking) is added.
+    Without a category: rows of ``board.table`` (order and ranks unchanged). With one: rows of
+    :func:`category_table` (``by_category``: ``ratings.categories_of_version``'s table), ranked
+    by the category rating; the other filters hide rows but never re-rank.
     """
-    table = board.table
+    if flt.category:
+        if by_category is None:
+            raise ValueError("a category filter needs the category ratings (by_category)")
+        table = category_table(board, by_category, flt.category)
+    else:
+        table = board.table
     keep = pd.Series(True, index=table.index)
     headline = board.scores[board.scores["is_headline"]]
-    if flt.category:
-        in_cat = set(headline.loc[headline["category"] == flt.category, "model"])
-        keep &= table["model_id"].isin(in_cat)
     if flt.organisations:
         keep &= table["organisation"].isin(flt.organisations)
     if flt.open_weights is not None:
@@ -161,10 +167,21 @@ def filter_table(board: Leaderboard, flt: LeaderboardFilter) -> pd.DataFrame:
     if flt.provenance:
         backed = set(headline.loc[headline["source"].isin(flt.provenance), "model"])
         keep &= table["model_id"].isin(backed)
-    out = table[keep.astype(bool)]
-    if flt.category:
-        out = out.join(_category_column(board, flt.category), on="model_id")
-    return out.reset_index(drop=True)
+    return table[keep.astype(bool)].reset_index(drop=True)
+
+
+def category_table(board: Leaderboard, by_category: pd.DataFrame, category: str) -> pd.DataFrame:
+    """One category's leaderboard: every model with a headline score in ``category``, ranked by
+    its category rating (``elo.rate_categories``, docs/elo.md "Category leaderboards"; rank 1
+    first, unrated after), with the category's provenance badge, ``overall_rating`` and
+    ``overall_rank`` (the seed's rating) and ``category_profile`` (0-100, not a ranking)."""
+    fitted = by_category[by_category["category"] == category].drop(columns="category")
+    scores = board.scores
+    headline = scores[scores["is_headline"] & (scores["category"] == category)]
+    table = _assemble(fitted.rename(columns={"model_id": "model"}), board.models, headline)
+    overall = board.table.set_index("model_id")[["rating", "rank"]].add_prefix("overall_")
+    table = table.join(overall, on="model_id")
+    return table.join(_category_column(board, category), on="model_id").reset_index(drop=True)
 
 
 def _category_column(board: Leaderboard, category: str) -> pd.Series:

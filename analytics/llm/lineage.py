@@ -17,17 +17,22 @@ EDGE_COLUMNS = ("model_id", "predecessor_id")
 def predecessors(models: pd.DataFrame) -> pd.DataFrame:
     """One row per model: ``model_id`` and ``predecessor_id`` (NA when it has none).
 
-    Needs columns model_id, family, release_date; total_params_b breaks date ties.
+    Needs columns model_id, family, release_date; total_params_b breaks date ties. Vectorised:
+    each model is joined to the members of its family released on the family's newest date
+    before its own, and the closest in size (then the smallest id) is kept.
     """
     frame = _lineage_frame(models)
-    links = {mid: pd.NA for mid in models["model_id"]}
-    for _, members in frame.groupby("family", sort=True):
-        for row in members.itertuples(index=False):
-            older = members[members["release_date"] < row.release_date]
-            if len(older):
-                links[row.model_id] = _closest(older, row.total_params_b)
-    out = pd.DataFrame({"model_id": list(links), "predecessor_id": list(links.values())})
-    out["predecessor_id"] = out["predecessor_id"].astype("string")
+    dates = frame[["family", "release_date"]].drop_duplicates()
+    dates = dates.sort_values(["family", "release_date"])
+    dates["previous"] = dates.groupby("family")["release_date"].shift()
+    wanted = frame.merge(dates, on=["family", "release_date"]).dropna(subset=["previous"])
+    older = frame.rename(columns=lambda c: f"older_{c}")
+    pairs = wanted.merge(
+        older, left_on=["family", "previous"], right_on=["older_family", "older_release_date"]
+    )
+    picked = _closest(pairs)
+    out = pd.DataFrame({"model_id": models["model_id"].to_numpy()})
+    out["predecessor_id"] = out["model_id"].map(picked).astype("string")
     return out
 
 
@@ -41,15 +46,18 @@ def _lineage_frame(models: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(family=family)[keep]
 
 
-def _closest(older: pd.DataFrame, params_b: float) -> str:
-    """Among the newest of ``older``, the member closest in size, then the smallest id."""
-    newest = older[older["release_date"] == older["release_date"].max()]
-    size = newest["total_params_b"].to_numpy(float)
+def _closest(pairs: pd.DataFrame) -> pd.Series:
+    """Per model_id, among its candidate ``older_*`` members, the one closest in size
+    (|log params| gap, unknown sizes last), then the smallest id."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        gap = np.abs(np.log(size) - np.log(params_b))
-    gap = np.where(np.isfinite(gap), gap, np.inf)
-    order = np.lexsort((newest["model_id"].to_numpy(str), gap))
-    return str(newest["model_id"].iloc[order[0]])
+        gap = np.abs(
+            np.log(pairs["older_total_params_b"].to_numpy(float))
+            - np.log(pairs["total_params_b"].to_numpy(float))
+        )
+    pairs = pairs.assign(gap=np.where(np.isfinite(gap), gap, np.inf))
+    pairs = pairs.sort_values(["model_id", "gap", "older_model_id"], kind="mergesort")
+    first = pairs.drop_duplicates("model_id")
+    return first.set_index("model_id")["older_model_id"].astype(str)
 
 
 def successors(edges: pd.DataFrame, model_id: str) -> list[str]:

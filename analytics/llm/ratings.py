@@ -8,6 +8,9 @@ hash of the sources that determine the ratings (:data:`RATING_SOURCES`); :func:`
 compares that with the current source, and a test fails when the committed files of the current
 snapshot are stale. Only the current snapshot's folder is committed; other versions (for the
 snapshot diff) are computed on demand and cached the same way.
+
+Beside the overall ratings, one file holds every category's ratings (``elo.rate_categories``,
+the category leaderboards); its name and manifest entry also carry ``elo.CATEGORY_VERSION``.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import hashlib
 import json
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -29,6 +33,8 @@ BOOTSTRAP_ROUNDS = 200  # resamples of the benchmarks for the 95% intervals (lea
 BOOTSTRAP_SEED = 0
 SERVED: tuple[tuple[int, int], ...] = ((BOOTSTRAP_ROUNDS, BOOTSTRAP_SEED), (0, BOOTSTRAP_SEED))
 """(bootstrap, seed) of the files the app reads: the leaderboard pages, then hardware fit / diff."""
+CATEGORY_SERVED = (BOOTSTRAP_ROUNDS, BOOTSTRAP_SEED)
+"""(bootstrap, seed) of the category ratings file (the leaderboard's category view)."""
 RATING_SOURCES = ("analytics/llm/elo.py", "analytics/llm/ratings.py")
 """Files whose code determines the ratings (with ``schema.SOURCE_KINDS``, hashed as a value)."""
 MANIFEST = "MANIFEST.json"
@@ -81,18 +87,42 @@ def source_hash() -> str:
     return digest.hexdigest()
 
 
+def category_cache_path(version: str, bootstrap: int, seed: int) -> Path:
+    """The category ratings file of one snapshot version, both method versions and bootstrap."""
+    name = (
+        f"elo_category_ratings_{elo.ALGORITHM_VERSION}_{elo.CATEGORY_VERSION}"
+        f"_b{bootstrap}_s{seed}.parquet"
+    )
+    return derived_dir(version) / name
+
+
 def cached(scores: pd.DataFrame, version: str, *, bootstrap: int, seed: int) -> pd.DataFrame:
     """``elo.rate`` of a snapshot version's ``scores``, read from / written to its derived file.
 
     Without a version (ad-hoc data) nothing is cached. Writes are atomic.
     """
-    if not version:
-        return elo.rate(scores, bootstrap=bootstrap, seed=seed)
-    path = cache_path(version, bootstrap, seed)
-    if path.exists():
+    path = cache_path(version, bootstrap, seed) if version else None
+    return _cached(path, elo.rate, scores, bootstrap, seed)
+
+
+def cached_categories(
+    scores: pd.DataFrame, version: str, *, bootstrap: int, seed: int
+) -> pd.DataFrame:
+    """``elo.rate_categories`` of a snapshot version's ``scores``, cached like :func:`cached`."""
+    path = category_cache_path(version, bootstrap, seed) if version else None
+    return _cached(path, elo.rate_categories, scores, bootstrap, seed)
+
+
+def _cached(
+    path: Path | None, compute: Callable[..., pd.DataFrame], scores: pd.DataFrame,
+    bootstrap: int, seed: int,
+) -> pd.DataFrame:  # fmt: skip
+    """The table at ``path``, or ``compute``'s, stored there (nothing stored without a path)."""
+    if path is not None and path.exists():
         return pd.read_parquet(path)
-    table = elo.rate(scores, bootstrap=bootstrap, seed=seed)
-    _store(version, bootstrap, seed, table)
+    table = compute(scores, bootstrap=bootstrap, seed=seed)
+    if path is not None:
+        _store(path, bootstrap, seed, table)
     return table
 
 
@@ -103,21 +133,33 @@ def of_version(version: str, *, bootstrap: int = 0, seed: int = BOOTSTRAP_SEED) 
     return table.rename(columns={"model": "model_id"})
 
 
+def categories_of_version(
+    version: str, *, bootstrap: int = BOOTSTRAP_ROUNDS, seed: int = BOOTSTRAP_SEED
+) -> pd.DataFrame:
+    """Every category's ratings of a built snapshot version, ``model_id`` naming (cached)."""
+    scores = scores_of(version)
+    table = cached_categories(scores, version, bootstrap=bootstrap, seed=seed)
+    return table.rename(columns={"model": "model_id"})
+
+
 def read_manifest(version: str) -> dict:
     """The derived folder's manifest (``files``: name -> what it was computed with)."""
     path = derived_dir(version) / MANIFEST
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"files": {}}
 
 
-def _store(version: str, bootstrap: int, seed: int, table: pd.DataFrame) -> Path:
-    path = cache_path(version, bootstrap, seed)
+def _entry(path: Path) -> dict:
+    """What a derived file must have been computed with (its manifest entry, less bootstrap)."""
+    entry = {"algorithm_version": elo.ALGORITHM_VERSION, "source_sha256": source_hash()}
+    if path.name.startswith("elo_category_ratings_"):
+        entry["category_version"] = elo.CATEGORY_VERSION
+    return entry
+
+
+def _store(path: Path, bootstrap: int, seed: int, table: pd.DataFrame) -> Path:
     atomic.write_parquet(path, table)
-    entry = {
-        "algorithm_version": elo.ALGORITHM_VERSION,
-        "source_sha256": source_hash(),
-        "bootstrap": bootstrap,
-        "seed": seed,
-    }
+    entry = {**_entry(path), "bootstrap": bootstrap, "seed": seed}
+    version = path.parent.name
     with _MANIFEST_LOCK:
         manifest = read_manifest(version)
         files = {n: e for n, e in manifest["files"].items() if (path.parent / n).exists()}
@@ -127,29 +169,36 @@ def _store(version: str, bootstrap: int, seed: int, table: pd.DataFrame) -> Path
     return path
 
 
+def served_paths(version: str) -> list[Path]:
+    """Every derived file the app reads for ``version``: :data:`SERVED`, then the categories."""
+    overall = [cache_path(version, bootstrap, seed) for bootstrap, seed in SERVED]
+    return [*overall, category_cache_path(version, *CATEGORY_SERVED)]
+
+
 def stale_reason(version: str) -> str | None:
-    """None when every :data:`SERVED` file of ``version`` matches the current rating code;
+    """None when every file of :func:`served_paths` matches the current rating code;
     otherwise one line saying what is stale and how to regenerate."""
     files = read_manifest(version)["files"]
-    current = {"algorithm_version": elo.ALGORITHM_VERSION, "source_sha256": source_hash()}
-    for bootstrap, seed in SERVED:
-        path = cache_path(version, bootstrap, seed)
+    for path in served_paths(version):
         entry = files.get(path.name, {})
-        if not path.exists() or any(entry.get(k) != v for k, v in current.items()):
+        if not path.exists() or any(entry.get(k) != v for k, v in _entry(path).items()):
             where = path.relative_to(paths.SNAPSHOTS_DIR.parent)
             return f"{where} is missing or stale (other rating code); fix: {REGENERATE} {version}"
     return None
 
 
 def derive(version: str | None = None) -> list[Path]:
-    """Recompute the :data:`SERVED` ratings files of ``version`` (default: the current
+    """Recompute the :func:`served_paths` files of ``version`` (default: the current
     snapshot), dropping the folder's older files and manifest first."""
     version = version or db.ensure_snapshot()
     scores = scores_of(version)
     folder = derived_dir(version)
-    for old in [*folder.glob("elo_ratings_*.parquet"), folder / MANIFEST]:
+    for old in [*folder.glob("elo_*ratings_*.parquet"), folder / MANIFEST]:
         old.unlink(missing_ok=True)
-    return [_store(version, b, s, elo.rate(scores, bootstrap=b, seed=s)) for b, s in SERVED]
+    jobs = [(cache_path(version, b, s), elo.rate, b, s) for b, s in SERVED]
+    b, s = CATEGORY_SERVED
+    jobs.append((category_cache_path(version, b, s), elo.rate_categories, b, s))
+    return [_store(path, b, s, rate(scores, bootstrap=b, seed=s)) for path, rate, b, s in jobs]
 
 
 def main(argv: list[str]) -> int:

@@ -22,8 +22,12 @@ COST_CAPTION = (
     f"Rough by design: samples × {finetune.TOKENS_PER_SAMPLE:,} tokens × {finetune.EPOCHS} "
     f"epochs; {finetune.FLOPS_PER_PARAM_TOKEN} × params × tokens FLOPs (active params for MoE) × "
     f"recipe factor ({FACTORS}) at {finetune.MFU:.0%} of peak bf16; priced at the catalog's "
-    "typical rental rate per GPU-hour."
+    "typical rental rate per GPU-hour. LoRA and QLoRA change the memory above, not this FLOPs "
+    "estimate: the seed counts the full model's training FLOPs for every method."
 )
+SAMPLE_STEPS = sorted(
+    {m * 10**k for k in range(2, 6) for m in (1, 2, 5)} | set(finetune.DATASET_PRESETS.values())
+)  # 100 … 1,000,000 in 1-2-5 steps: a log-scale control
 ft_choice = partial(choice, key_prefix="ft")  # URL-bound selectbox with this page's widget keys
 VERDICT_COLOURS = {
     finetune.FITS: "background-color: #c8e6c9",
@@ -42,8 +46,10 @@ LIST_COLUMNS = {
     "total_params_b": "Params (B)",
     "licence_class": "Licence class",
     "licence_raw": "Licence",
+    "rating": "Best Elo (variants)",
     "variants": "Variants (one checkpoint)",
     "smallest_config": "Smallest rentable config",
+    "smallest_config_price": "Config price (source)",
     "config_method": "Method there",
 }
 FORMATS = {
@@ -51,22 +57,25 @@ FORMATS = {
     "Capacity GB": "{:.1f}",
     "Ratio": "{:.2f}",
     "Params (B)": "{:g}",
+    "Best Elo (variants)": "{:.1f}",
     **{axis: "{:.2f}" for axis in quality.AXES},
 }
 
 
-def pick_model(models: pd.DataFrame) -> str:
-    cand = finetune.finetunable(models).sort_values(["display_name", "model_id"])
-    if cand.empty:
+def pick_model(version: str) -> str:
+    choices, default = llm.load_model_choices(version)
+    if choices.empty:
         st.warning("No open-weight model with a known parameter count in this catalog.")
         st.stop()
-    labels = {
-        m: f"{n} · {p:g}B" for m, n, p in zip(cand["model_id"], cand["display_name"],
-                                               cand["total_params_b"], strict=True)
-    }  # fmt: skip
+    query = st.text_input("Search models by name", key="ft_search", placeholder="e.g. qwen 7b")
+    found = finetune_view.search_choices(choices, query)
+    if found.empty:
+        st.warning(f"No model matches “{query}”; fix: shorten the search. Showing all models.")
+        found = choices
+    labels = dict(zip(found["model_id"], found["label"], strict=True))
     ids = list(labels)
-    label = "Model (open weights, known size)"
-    return ft_choice(label, ids, "model", ids[0], format_func=labels.get)
+    label = "Model (open weights, known size; one per checkpoint)"
+    return ft_choice(label, ids, "model", default or ids[0], format_func=labels.get)
 
 
 def pick_hardware(gpus: pd.DataFrame) -> tuple[str, int]:
@@ -77,7 +86,7 @@ def pick_hardware(gpus: pd.DataFrame) -> tuple[str, int]:
         st.stop()
     label = "Apple profile (GPU-usable memory)" if apple else "GPU"
     ids = list(names)
-    default = catalog.default_gpu(ids)
+    default = (catalog.default_apple(gpus) if apple else None) or catalog.default_gpu(ids)
     param = "apple" if apple else "gpu"
     gpu_id = ft_choice(label, ids, param, default, format_func=names.get)
     count = 1
@@ -115,7 +124,11 @@ def pick_training() -> tuple[str, str, int]:
         )  # fmt: skip
     if "ft_samples" not in st.session_state:
         st.session_state["ft_samples"] = int_param("samples", 10_000, 100, 1_000_000)
-    samples = st.slider("Samples", 100, 1_000_000, step=100, key="ft_samples")
+    steps = sorted({*SAMPLE_STEPS, int(st.session_state["ft_samples"])})
+    samples = st.select_slider(
+        "Samples (log scale)", steps, key="ft_samples", format_func="{:,}".format,
+        help=f"each sample is {finetune.TOKENS_PER_SAMPLE:,} tokens, trained {finetune.EPOCHS}×",
+    )  # fmt: skip
     return method, recipe, int(samples)
 
 
@@ -143,12 +156,32 @@ def show_cost(view: finetune_view.FinetuneView) -> None:
     gpu_h = "—" if cost is None else f"{cost.gpu_hours:,.1f}"
     wall = "—" if cost is None else f"{cost.wall_clock_hours:,.1f} h"
     usd = "—" if cost is None or cost.cost_usd is None else f"${cost.cost_usd:,.0f}"
+    on = view.priced_on
+    where = None if on is None else f"on {on.label}"
     cols[0].metric("GPU-hours (rough)", gpu_h, help="independent of the GPU count")
-    cols[1].metric("Wall-clock (rough)", wall)
-    cols[2].metric("Cost (rough)", usd)
-    if view.cost_note:
+    cols[1].metric("Wall-clock (rough)", wall, help=where)
+    cols[2].metric("Cost (rough)", usd, help=where)
+    if view.priced_note:
+        st.warning(view.priced_note[:1].upper() + view.priced_note[1:])
+    if view.cost_note and view.cost_note != view.priced_note:
         st.info(view.cost_note)
+    if on is not None and on.price is not None:
+        st.caption(f"Price on {on.label}: {catalog.price_label(on)}.")
     st.caption(COST_CAPTION)
+
+
+def show_measured(view: finetune_view.FinetuneView) -> None:
+    """Formula vs measured, where LitGPT measured this model's fine-tune memory."""
+    rows = view.measured
+    if rows is None or rows.empty:
+        return
+    st.markdown("**Formula vs measured** (LitGPT, micro-batch 1; the formula is not adjusted)")
+    for r in rows.to_dict("records"):
+        st.markdown(
+            f"- {finetune.METHOD_LABELS[r['formula_method']]} ({r['quantization']}) on "
+            f"{r['gpu_id']}: measured **{r['measured_gb']:.2f} GB**, formula "
+            f"**{r['formula_gb']:.2f} GB**, ratio {r['ratio']:.2f} · [source]({r['source_url']})"
+        )
 
 
 def show_list(version: str, gpu_id: str, count: int, recipe: str, method: str) -> None:
@@ -180,7 +213,7 @@ st.title("Fine-tune planner")
 version, tables = llm.served_catalog()
 left, right = st.columns(2)
 with left:
-    model_id = pick_model(tables.models)
+    model_id = pick_model(version)
 with right:
     gpu_id, count = pick_hardware(tables.gpus)
 method, recipe, samples = pick_training()
@@ -189,5 +222,6 @@ st.query_params.update(
 )
 view = llm.load_plan(version, model_id, gpu_id, count, recipe, method, samples)
 show_plan(view)
+show_measured(view)
 show_cost(view)
 show_list(version, gpu_id, count, recipe, method)

@@ -29,12 +29,14 @@ COLUMNS = {
     "measured_source_url": "Measured source",
     "kv_cache_gb": "KV cache GB",
     "q4_plus_kv_gb": "Q4 weights + KV GB",
-    "rating": "Elo rating",
+    "rating": "Best Elo (variants)",
     "total_params_b": "Params (B)",
     "active_params_b": "Active (B)",
     "licence_class": "Licence class",
     "licence_raw": "Licence",
+    "variants": "Variants (one checkpoint)",
     "smallest_config": "Smallest rentable config",
+    "smallest_config_price": "Config price (source)",
 }
 FORMATS = {
     "Required GB": "{:.1f}",
@@ -43,7 +45,7 @@ FORMATS = {
     "Measured tok/s": "{:.1f}",
     "KV cache GB": "{:.2f}",
     "Q4 weights + KV GB": "{:.1f}",
-    "Elo rating": "{:.1f}",
+    "Best Elo (variants)": "{:.1f}",
     "Params (B)": "{:g}",
     "Active (B)": "{:g}",
 }
@@ -60,9 +62,10 @@ def pick_hardware(gpus: pd.DataFrame) -> tuple[str, int]:
     if not ids:
         st.warning(f"The catalog has no {kind.lower()} entries.")
         st.stop()
+    default = (catalog.default_apple(gpus) if apple else None) or catalog.default_gpu(ids)
     gpu_id = st.selectbox(
         "Apple profile (GPU-usable memory)" if apple else "GPU", ids, key=f"hf_gpu_{apple}",
-        index=index_of(ids, "gpu", catalog.default_gpu(ids)), format_func=names.get,
+        index=index_of(ids, "gpu", default), format_func=names.get,
     )  # fmt: skip
     count = 1
     if not apple:
@@ -99,7 +102,7 @@ def pick_filters(models: pd.DataFrame) -> tuple[int, catalog.ModelFilter, bool]:
 
 
 def render(table: pd.DataFrame, show_all: bool) -> None:
-    shown = table[[c for c in COLUMNS if show_all or c != "smallest_config"]]
+    shown = table[[c for c in COLUMNS if show_all or not c.startswith("smallest_config")]]
     renamed = shown.rename(columns=COLUMNS)
     styled = renamed.style.format(
         FORMATS, na_rep="—", subset=[c for c in FORMATS if c in renamed]
@@ -131,5 +134,9 @@ st.caption(
     "GPU and count (never interpolated); MoE models need memory for all parameters while speed "
     f"tracks the active ones. The KV-cache column ({fit.KV_TENSORS} × layers × KV heads × head dim "
     f"× context × {fit.KV_BYTES_PER_VALUE} bytes) is a refinement shown beside the verdict, never "
-    "replacing it. Elo rating: “—” where a model has no scores."
+    "replacing it. One row per checkpoint: reasoning-effort / mode variants share weights, so "
+    "they share a verdict; the best Elo of the variants is shown (“—” where none is rated). "
+    "Config prices: median $/GPU-hour over provider catalogs; “thin” = fewer than "
+    f"{catalog.MIN_PRICE_SOURCES} provider catalogs, used only when no better-supported config "
+    "fits. The catalog records no offer counts or price dates."
 )

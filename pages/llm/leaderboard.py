@@ -26,6 +26,8 @@ COLUMNS = {
     "rank_low": st.column_config.NumberColumn("Rank best", format="%d"),
     "rank_high": st.column_config.NumberColumn("Rank worst", format="%d"),
     "category_profile": st.column_config.NumberColumn("Category profile", format="%.1f"),
+    "overall_rating": st.column_config.NumberColumn("Overall Elo", format="%.1f"),
+    "overall_rank": st.column_config.NumberColumn("Overall rank", format="%d"),
     "n_benchmarks": "Benchmarks",
     "n_categories": "Categories",
     "unrated_reason": "Why unrated",
@@ -99,7 +101,14 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def show_table(rows: pd.DataFrame, key: str) -> None:
+CATEGORY_LABELS = {
+    "rank": st.column_config.NumberColumn("Category rank", format="%d"),
+    "rating": st.column_config.NumberColumn("Category Elo", format="%.1f"),
+    "n_benchmarks": "Category benchmarks",
+}
+
+
+def show_table(rows: pd.DataFrame, key: str, category: str | None = None) -> None:
     shown = rows.assign(details="llm_model?model=" + rows["model_id"].astype(str))
     if "unrated_reason" in shown:  # ranked rows have "": no empty "Why unrated" column for them
         shown["unrated_reason"] = shown["unrated_reason"].replace("", None)
@@ -107,7 +116,7 @@ def show_table(rows: pd.DataFrame, key: str) -> None:
     cols = [c for c in COLUMNS if c in shown.columns and shown[c].notna().any()]
     st.dataframe(
         shown[cols],
-        column_config=COLUMNS,
+        column_config=COLUMNS | CATEGORY_LABELS if category else COLUMNS,
         hide_index=True,
         key=key,
         width="stretch",
@@ -149,27 +158,47 @@ def show_changes(version: str) -> None:
     st.dataframe(changed, hide_index=True, key="lb_diff_table", width="stretch", placeholder="—")
 
 
+def explain(flt: leaderboard.LeaderboardFilter) -> None:
+    """What the ranks mean: the overall method, or the category leaderboard's rule."""
+    st.caption(
+        f"Snapshot {version}. Elo from a weighted Bradley-Terry fit over head-to-head benchmark "
+        f"results (+400 = 10:1 odds); 95% intervals and rank spread from "
+        f"{ratings.BOOTSTRAP_ROUNDS} bootstrap resamples of the benchmarks. A rank needs at least "
+        f"{elo.MIN_BENCHMARKS} benchmarks in {elo.MIN_CATEGORIES} categories and a link (shared "
+        "benchmarks) to the main comparison graph. Other filters hide rows, never re-rank."
+    )
+    if flt.category:
+        st.info(
+            f"Category leaderboard: {flt.category}. The same fit on this category's benchmarks "
+            f"alone, re-ranked; a category rank needs at least {elo.MIN_CATEGORY_BENCHMARKS} "
+            "of its benchmarks and a link to the category's main comparison graph. Overall Elo "
+            "and rank stay those of the whole leaderboard.",
+            icon=":material/category:",
+        )
+
+
+def load_rows(board: leaderboard.Leaderboard, flt: leaderboard.LeaderboardFilter) -> pd.DataFrame:
+    """The filtered rows; the category ratings are loaded only when a category is chosen."""
+    by_category = llm.load_category_ratings(version) if flt.category else None
+    return leaderboard.filter_table(board, flt, by_category)
+
+
 st.title("LLM leaderboard")
 version = ui.data.snapshot_version()
 board = llm.load_board(version)
-st.caption(
-    f"Snapshot {version}. Elo from a weighted Bradley-Terry fit over head-to-head benchmark "
-    f"results (+400 = 10:1 odds); 95% intervals and rank spread from "
-    f"{ratings.BOOTSTRAP_ROUNDS} bootstrap resamples of the benchmarks. A rank needs at least "
-    f"{elo.MIN_BENCHMARKS} benchmarks in {elo.MIN_CATEGORIES} categories and a link (shared "
-    "benchmarks) to the main comparison graph; ranks are those of the whole leaderboard, "
-    "whatever the filter."
-)
 flt = pick_filter(board)
-rows = leaderboard.filter_table(board, flt)
+explain(flt)
+rows = load_rows(board, flt)
 ranked, unrated = rows[rows["eligible"]], rows[~rows["eligible"]]
 st.subheader(f"Ranked ({len(ranked)})")
-show_table(ranked, "lb_ranked")
+if ranked.empty and flt.category:
+    st.caption(f"No model has {elo.MIN_CATEGORY_BENCHMARKS} benchmarks of this category yet.")
+show_table(ranked, "lb_ranked", flt.category)
 st.subheader(f"Unrated ({len(unrated)})")
 st.caption(
     "Below the eligibility floor, or outside the main comparison graph (then the rating is "
     "relative to its own group only): rating shown for reference, never ranked; see Why unrated."
 )
-show_table(unrated, "lb_unrated")
+show_table(unrated, "lb_unrated", flt.category)
 show_downloads(rows, version)
 show_changes(version)
