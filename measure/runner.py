@@ -325,6 +325,7 @@ def _finish(
         ],
     }
     rec = record.build(observed)
+    record.validate(rec, where=f"run record of {req.adapter}")  # writer and validator agree
     store.save(rec, record.to_tables(rec), Path(req.out or paths.RUNS_DIR))
     return rec
 

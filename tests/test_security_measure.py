@@ -28,6 +28,7 @@ from measure.runner import RunRequest, run_measurement
 
 FIXTURE = "tests/fixtures/measure/busy_adapter.py"
 COMMITTED = sorted((paths.REPO_ROOT / "data" / "runs" / "records").glob("*.json"))
+COMMITTED_V1 = [p for p in COMMITTED if json.loads(p.read_text()).get("record_version") == 1]
 
 
 def _cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -387,7 +388,7 @@ def test_old_absolute_weights_paths_still_resolve():
 
 
 def test_a_version_1_record_is_checked_against_its_calls_table(tmp_path, capsys):
-    source = COMMITTED[-1]
+    source = COMMITTED_V1[-1]
     runs = tmp_path / "runs"
     (runs / "records").mkdir(parents=True)
     (runs / "vision_calls").mkdir()
@@ -400,7 +401,8 @@ def test_a_version_1_record_is_checked_against_its_calls_table(tmp_path, capsys)
     assert "calls table mismatch" in _error_line(capsys.readouterr().err)
 
 
-def test_committed_version_1_records_still_verify():
+def test_committed_records_of_every_version_still_verify():
+    assert COMMITTED_V1 and len(COMMITTED_V1) < len(COMMITTED)
     done = _cli("verify", *(str(p) for p in COMMITTED))
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("verified ") == len(COMMITTED)
@@ -489,3 +491,19 @@ def test_fuzz_mutated_records(fresh, fresh_paths, data):
     else:
         target[path[-1]] = value
     _only_record_errors(lambda: list(verify.checks(doc)))
+
+
+def test_every_registered_adapters_metadata_passes_the_record_schema():
+    """The writer may not produce what the validator refuses (PP-OCR's input size once held '_')."""
+    from analytics.core import run_schema
+    from measure.adapters import registry
+
+    fields = {f.path: f for f in run_schema.RECORD if f.path.startswith("adapter.info.")}
+    bad = []
+    for name, cls in registry().items():
+        info = cls.info.as_dict()
+        for path, spec in fields.items():
+            value = info.get(path.removeprefix("adapter.info."))
+            if value not in (None, "") and not run_schema.KINDS[spec.kind](value):
+                bad.append(f"{name}: {path} = {value!r}")
+    assert bad == []

@@ -55,7 +55,7 @@ class PPOCRTextDetector(Adapter):
                 file_name="PP-OCRv6_det_small.onnx",
             ),
         ),
-        default_input_size="shorter side resized to 736 px (RapidOCR Det.limit_side_len, min)",
+        default_input_size="shorter side resized to 736 px (RapidOCR detector side limit, min)",
         paper=PaperScore(
             value=None,
             metric="Hmean",
