@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 import zipfile
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from analytics.core import paths
 from analytics.fl.submission import zip_bytes
+from tests.fixtures.fl.store import fl_store
 
 ROOT = paths.REPO_ROOT
 REFERENCE = ROOT / "data" / "fl_reference" / "submissions"
@@ -28,18 +28,7 @@ SMALL_SET = [
 
 @pytest.fixture()
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    data = tmp_path / "data"
-    (data / "catalog" / "fl").mkdir(parents=True)
-    for name in ("policy.json", "simulator_profiles.json"):
-        shutil.copy(ROOT / "data" / "catalog" / "fl" / name, data / "catalog" / "fl" / name)
-    (data / "fl_reference" / "submissions").mkdir(parents=True)
-    for name in SMALL_SET:
-        shutil.copy(REFERENCE / name, data / "fl_reference" / "submissions" / name)
-    monkeypatch.setattr(paths, "DATA_DIR", data)
-    monkeypatch.setattr(paths, "CATALOG_DIR", data / "catalog")
-    monkeypatch.setattr(paths, "RUNS_DIR", data / "runs")
-    st.cache_data.clear()
-    return data
+    return fl_store(tmp_path, monkeypatch, SMALL_SET)
 
 
 def _page(name: str, **query: str) -> AppTest:

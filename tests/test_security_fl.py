@@ -32,6 +32,7 @@ from analytics.fl import review, store, submission
 from analytics.fl.policy import CAPS, PolicyError, load_policy, parse_policy, policy_path
 from analytics.fl.submission import UNFORESEEN, validate_zip, zip_bytes
 from measure.community import auth
+from tests.fixtures.fl.store import fl_store as fl_store_copy
 
 ROOT = paths.REPO_ROOT
 REFERENCE = ROOT / "data" / "fl_reference" / "submissions"
@@ -44,19 +45,8 @@ PASSWORD = "correct horse battery"
 @pytest.fixture()
 def fl_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private FL store: our policy and three reference ZIPs, no uploads yet."""
-    data = tmp_path / "data"
-    (data / "catalog" / "fl").mkdir(parents=True)
-    for name in ("policy.json", "simulator_profiles.json"):
-        shutil.copy(ROOT / "data" / "catalog" / "fl" / name, data / "catalog" / "fl" / name)
-    (data / "fl_reference" / "submissions").mkdir(parents=True)
-    for name in SMALL_SET:
-        shutil.copy(REFERENCE / name, data / "fl_reference" / "submissions" / name)
-    monkeypatch.setattr(paths, "DATA_DIR", data)
-    monkeypatch.setattr(paths, "CATALOG_DIR", data / "catalog")
-    monkeypatch.setattr(paths, "RUNS_DIR", data / "runs")
     monkeypatch.delenv(auth.ENV_MAINTAINERS, raising=False)
-    st.cache_data.clear()
-    return data
+    return fl_store_copy(tmp_path, monkeypatch, SMALL_SET)
 
 
 def _members(name: str = "A_linear_FedAvg.zip") -> dict[str, bytes]:

@@ -10,9 +10,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analytics.core import paths
+from analytics.core import paths, safejson
 from analytics.core import problems as problem_text
-from analytics.fl import safejson
 
 NOMINAL = "nominal"
 CAPS = {

@@ -18,11 +18,9 @@ from __future__ import annotations
 import csv
 import io
 import json
-import lzma
 import math
 import re
 import zipfile
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -30,8 +28,8 @@ import numpy as np
 import pandas as pd
 
 from analytics.core import problems as problem_text
-from analytics.core import safezip
-from analytics.fl import safejson, simulator
+from analytics.core import safejson, safezip
+from analytics.fl import simulator
 from analytics.fl.policy import Policy
 
 PROTOCOLS = ("A", "B", "C")
@@ -53,7 +51,6 @@ UNFORESEEN = "unforeseen error"  # marks the backstop's line (tests assert it ne
 MAX_STEP = 2**53  # steps and rounds: integers exactly representable as floats
 JSON_BYTES = 64 * 1024  # manifest.json and status.json: a few keys each
 JSON_DEPTH = 4
-_DECODE_ERRORS = (zlib.error, lzma.LZMAError, EOFError, OSError, RuntimeError, zipfile.BadZipFile)
 """What a corrupt compressed stream can raise past the shared reader (a bad deflate block)."""
 
 
@@ -383,9 +380,6 @@ def _members(data: bytes, label: str, problems: _Problems) -> Members | None:
         return safezip.read_members(data, label, ZIP_USE)
     except safezip.BundleError as exc:
         problems.extend(_zip_problem(label, err) for err in safezip.each_problem(exc))
-    except _DECODE_ERRORS as exc:
-        what = f"a member cannot be decompressed: corrupt data ({_one_line(exc)})"
-        problems.add(label, what, _CAPS.rebuild)
     return None
 
 

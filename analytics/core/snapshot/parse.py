@@ -16,9 +16,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from analytics.core import schema
+from analytics.core import safejson, schema
 from analytics.core.problems import at
 
 DATA_SUFFIXES = (".csv", ".json")
@@ -271,20 +269,6 @@ def read_table(catalog_dir: Path, path: Path) -> tuple[Table | None, list[str]]:
     return table, problems
 
 
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)', re.DOTALL)
-"""A JSON string; an unterminated one runs to the end (so the scan stays linear)."""
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-
-
-def json_depth(text: str) -> int:
-    """Deepest nesting of arrays/objects in JSON ``text`` (brackets inside strings ignored)."""
-    brackets = np.frombuffer(_NOT_BRACKET.sub("", _JSON_STRING.sub("", text)).encode(), np.uint8)
-    if not brackets.size:
-        return 0
-    steps = np.where((brackets == ord("[")) | (brackets == ord("{")), 1, -1)
-    return max(int(steps.cumsum().max()), 0)
-
-
 def json_problems(path: Path) -> list[str]:
     """Problem lines of one catalog JSON file: size, encoding, nesting depth and syntax."""
     too_big = size_problem(path, MAX_JSON_BYTES)
@@ -294,7 +278,7 @@ def json_problems(path: Path) -> list[str]:
         text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return [at(path, None, f"not UTF-8 (byte {exc.start})", "save it as UTF-8")]
-    if json_depth(text) > MAX_JSON_DEPTH:
+    if safejson.depth(text) > MAX_JSON_DEPTH:
         what = f"JSON nests deeper than {MAX_JSON_DEPTH} levels"
         return [at(path, None, what, "flatten the structure")]
     try:
