@@ -133,6 +133,12 @@ def test_sampler_keeps_a_10ms_median_while_the_main_thread_is_busy():
     assert {p for _, _, p in sampler.samples} <= {"idle", "timed"}
 
 
+def _busy_cpu_s() -> float:
+    """CPU seconds all processes have spent busy (user + system) since boot."""
+    times = psutil.cpu_times()
+    return times.user + times.system
+
+
 def test_sampler_keeps_polling_while_a_c_call_holds_the_gil():
     # A thread sampler gets no sample in while sum() runs: C code does not release the lock,
     # like importing torch. The sampler's own process keeps its 5 ms schedule.
@@ -140,7 +146,9 @@ def test_sampler_keeps_polling_while_a_c_call_holds_the_gil():
     try:
         sampler.mark("held")
         held_s = time.perf_counter()
+        busy_before, ours_before = _busy_cpu_s(), time.process_time()
         sum(range(3 * 10**7))
+        others_s = _busy_cpu_s() - busy_before - (time.process_time() - ours_before)
         held_s = time.perf_counter() - held_s
         sampler.mark("after")
         time.sleep(0.02)
@@ -149,6 +157,8 @@ def test_sampler_keeps_polling_while_a_c_call_holds_the_gil():
         sampler.close()
     during = [t for t, _, p in sampler.samples if p == "held"]
     assert held_s > 0.1  # the lock really was held long enough to starve a thread
+    if others_s > 0.5 * held_s * (psutil.cpu_count() - 1):
+        pytest.skip(f"other processes kept the spare cores busy ({others_s:.2f} CPU-s)")
     assert len(during) >= 0.5 * held_s / (protocol.SAMPLER_PERIOD_MS / 1e3)
     assert protocol.sampler_stats(during)["interval_median_ms"] <= protocol.SAMPLER_DEADLINE_MS
 
