@@ -7,6 +7,7 @@ Each command lives in a module exposing ``main(argv: list[str]) -> int`` and rec
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 Commands = dict[str, tuple[str, str]]  # name -> (module, one-line help)
@@ -38,4 +39,8 @@ def dispatch(prog: str, commands: Commands, argv: list[str]) -> int:
             raise
         print(f"error: command {name!r} is not available ({module_name} missing)", file=sys.stderr)
         return 2
-    return int(module.main([name, *rest]) or 0)
+    try:
+        return int(module.main([name, *rest]) or 0)
+    except BrokenPipeError:  # output piped into `head` and the like: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
