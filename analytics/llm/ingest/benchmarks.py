@@ -12,6 +12,8 @@ from functools import cache
 from pathlib import Path
 
 BENCHMARKS_CSV = Path(__file__).with_name("benchmarks.csv")
+SOURCE_BENCHMARKS_DIR = Path(__file__).with_name("benchmarks")
+"""One CSV per source family for benchmarks only that source publishes (same columns)."""
 
 
 @dataclass(frozen=True)
@@ -40,12 +42,28 @@ class Benchmark:
         }
 
 
+def benchmark_files() -> list[Path]:
+    """The shared table first, then the per-source tables in name order."""
+    return [BENCHMARKS_CSV, *sorted(SOURCE_BENCHMARKS_DIR.glob("*.csv"))]
+
+
 @cache
-def _load(path: Path = BENCHMARKS_CSV) -> tuple[dict[str, Benchmark], dict[str, str]]:
+def _load() -> tuple[dict[str, Benchmark], dict[str, str]]:
     table: dict[str, Benchmark] = {}
     by_name: dict[str, str] = {}
+    for path in benchmark_files():
+        _read_into(path, table, by_name)
+    return table, by_name
+
+
+def _read_into(path: Path, table: dict[str, Benchmark], by_name: dict[str, str]) -> None:
     with open(path, newline="", encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
+        for lineno, row in enumerate(csv.DictReader(fh), start=2):
+            if row["benchmark_id"] in table:
+                raise ValueError(
+                    f"{path}:{lineno}: benchmark {row['benchmark_id']!r} is already defined; "
+                    "keep one row per benchmark across the benchmark tables"
+                )
             bench = Benchmark(
                 benchmark_id=row["benchmark_id"],
                 name=row["name"],
@@ -58,7 +76,6 @@ def _load(path: Path = BENCHMARKS_CSV) -> tuple[dict[str, Benchmark], dict[str, 
             table[bench.benchmark_id] = bench
             for name in filter(None, (row["source_names"] or "").split(";")):
                 by_name[name.strip().lower()] = bench.benchmark_id
-    return table, by_name
 
 
 def all_benchmarks() -> dict[str, Benchmark]:

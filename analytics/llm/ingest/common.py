@@ -58,6 +58,11 @@ class ModelObs:
     n_kv_heads: int | None = None
     head_dim: int | None = None
     metadata_source_url: str | None = None
+    variant: str | None = None
+    usd_per_mtok_input: float | None = None
+    usd_per_mtok_output: float | None = None
+    price_source_url: str | None = None
+    price_date: str | None = None
 
 
 @dataclass
@@ -72,6 +77,7 @@ class ScoreObs:
     source_url: str
     date: str | None = None
     origin: str = ""
+    variant: str | None = None
 
 
 _PERCENT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*%\s*$")

@@ -1,0 +1,59 @@
+"""One protocol per benchmark: which published scores may stand as a benchmark's headline.
+
+Rule (docs/data.md, "Protocols"): a benchmark's battles compare like with like. The headline
+protocol is a single attempt scored the benchmark's standard way (pass@1, or the leaderboard's own
+metric). A score obtained another way is dropped, and counted under one of the reasons below:
+
+- several samples aggregated (cons@k, maj@k, best-of-N, pass@k with k > 1),
+- parallel test-time compute (many attempts reconciled by the system: "Deep Think", "Heavy",
+  "parallel thinking"),
+- a model fine-tuned for that one task,
+- a scaffold other than the benchmark's own (third-party agents on agent leaderboards),
+- an estimate rather than a run,
+- a composite index built from benchmarks already counted one by one,
+- a row the override table marks as a known-bad run.
+
+Importers call ``method_drop_reason`` on whatever text the source uses to describe how a score
+was obtained (LLM Stats ``analysis_method``, a note column, a model-name suffix).
+"""
+
+from __future__ import annotations
+
+import re
+
+AGGREGATED = "protocol: several samples aggregated (cons@k / maj@k / best-of-N / pass@k>1)"
+PARALLEL = "protocol: parallel test-time compute"
+FINE_TUNED = "protocol: fine-tuned for this task"
+SCAFFOLD = "protocol: non-standard scaffold"
+ESTIMATED = "protocol: estimated, not run"
+COMPOSITE = "protocol: composite index of benchmarks already counted"
+KNOWN_BAD = "override: known-bad run"
+
+DROP_REASONS = (AGGREGATED, PARALLEL, FINE_TUNED, SCAFFOLD, ESTIMATED, COMPOSITE, KNOWN_BAD)
+"""Every protocol drop reason, in the order docs/data.md lists them."""
+
+_AGGREGATED = re.compile(
+    r"\b(cons|maj|majority|best|bo|rm)\s*@\s*\d+|\bbest[- ]of[- ]\d+|\bpass\s*@\s*(?!1\b)\d+"
+    r"|\bmajority vot|\bself[- ]consistency"
+    r"|\bmaj\d+\b|\bcons\d+\b",
+    re.IGNORECASE,
+)
+_PARALLEL = re.compile(
+    r"\bdeep ?think\b|\bheavy\b|\bparallel (test[- ]time|thinking|compute|sampling)"
+    r"|\bwith parallel\b|\bttc\b|\bhigh[- ]compute\b",
+    re.IGNORECASE,
+)
+_FINE_TUNED = re.compile(r"\bfine[- ]?tuned\b|\bfinetuned\b|\btask[- ]specific\b", re.IGNORECASE)
+
+
+def method_drop_reason(text: str | None) -> str | None:
+    """The protocol drop reason a method description implies, or None for a headline score."""
+    if not text:
+        return None
+    if _AGGREGATED.search(text):
+        return AGGREGATED
+    if _PARALLEL.search(text):
+        return PARALLEL
+    if _FINE_TUNED.search(text):
+        return FINE_TUNED
+    return None
