@@ -39,6 +39,7 @@ ID_COLUMNS: dict[str, tuple[str, ...]] = {
     "scores": ("model_id", "benchmark_id"),
     "gpus": ("gpu_id",),
     "throughput": ("model_id", "gpu_id"),
+    "sources": ("source_id",),
 }
 """Columns whose cells must match ``ID_PATTERN``. Names (``display_name``, ``aliases``) may be
 any Unicode text, but no cell may hold control, zero-width or bidi characters."""
@@ -66,12 +67,17 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("licence_raw", "str", required=False, help="licence string as published"),
         Column("vram_q4_gb", "float", required=False, help="curated Q4 VRAM, GB"),
         Column("checkpoint_id", "str", help="reasoning/mode variants of one weight share it"),
+        Column("variant", "str", help="'default' or the setting: effort, thinking mode, budget"),
         Column("aliases", "str", required=False, help="';'-separated names used by sources"),
         Column("n_layers", "int", required=False),
         Column("n_kv_heads", "int", required=False),
         Column("head_dim", "int", required=False),
         Column("context_length", "int", required=False),
         Column("metadata_source_url", "str", required=False),
+        Column("usd_per_mtok_input", "float", required=False, help="API list price, input"),
+        Column("usd_per_mtok_output", "float", required=False, help="API list price, output"),
+        Column("price_source_url", "str", required=False),
+        Column("price_date", "date", required=False),
     ),
     "benchmarks": (
         Column("benchmark_id", "str"),
@@ -90,6 +96,16 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("source_name", "str", help="e.g. 'Epoch AI', 'Open LLM Leaderboard v2'"),
         Column("source_url", "str"),
         Column("date", "date", required=False),
+    ),
+    "sources": (
+        Column("source_id", "str", help="importer id, e.g. 'livebench'"),
+        Column("name", "str"),
+        Column("url", "str", required=False),
+        Column("licence", "str", required=False, help="licence or terms as the source states"),
+        Column("scores", "int"),
+        Column("models", "int"),
+        Column("as_of", "date", required=False, help="newest date on the source's score rows"),
+        Column("newest_release", "date", required=False, help="newest release it scores"),
     ),
     "gpus": (
         Column("gpu_id", "str"),
@@ -122,5 +138,6 @@ PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     "benchmarks": ("benchmark_id",),
     "scores": ("model_id", "benchmark_id", "source_kind", "source_name"),
     "gpus": ("gpu_id",),
+    "sources": ("source_id",),
     "throughput": ("model_id", "gpu_id", "gpu_count", "quant", "phase", "source_url"),
 }

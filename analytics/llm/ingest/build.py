@@ -33,22 +33,75 @@ from analytics.llm.ingest.families import (
     org_from_hf,
     params_from_name,
 )
-from analytics.llm.ingest.identity import ModelRegistry, checkpoint_of, load_curated_aliases
+from analytics.llm.ingest.identity import (
+    ModelRegistry,
+    canonical_variant,
+    date_of,
+    loose_key,
+    match_key,
+    split_variant,
+    variant_model_id,
+    weights_link_fits,
+    without_date,
+)
+from analytics.llm.ingest.overrides import OVERRIDES_CSV, Overrides
+from analytics.llm.ingest.overrides import load as load_overrides
+from analytics.llm.ingest.protocols import KNOWN_BAD
+from analytics.llm.ingest.sources import source_rows
 
-SOURCE_ORDER = ("llmstats", "epoch", "open-llm-leaderboard", "lmarena", "llmfit", "llm-analysis")
+SOURCE_ORDER = (
+    "llmstats",
+    "epoch",
+    "open-llm-leaderboard",
+    "lmarena",
+    "epoch-2026",
+    "artificial-analysis",
+    "livebench",
+    "lmarena-catalog",
+    "arcprize",
+    "tau2-bench",
+    "bfcl",
+    "swe-bench",
+    "vectara",
+    "llmfit",
+    "llm-analysis",
+    "litellm",
+)
+"""Order in which sources are read: the first spelling of a model defines its id, so the older
+sources come first (ids stay stable); newer sources add models and spellings."""
+
 FIELD_PRIORITY: dict[str, tuple[str, ...]] = {
-    "release_date": ("llmstats", "epoch", "llmfit", "open-llm-leaderboard"),
-    "licence_raw": ("llmstats", "open-llm-leaderboard", "llmfit", "lmarena"),
-    "total_params_b": ("llmstats", "open-llm-leaderboard", "llmfit"),
-    "active_params_b": ("llmfit",),
-    "open_weights": ("llmstats", "open-llm-leaderboard", "lmarena", "epoch"),
-    "context_length": ("llmstats", "llmfit", "llm-analysis"),
+    "release_date": (
+        "llmstats", "epoch-2026", "epoch", "artificial-analysis", "livebench", "llmfit",
+        "open-llm-leaderboard",
+    ),
+    "licence_raw": (
+        "llmstats", "artificial-analysis", "open-llm-leaderboard", "llmfit", "lmarena-catalog",
+        "lmarena",
+    ),
+    "total_params_b": ("llmstats", "artificial-analysis", "open-llm-leaderboard", "llmfit"),
+    "active_params_b": ("artificial-analysis", "llmfit"),
+    "open_weights": (
+        "llmstats", "artificial-analysis", "open-llm-leaderboard", "lmarena-catalog", "lmarena",
+        "livebench", "epoch-2026", "epoch",
+    ),
+    "context_length": ("llmstats", "artificial-analysis", "litellm", "llmfit", "llm-analysis"),
     "vram_q4_gb": ("llmfit",),
     "n_layers": ("llmfit", "llm-analysis"),
     "n_kv_heads": ("llmfit", "llm-analysis"),
     "head_dim": ("llmfit", "llm-analysis"),
-    "display_name": ("llmstats", "epoch", "lmarena"),
+    "display_name": (
+        "llmstats", "livebench", "artificial-analysis", "epoch-2026", "epoch", "lmarena-catalog",
+        "lmarena", "arcprize", "bfcl", "tau2-bench", "swe-bench", "vectara",
+    ),
+    "usd_per_mtok_input": ("artificial-analysis", "litellm"),
+    "usd_per_mtok_output": ("artificial-analysis", "litellm"),
+    "price_source_url": ("artificial-analysis", "litellm"),
+    "price_date": ("artificial-analysis", "litellm"),
 }
+ORG_PRIORITY = ("llmstats", "artificial-analysis", "livebench", "lmarena-catalog", "lmarena",
+                "epoch-2026", "arcprize", "tau2-bench", "bfcl", "vectara", "litellm")
+"""Sources that state the organisation, best first (a weights repo's org beats the name rule)."""
 FINETUNE_TABLE = "finetune_memory"
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _URL = re.compile(r"^https?://[^\s/]+\.[^\s/]+(/\S*)?$")
@@ -82,25 +135,110 @@ def load_sources(shared: Path, drops: Drops) -> tuple[list[ModelObs], list[Score
     return models, scores
 
 
+@dataclass
+class Resolver:
+    """Raw source names -> (model_id, checkpoint_id, variant) through the override table and the
+    identity rules (analytics/llm/ingest/identity.py)."""
+
+    registry: ModelRegistry
+    overrides: Overrides
+    checkpoints: dict[str, str] = field(default_factory=dict)
+    variants: dict[str, str] = field(default_factory=dict)
+
+    def resolve(self, raw: str, variant: str | None = None) -> str:
+        key = match_key(raw)
+        whole = key in self.overrides.weights or key in self.overrides.distinct
+        base, found = (raw, None) if whole else split_variant(raw)
+        found = canonical_variant(variant) or found
+        checkpoint = self.registry.resolve(base, loose=key not in self.overrides.distinct)
+        model_id, label = variant_model_id(checkpoint, found)
+        self.checkpoints[model_id] = checkpoint
+        self.variants[model_id] = label
+        self.registry.aliases.setdefault(model_id, set()).add(raw.strip())
+        return model_id
+
+    def lookup(self, raw: str) -> str | None:
+        """model_id already known for a spelling (metadata-only sources never create models)."""
+        base, found = split_variant(raw)
+        checkpoint = self.registry.lookup(base)
+        if checkpoint is None:
+            return None
+        return variant_model_id(checkpoint, found)[0]
+
+    def remap(self, mapping: dict[str, str]) -> dict[str, str]:
+        """Fold checkpoints into others (undated names into their one dated snapshot); returns
+        old model_id -> new model_id for every model that moved."""
+        moved = {}
+        for model_id in sorted(self.checkpoints):
+            checkpoint = self.checkpoints[model_id]
+            if checkpoint not in mapping:
+                continue
+            label = self.variants[model_id]
+            new_id = variant_model_id(mapping[checkpoint], None if label == "default" else label)[0]
+            moved[model_id] = new_id
+        for old, new in moved.items():
+            self.checkpoints[new] = mapping[self.checkpoints.pop(old)]
+            self.variants[new] = self.variants.pop(old)
+            names = self.registry.aliases.pop(old, set()) | {old}
+            self.registry.aliases.setdefault(new, set()).update(names)
+        for key, owner in self.registry.by_key.items():
+            if owner in mapping:
+                self.registry.by_key[key] = mapping[owner]
+        return moved
+
+
+def undated_merges(checkpoints: set[str], pinned: set[str]) -> dict[str, str]:
+    """Undated checkpoint -> the one dated snapshot with the same name (several: kept apart)."""
+    dated: dict[str, list[str]] = defaultdict(list)
+    for cp in checkpoints:
+        if date_of(cp):
+            dated[without_date(loose_key(cp))].append(cp)
+    out = {}
+    for cp in sorted(checkpoints):
+        if date_of(cp) or cp in pinned:
+            continue
+        matches = dated.get(loose_key(cp), [])
+        if len(matches) == 1:
+            out[cp] = matches[0]
+    return out
+
+
+def load_metadata_sources(shared: Path, drops: Drops) -> list[ModelObs]:
+    """Metadata-only sources that never create a model (litellm prices and context)."""
+    return []
+
+
 def resolve_identities(
-    registry: ModelRegistry, models: list[ModelObs], scores: list[ScoreObs]
+    resolver: Resolver, models: list[ModelObs], scores: list[ScoreObs]
 ) -> tuple[dict[str, list[ModelObs]], list[tuple[str, ScoreObs]]]:
-    """model_id for every observation; weights repo ids of LLM Stats models become aliases."""
-    by_model: dict[str, list[ModelObs]] = defaultdict(list)
+    """model_id for every observation; weights repo ids of LLM Stats models become aliases when
+    their tuning agrees (a base repo never becomes an instruct model's alias)."""
+    model_ids = []
     for obs in models:
-        model_id = registry.resolve(obs.name)
+        model_ids.append(resolver.resolve(obs.name, obs.variant))
+        if obs.source == "llmstats" and obs.hf_id and weights_link_fits(obs.hf_id, obs.name):
+            resolver.registry.add_alias(obs.hf_id, resolver.checkpoints[model_ids[-1]])
+    score_ids = [resolver.resolve(s.model_name, s.variant) for s in scores]
+    pinned = {resolver.registry.curated[k] for k in resolver.overrides.distinct
+              if k in resolver.registry.curated}
+    moved = resolver.remap(undated_merges(set(resolver.checkpoints.values()), pinned))
+
+    def final(model_id: str) -> str:
+        return moved.get(model_id, model_id)
+
+    by_model: dict[str, list[ModelObs]] = defaultdict(list)
+    for model_id, obs in zip(model_ids, models, strict=True):
+        model_id = final(model_id)
         by_model[model_id].append(obs)
-        if obs.source == "llmstats" and obs.hf_id:
-            registry.add_alias(obs.hf_id, model_id)
-    resolved = [(registry.resolve(s.model_name), s) for s in scores]
+    resolved = [(final(mid), s) for mid, s in zip(score_ids, scores, strict=True)]
     return by_model, resolved
 
 
-def attach_metadata(registry: ModelRegistry, by_model: dict, extra: list[ModelObs]) -> int:
-    """Add metadata-only observations (llmfit, llm-analysis) to models that already exist."""
+def attach_metadata(resolver: Resolver, by_model: dict, extra: list[ModelObs]) -> int:
+    """Add metadata-only observations (llmfit, llm-analysis, litellm) to models that exist."""
     attached = 0
     for obs in extra:
-        model_id = registry.lookup(obs.name)
+        model_id = resolver.lookup(obs.name)
         if model_id in by_model:
             by_model[model_id].append(obs)
             attached += 1
@@ -116,17 +254,18 @@ def _first(observations: list[ModelObs], attr: str) -> object:
 
 
 def _organisation(model_id: str, observations: list[ModelObs], rule_org: str | None) -> str:
+    """A source's statement first; then the org of a published weights repo (a third-party
+    fine-tune of Llama belongs to whoever published it); then the family rule."""
     by_source = {o.source: o.organisation for o in observations if o.organisation}
-    if "llmstats" in by_source:
-        return by_source["llmstats"]
-    if rule_org:
-        return rule_org
-    if "lmarena" in by_source:
-        return by_source["lmarena"]
+    for source in ORG_PRIORITY:
+        if source in by_source:
+            return by_source[source]
     if "open-llm-leaderboard" in by_source:
         return org_from_hf(by_source["open-llm-leaderboard"])
     hf = next((o.hf_id for o in observations if o.hf_id and "/" in o.hf_id), None)
-    return org_from_hf(hf.split("/")[0]) if hf else "unknown"
+    if hf:
+        return org_from_hf(hf.split("/")[0])
+    return rule_org or "unknown"
 
 
 WEIGHT_FIELDS = (
@@ -140,12 +279,19 @@ WEIGHT_FIELDS = (
     "n_kv_heads",
     "head_dim",
     "context_length",
+    "usd_per_mtok_input",
+    "usd_per_mtok_output",
+    "price_source_url",
+    "price_date",
     "metadata_source_url",
 )
-"""Properties of the weights: reasoning-effort variants inherit them from their checkpoint."""
+"""Properties of the weights (and the API's list price): variants inherit them from their
+checkpoint."""
 
 
-def stated_row(model_id: str, observations: list[ModelObs], aliases: str) -> dict:
+def stated_row(
+    model_id: str, observations: list[ModelObs], aliases: str, checkpoint: str, variant: str
+) -> dict:
     """One models.csv row with only what sources state (unknowns stay None)."""
     family, rule_org = family_and_org(model_id)
     urls = [o.metadata_source_url for o in observations if o.metadata_source_url]
@@ -156,13 +302,15 @@ def stated_row(model_id: str, observations: list[ModelObs], aliases: str) -> dic
         "organisation": _organisation(model_id, observations, rule_org),
         "family": family,
         "is_moe": any(o.is_moe for o in observations) or moe_by_name(model_id),
-        "checkpoint_id": checkpoint_of(model_id),
+        "checkpoint_id": checkpoint,
+        "variant": variant,
         "aliases": aliases or None,
         "metadata_source_url": meta_url,
     }
     for attr in WEIGHT_FIELDS[:-1]:
         row[attr] = _first(observations, attr)
     row["release_date"] = _iso(row["release_date"])
+    row["price_date"] = _iso(row["price_date"])
     has_weights_repo = any(o.hf_id for o in observations)
     if row["open_weights"] is None and has_weights_repo:
         row["open_weights"] = not closed_by_name(model_id, family)
@@ -188,6 +336,8 @@ def finish_row(row: dict) -> dict:
     name_total, name_active = params_from_name(row["model_id"])
     total = row["total_params_b"] or name_total
     active = row["active_params_b"] or name_active
+    if total and active and active < 0.95 * total:
+        row["is_moe"] = True
     if not row["is_moe"] and total is not None:
         active = total
     row["total_params_b"] = round(total, 3) if total else None
@@ -197,17 +347,54 @@ def finish_row(row: dict) -> dict:
     return row
 
 
-def model_rows(by_model: dict, registry: ModelRegistry, model_ids: set[str]) -> list[dict]:
-    """models.csv rows for `model_ids`, sorted by id."""
-    rows = [stated_row(mid, by_model[mid], registry.alias_string(mid)) for mid in sorted(model_ids)]
+def model_rows(resolver: Resolver, by_model: dict, model_ids: set[str]) -> list[dict]:
+    """models.csv rows for `model_ids`, sorted by id; override ``set`` rows applied last."""
+    rows = [
+        stated_row(
+            mid,
+            by_model.get(mid, []),
+            resolver.registry.alias_string(mid),
+            resolver.checkpoints.get(mid, mid),
+            resolver.variants.get(mid, "default"),
+        )
+        for mid in sorted(model_ids)
+    ]
     inherit_from_checkpoint(rows)
-    return [finish_row(row) for row in rows]
+    rows = [finish_row(row) for row in rows]
+    for row in rows:
+        for attr, value in resolver.overrides.sets.get(row["model_id"], {}).items():
+            row[attr] = _typed(attr, value)
+    return rows
 
 
-def score_rows(resolved: list[tuple[str, ScoreObs]], drops: Drops) -> list[dict]:
-    """Validated, de-duplicated score rows (highest score kept per primary key)."""
+def _typed(attr: str, value: str) -> object:
+    if attr in ("active_params_b", "total_params_b"):
+        return float(value)
+    if attr == "open_weights":
+        return value == "true"
+    return value
+
+
+NEWER_EXPORT = {"epoch-2026": "epoch", "lmarena-catalog": "lmarena"}
+"""A newer export of the same publisher: its row replaces the older export's row."""
+
+
+def _supersedes(new: dict, new_origin: str, old: dict, old_origin: str) -> bool:
+    """Whether ``new`` replaces ``old`` (same model, benchmark, kind and source name)."""
+    if NEWER_EXPORT.get(new_origin) == old_origin:
+        return True
+    if NEWER_EXPORT.get(old_origin) == new_origin:
+        return False
+    return (new["date"] or "") > (old["date"] or "")
+
+
+def score_rows(
+    resolved: list[tuple[str, ScoreObs]], drops: Drops, overrides: Overrides | None = None
+) -> list[dict]:
+    """Validated, de-duplicated score rows: per primary key the newest row (a newer export of
+    the same publisher first); override rows drop known-bad runs and move misfiled ones."""
     benches = all_benchmarks()
-    best: dict[tuple, dict] = {}
+    best: dict[tuple, tuple[dict, str]] = {}
     for model_id, obs in resolved:
         bench = benches.get(obs.benchmark_id)
         label = obs.origin.split(":")[0]
@@ -223,6 +410,13 @@ def score_rows(resolved: list[tuple[str, ScoreObs]], drops: Drops) -> list[dict]
         if not obs.source_url or not _URL.match(obs.source_url):
             drops.add(label, "source link is not a single http(s) URL")
             continue
+        rule = overrides and overrides.score_action(model_id, obs.benchmark_id, obs.source_name)
+        if rule and rule["action"] == "drop-score":
+            drops.add(label, KNOWN_BAD)
+            continue
+        if rule:
+            drops.add(label, "override: moved to the model that produced it (counted, kept)")
+            model_id = rule["target"]
         row = {
             "model_id": model_id,
             "benchmark_id": obs.benchmark_id,
@@ -231,15 +425,17 @@ def score_rows(resolved: list[tuple[str, ScoreObs]], drops: Drops) -> list[dict]
             "source_name": obs.source_name,
             "source_url": obs.source_url,
             "date": _iso(obs.date),
+            "origin": label,  # not a column: feeds the sources table
         }
         key = tuple(row[c] for c in schema.PRIMARY_KEYS["scores"])
         if key in best:
-            drops.add(label, "same model, benchmark and source listed twice (highest kept)")
-            if best[key]["score"] >= row["score"]:
+            drops.add(label, "same model, benchmark and source listed twice (newest kept)")
+            if not _supersedes(row, label, *best[key]):
                 continue
-        best[key] = row
+        best[key] = (row, label)
     return sorted(
-        best.values(), key=lambda r: tuple(str(r[c]) for c in schema.PRIMARY_KEYS["scores"])
+        (row for row, _ in best.values()),
+        key=lambda r: tuple(str(r[c]) for c in schema.PRIMARY_KEYS["scores"]),
     )
 
 
@@ -259,7 +455,7 @@ def gpu_rows(shared: Path, drops: Drops) -> list[dict]:
 
 
 def throughput_rows(
-    shared: Path, registry: ModelRegistry, models: set[str], gpus: set[str], drops: Drops
+    shared: Path, resolver: Resolver, models: set[str], gpus: set[str], drops: Drops
 ) -> list[dict]:
     """throughput.csv rows; a model label becomes the catalog id when the catalog has the model."""
     rows = gpu_benchmarks.load(shared / "gpu-benchmarks-llm-inference/README.md", drops)
@@ -268,24 +464,34 @@ def throughput_rows(
         if row["gpu_id"] not in gpus:
             raise IngestError(f"throughput GPU {row['gpu_id']} missing from gpus_curated.csv")
         label = row.pop("model")
-        model_id = registry.lookup(label)
+        model_id = resolver.lookup(label)
         out.append({"model_id": model_id if model_id in models else label, **row})
     return out
 
 
-def build(shared: Path) -> Catalog:
+def make_resolver(overrides: Overrides) -> Resolver:
+    """A resolver whose registry knows the override table's aliases and pinned names."""
+    curated = dict(overrides.aliases)
+    curated.update({k: v for k, v in overrides.distinct.items() if v})
+    registry = ModelRegistry(curated=curated, pinned=set(overrides.distinct))
+    return Resolver(registry=registry, overrides=overrides)
+
+
+def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
     """Run every importer over ``shared`` (shared/data) and return the catalog tables."""
     catalog = Catalog()
     drops = catalog.drops
-    registry = ModelRegistry(curated=load_curated_aliases())
+    overrides = load_overrides(overrides_csv or OVERRIDES_CSV, match_key=match_key)
+    resolver = make_resolver(overrides)
     models, scores = load_sources(shared, drops)
-    by_model, resolved = resolve_identities(registry, models, scores)
+    by_model, resolved = resolve_identities(resolver, models, scores)
     extra = llmfit.load(shared / "llmfit/hf_models.json")
     extra += llm_analysis.load(shared / "llm-analysis/model_configs")
-    attached = attach_metadata(registry, by_model, extra)
-    score_table = score_rows(resolved, drops)
+    extra += load_metadata_sources(shared, drops)
+    attached = attach_metadata(resolver, by_model, extra)
+    score_table = score_rows(resolved, drops, overrides)
     scored = {r["model_id"] for r in score_table}
-    model_table = model_rows(by_model, registry, scored)
+    model_table = model_rows(resolver, by_model, scored)
     used = {r["benchmark_id"] for r in score_table}
     bench_table = [b.as_row() for bid, b in sorted(all_benchmarks().items()) if bid in used]
     gpu_table = gpu_rows(shared, drops)
@@ -293,9 +499,10 @@ def build(shared: Path) -> Catalog:
         "models": model_table,
         "benchmarks": bench_table,
         "scores": score_table,
+        "sources": source_rows(score_table, [r["origin"] for r in score_table], model_table),
         "gpus": gpu_table,
         "throughput": throughput_rows(
-            shared, registry, scored, {g["gpu_id"] for g in gpu_table}, drops
+            shared, resolver, scored, {g["gpu_id"] for g in gpu_table}, drops
         ),
         FINETUNE_TABLE: litgpt.load(shared / "litgpt/resource-tables.md", drops),
     }

@@ -1,10 +1,21 @@
-"""Model identity across sources: name normalisation, the curated alias map, checkpoint ids.
+"""Model identity across sources: checkpoint -> variant -> score rows (docs/data.md, "Identity").
 
-The same model is spelled differently by each source ("Claude 3.5 Sonnet (20241022)",
-"claude-3-5-sonnet-20241022", "meta-llama/Meta-Llama-3.1-8B-Instruct"). Every raw name is reduced
-to a *match key*; names with the same key are one model. Hard cases that no rule can see are
-listed in ``aliases.csv`` (alias -> model_id). A key maps to exactly one model_id, so an alias can
-never point to two models.
+- A **checkpoint** is one weights artifact or one API model snapshot (``gpt-4o-2024-08-06``,
+  ``llama-3.1-8b-instruct``). Base, instruct and third-party fine-tunes are different checkpoints;
+  a preview or unreleased system is not the released checkpoint.
+- A **variant** is an inference setting of one checkpoint: reasoning effort (``minimal`` …
+  ``max``), thinking mode (``thinking`` / ``non-thinking``) or a thinking budget (``16k``). The
+  rated entity (``model_id``) is the checkpoint for its ``default`` variant and
+  ``<checkpoint>-<variant>`` otherwise.
+- **Unqualified claims** (a source that names no setting) belong to the ``default`` variant, which
+  is the setting the vendor's API uses when the caller chooses none (``DEFAULT_VARIANTS``): so
+  "o3 (medium)" and an unqualified "o3" are one rated model, "o3 (high)" is another.
+
+Each raw name is reduced to a *match key* (case, punctuation and date format removed); names with
+one key are one model. When no key matches, a *loose key* (the same words in any order, an
+organisation word dropped) is tried, and a name without a date may join the one dated snapshot
+of the same name (``checkpoint_for_undated``). Cases no rule can see are rows of the override
+table ``data/catalog/overrides.csv`` (``analytics.llm.ingest.overrides``).
 """
 
 from __future__ import annotations
@@ -22,9 +33,61 @@ _DIGIT_PAIR = re.compile(r"(?<![0-9.])(\d)-(\d)(?=-|$)")
 _SUFFIXES = ("-hf",)
 _BARE_SIZE = re.compile(r"^\d+(\.\d+)?[bm]\b")
 _UNDERSCORE_DECIMAL = re.compile(r"(?<![0-9])(\d)_(\d+)(?=[bm](?![a-z]))")
-_VARIANT = re.compile(
-    r"(-(minimal|low|medium|high|xhigh))$|(-\d+k)$|(-thinking(-\d+k)?)$|(-non-thinking|-no-thinking)$"
+
+EFFORTS = ("minimal", "low", "medium", "high", "xhigh", "max")
+VARIANT_SYNONYMS = {
+    "reasoning": "thinking",
+    "thinking": "thinking",
+    "extended thinking": "thinking",
+    "adaptive reasoning": "thinking",
+    "adaptive": "thinking",
+    "non-reasoning": "non-thinking",
+    "non reasoning": "non-thinking",
+    "nonreasoning": "non-thinking",
+    "non-thinking": "non-thinking",
+    "no-thinking": "non-thinking",
+    "no thinking": "non-thinking",
+    "nothinking": "non-thinking",
+    "x-high": "xhigh",
+    "extra high": "xhigh",
+    "extra-high": "xhigh",
+    "xhigh": "xhigh",
+    "max": "max",
+    "maximum": "max",
+}
+"""Spelling -> canonical variant (efforts map to themselves)."""
+
+DEFAULT_VARIANTS: tuple[tuple[str, str], ...] = (
+    (r"^(o\d|gpt-5|gpt-oss|codex)", "medium"),  # OpenAI reasoning_effort defaults to medium
+    (r"^claude", "non-thinking"),  # extended thinking is off unless requested
+    (r"^gemini-(2\.5|3)(?!.*lite)", "thinking"),  # 2.5 / 3 think by default (Flash-Lite: off)
+    (r"^deepseek-v3\.[1-9]", "non-thinking"),  # deepseek-chat is the non-thinking mode
+    (r"^qwen-?3(?!-?(max|coder|next))", "thinking"),  # enable_thinking defaults to true
 )
+"""(checkpoint regex, the API's default setting): that setting is the ``default`` variant."""
+
+_REASONING_FAMILY = re.compile(
+    r"^(o\d|gpt-5|gpt-oss|codex|claude|gemini|grok|deepseek|qwen-?3|kimi|glm|magistral"
+    r"|minimax|seed|doubao|hunyuan|ernie|mimo|step|nemotron|exaone|sonar|mistral-medium"
+    r"|mistral-large-3|devstral|apriel|ring|ling|lfm|olmo-3|k2)"
+)
+"""Families whose names may end in a bare effort word ('o3-high', 'gpt-5-mini-low')."""
+
+_HOSTS = {
+    "chutes", "fireworks", "together", "deepinfra", "openrouter", "bedrock", "azure", "vertex",
+    "groq", "cerebras", "sambanova", "novita", "hyperbolic", "nebius", "baseten", "fc", "api",
+}
+"""Parenthesised words naming where a model ran, not what it is (dropped from names)."""
+
+_PAREN = re.compile(r"\s*[\(\[]([^()\[\]]*)[\)\]]")
+_BUDGET = re.compile(r"^(?:thinking[- ]?)?(\d+)\s*k(?:[- ]?thinking)?$")
+_UNDERSCORE_VARIANT = re.compile(r"_([a-z0-9]+(?:[-_][a-z0-9]+)?)$", re.IGNORECASE)
+_TRAIL_EFFORT = re.compile(
+    r"[- ](minimal|low|medium|high|xhigh|x-high|max)(?:[- ](?:effort|reasoning))?$"
+)
+_TRAIL_THINK = re.compile(r"[- ](thinking|non-thinking|no-thinking|nothinking)(?:[- ](\d+)k)?$")
+_TRAIL_BUDGET = re.compile(r"[- ](\d+)k$")
+_DATE8 = re.compile(r"(?<!\d)(20\d{2})-?(0[1-9]|1[0-2])-?([0-3]\d)(?!\d)")
 
 
 def _ascii_lower(name: str) -> str:
@@ -66,17 +129,112 @@ def match_key(name: str) -> str:
     return slugify(name).replace("-", "")
 
 
-def checkpoint_of(model_id: str) -> str:
-    """Weights id shared by reasoning-effort / thinking-mode variants of one model.
+_LOOSE_DROP = {"meta", "google", "openai", "anthropic", "alibaba", "microsoft", "xai", "the"}
 
-    'o3-2025-04-16-high' -> 'o3-2025-04-16'; 'claude-sonnet-4-20250514-8k' ->
-    'claude-sonnet-4-20250514'; 'qwen3-235b-a22b-thinking-2507' is left alone (a dated release).
+
+def loose_key(name: str) -> str:
+    """The name's words with the purely alphabetic ones sorted and organisation words dropped;
+    parts holding digits keep their order ('Claude 4.5 Sonnet' = 'claude-sonnet-4-5', but
+    'bloom-7b1' != 'bloom-1b7' and 'preview-05-06' != 'preview-06-05'). Dates are one part."""
+    slug = _DATE8.sub(lambda m: "-" + "".join(m.groups()) + "-", slugify(name))
+    parts = [p for p in slug.split("-") if p and p not in _LOOSE_DROP]
+    words = sorted(p for p in parts if p.isalpha())
+    numbered = [p for p in parts if not p.isalpha()]
+    return " ".join(words) + " | " + " ".join(numbered)
+
+
+def date_of(name: str) -> str | None:
+    """The YYYYMMDD snapshot date written in a name, if any."""
+    match = _DATE8.search(slugify(name))
+    return "".join(match.groups()) if match else None
+
+
+def without_date(key: str) -> str:
+    """A loose key without its date part."""
+    return " ".join(t for t in key.split(" ") if not (len(t) == 8 and t.isdigit()))
+
+
+def canonical_variant(text: str | None) -> str | None:
+    """Canonical variant for a source's spelling, or None when the text is not a setting."""
+    if text is None:
+        return None
+    word = re.sub(r"\s+", " ", text.strip().lower().replace("_", "-"))
+    word = re.sub(r"[- ](effort|reasoning effort)$", "", word).strip()
+    if word in EFFORTS:
+        return word
+    if word in VARIANT_SYNONYMS:
+        return VARIANT_SYNONYMS[word]
+    budget = _BUDGET.match(word)
+    if budget:
+        return f"{int(budget.group(1))}k"
+    return None
+
+
+def split_variant(name: str) -> tuple[str, str | None]:
+    """(checkpoint name, variant or None) of a raw name.
+
+    Parenthesised settings ('GPT-5 (high)', 'Claude 4.5 Sonnet (Reasoning)', '(thinking-16k)')
+    and Epoch-style '_high' suffixes always count; bare trailing words ('o3-high',
+    'claude-3-7-sonnet-thinking', 'gemini-2.5-flash-16k') count only for reasoning-model families,
+    so 'gpt2-medium' and 'yarn-llama-2-7b-64k' keep their names. Host names in parentheses
+    ('(Chutes)', '(FC)') are dropped.
     """
-    previous = None
-    current = model_id
-    while previous != current:
-        previous, current = current, _VARIANT.sub("", current)
-    return current or model_id
+    variant = None
+    kept: list[str] = []
+    for group in _PAREN.findall(name):
+        found = canonical_variant(group)
+        if found:
+            variant = variant or found
+        elif group.strip().lower() not in _HOSTS:
+            kept.append(group.strip())
+    base = _PAREN.sub("", name).strip()
+    base = " ".join([base, *kept]).strip()
+    under = _UNDERSCORE_VARIANT.search(base)
+    if under and canonical_variant(under.group(1)):
+        variant = variant or canonical_variant(under.group(1))
+        base = base[: under.start()]
+    slug = slugify(base)
+    if _REASONING_FAMILY.match(slug):
+        base, found = _strip_trailing_setting(base)
+        variant = variant or found
+    return base.strip(" -_"), variant
+
+
+def _strip_trailing_setting(base: str) -> tuple[str, str | None]:
+    text = base.strip()
+    lower = text.lower()
+    for pattern in (_TRAIL_EFFORT, _TRAIL_THINK):
+        match = pattern.search(lower)
+        if match:
+            found = canonical_variant(match.group(1))
+            if pattern is _TRAIL_THINK and match.group(2):
+                found = f"{int(match.group(2))}k"
+            return text[: match.start()], found
+    match = _TRAIL_BUDGET.search(lower)
+    if match and re.match(r"^(claude|gemini|qwen)", slugify(text)):
+        return text[: match.start()], f"{int(match.group(1))}k"
+    return text, None
+
+
+def default_variant(checkpoint_id: str) -> str | None:
+    """The setting the checkpoint's API uses when the caller names none (None: not known)."""
+    for pattern, setting in DEFAULT_VARIANTS:
+        if re.match(pattern, checkpoint_id):
+            return setting
+    return None
+
+
+def variant_model_id(checkpoint_id: str, variant: str | None) -> tuple[str, str]:
+    """(model_id, variant label) of a checkpoint's variant; the default setting -> 'default'."""
+    if variant is None or variant == default_variant(checkpoint_id):
+        return checkpoint_id, "default"
+    return f"{checkpoint_id}-{variant}", variant
+
+
+def checkpoint_of(model_id: str) -> str:
+    """Checkpoint part of a rated model id ('o3-2025-04-16-high' -> 'o3-2025-04-16')."""
+    base, variant = split_variant(model_id)
+    return slugify(base) if variant else model_id
 
 
 def load_curated_aliases(path: Path = ALIASES_CSV) -> dict[str, str]:
@@ -99,28 +257,42 @@ def load_curated_aliases(path: Path = ALIASES_CSV) -> dict[str, str]:
 
 @dataclass
 class ModelRegistry:
-    """Assigns model ids: curated alias map first, else the first spelling seen defines the id."""
+    """Assigns ids: curated map first, then the exact key, then the loose key; else the first
+    spelling seen defines the id. ``resolve`` works on checkpoint names (no variant)."""
 
     curated: dict[str, str] = field(default_factory=dict)
     by_key: dict[str, str] = field(default_factory=dict)
+    by_loose: dict[str, set[str]] = field(default_factory=dict)
     aliases: dict[str, set[str]] = field(default_factory=dict)
+    pinned: set[str] = field(default_factory=set)
+    """match keys the override table pins to an id (never merged by the loose rules)."""
 
-    def resolve(self, name: str) -> str:
+    def resolve(self, name: str, loose: bool = True) -> str:
         """model_id for a raw source name, recording the name as an alias."""
         key = match_key(name)
         if not key:
             raise ValueError(f"model name {name!r} has no letters or digits")
         model_id = self.curated.get(key) or self.by_key.get(key)
+        if model_id is None and loose and key not in self.pinned:
+            candidates = self.by_loose.get(loose_key(name), set())
+            if len(candidates) == 1:
+                model_id = next(iter(candidates))
         if model_id is None:
             model_id = slugify(name)
         self.by_key.setdefault(key, model_id)
+        self.by_loose.setdefault(loose_key(model_id), set()).add(model_id)
+        self.by_loose.setdefault(loose_key(name), set()).add(model_id)
         self.aliases.setdefault(model_id, set()).add(name.strip())
         return model_id
 
     def lookup(self, name: str) -> str | None:
         """model_id already known for a spelling, without creating a model."""
         key = match_key(name)
-        return self.curated.get(key) or self.by_key.get(key)
+        found = self.curated.get(key) or self.by_key.get(key)
+        if found is None:
+            candidates = self.by_loose.get(loose_key(name), set())
+            found = next(iter(candidates)) if len(candidates) == 1 else None
+        return found
 
     def add_alias(self, name: str, model_id: str) -> bool:
         """Attach another spelling (e.g. a weights repo id) to a model; False if it is taken."""
@@ -136,3 +308,12 @@ class ModelRegistry:
         """';'-joined raw names of one model, excluding the id itself, sorted case-insensitively."""
         names = {a for a in self.aliases.get(model_id, set()) if ";" not in a and a != model_id}
         return ";".join(sorted(names, key=lambda s: (s.lower(), s)))
+
+
+_TUNED = re.compile(r"(^|-)(instruct|it|chat|sft|dpo|rlhf|thinking|reasoning|coder-instruct)(-|$)")
+
+
+def weights_link_fits(repo: str, name: str) -> bool:
+    """Whether a weights repo may be an alias of a model name: a name that says it is tuned
+    (instruct, chat, it, ...) never takes an untuned (base) repo's identity."""
+    return not (_TUNED.search(slugify(name)) and not _TUNED.search(slugify(repo)))

@@ -1,0 +1,131 @@
+"""The curated override table ``data/catalog/overrides.csv``: corrections no rule can derive.
+
+Every row names its evidence (``source_url``, a public page) and a ``reason``. Actions:
+
+``alias``       subject (a checkpoint name as a source spells it) is the checkpoint ``target``.
+``distinct``    subject keeps an id of its own (``target``, or its slug): no loose, undated or
+                weights-link rule may merge it into another model.
+``weights``     subject (a name ending in a mode word, e.g. 'Kimi K2 Thinking') is a checkpoint of
+                its own, released as separate weights: the word is not a variant.
+``set``         metadata of model ``subject``: ``field`` = ``value`` (release_date, organisation,
+                active_params_b, total_params_b, open_weights, licence_raw, display_name).
+``drop-score``  a known-bad row: scores of ``subject`` on ``benchmark_id`` whose source name
+                contains ``source_name`` (every source when empty) are dropped and counted.
+``move-score``  those scores belong to model ``target`` (e.g. a preview system's results that a
+                source filed under the released checkpoint).
+``same-name``   models ``subject`` and ``target`` may share a normalised name (really distinct).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from analytics.core import paths
+from analytics.core.schema import ID_PATTERN
+
+OVERRIDES_CSV = paths.CATALOG_DIR / "overrides.csv"
+COLUMNS = (
+    "action",
+    "subject",
+    "target",
+    "benchmark_id",
+    "source_name",
+    "field",
+    "value",
+    "source_url",
+    "reason",
+)
+ACTIONS = ("alias", "distinct", "weights", "set", "drop-score", "move-score", "same-name")
+SETTABLE = {
+    "release_date": re.compile(r"^\d{4}-\d{2}-\d{2}$"),
+    "organisation": re.compile(r"^\S.*$"),
+    "display_name": re.compile(r"^\S.*$"),
+    "licence_raw": re.compile(r"^\S.*$"),
+    "active_params_b": re.compile(r"^\d+(\.\d+)?$"),
+    "total_params_b": re.compile(r"^\d+(\.\d+)?$"),
+    "open_weights": re.compile(r"^(true|false)$"),
+}
+_ID = re.compile(ID_PATTERN)
+_URL = re.compile(r"^https?://[^\s/]+\.[^\s/]+(/\S*)?$")
+
+
+@dataclass
+class Overrides:
+    """The table, grouped by action (rows keep their line number for messages)."""
+
+    aliases: dict[str, str] = field(default_factory=dict)
+    distinct: dict[str, str | None] = field(default_factory=dict)
+    weights: set[str] = field(default_factory=set)
+    sets: dict[str, dict[str, str]] = field(default_factory=dict)
+    score_rules: list[dict] = field(default_factory=list)
+    same_name: set[frozenset[str]] = field(default_factory=set)
+
+    def score_action(self, model_id: str, benchmark_id: str, source_name: str) -> dict | None:
+        """The drop-score / move-score row that applies to one score, if any."""
+        for rule in self.score_rules:
+            if (
+                rule["subject"] == model_id
+                and rule["benchmark_id"] == benchmark_id
+                and rule["source_name"].lower() in source_name.lower()
+            ):
+                return rule
+        return None
+
+
+def _fail(path: Path, lineno: int, what: str, fix: str) -> ValueError:
+    return ValueError(f"{path}:{lineno}: {what}; {fix}")
+
+
+def load(path: Path = OVERRIDES_CSV, match_key=None) -> Overrides:
+    """Parse and check the table; a bad row raises ValueError naming file, line and fix.
+
+    ``match_key`` normalises subject names (identity.match_key); passed in to avoid a cycle.
+    """
+    out = Overrides()
+    if not path.is_file():
+        return out
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        if tuple(reader.fieldnames or ()) != COLUMNS:
+            raise _fail(path, 1, f"header is {reader.fieldnames}", f"use {','.join(COLUMNS)}")
+        for lineno, row in enumerate(reader, start=2):
+            _add(out, path, lineno, {k: (v or "").strip() for k, v in row.items()}, match_key)
+    return out
+
+
+def _add(out: Overrides, path: Path, lineno: int, row: dict, match_key) -> None:
+    action, subject, target = row["action"], row["subject"], row["target"]
+    if action not in ACTIONS:
+        raise _fail(path, lineno, f"action {action!r} is unknown", f"use one of {ACTIONS}")
+    if not subject:
+        raise _fail(path, lineno, "subject is empty", "name the model or spelling")
+    if not _URL.match(row["source_url"]) or not row["reason"]:
+        raise _fail(path, lineno, "source_url or reason missing", "cite a public page and why")
+    needs_target = action in ("alias", "move-score", "same-name")
+    if needs_target and not _ID.match(target):
+        raise _fail(path, lineno, f"target {target!r} is not a model id", "give the model_id")
+    key = match_key(subject) if match_key else subject
+    if action == "alias":
+        if out.aliases.get(key, target) != target:
+            raise _fail(path, lineno, f"{subject!r} already maps to {out.aliases[key]!r}",
+                        "keep one target per spelling")
+        out.aliases[key] = target
+    elif action == "distinct":
+        out.distinct[key] = target or None
+    elif action == "weights":
+        out.weights.add(key)
+    elif action == "set":
+        pattern = SETTABLE.get(row["field"])
+        if pattern is None or not pattern.match(row["value"]):
+            raise _fail(path, lineno, f"field {row['field']!r} = {row['value']!r} is not settable",
+                        f"use one of {sorted(SETTABLE)} with a valid value")
+        out.sets.setdefault(subject, {})[row["field"]] = row["value"]
+    elif action in ("drop-score", "move-score"):
+        if not row["benchmark_id"]:
+            raise _fail(path, lineno, "benchmark_id is empty", "name the benchmark")
+        out.score_rules.append({**row, "line": lineno})
+    else:
+        out.same_name.add(frozenset((subject, target)))
