@@ -1,7 +1,12 @@
 """Cached loaders of the federated-learning pages: the scored board and its run index.
 
-Every cache is keyed by the FL data version (``analytics.fl.board.data_version``), so a newly
-published submission shows on the next rerun.
+Every cache is keyed by the FL data version (``analytics.fl.board.data_version``, a content hash
+of the policy, profiles, every stored ZIP and the review record), so a newly published
+submission shows on the next rerun. A cold load reads validated and scored results from the
+on-disk cache (``analytics.fl.cache``) when they exist for exactly those bytes.
+
+The board is a ``st.cache_resource``: one shared, read-only object per data version (no page
+modifies it), so a rerun does not unpickle hundreds of run tables as ``st.cache_data`` would.
 """
 
 from __future__ import annotations
@@ -12,17 +17,17 @@ import streamlit as st
 from analytics.fl import board as flb
 
 
-@st.cache_data(show_spinner="Validating and scoring submissions…")
+@st.cache_resource(show_spinner="Validating and scoring submissions…", max_entries=2)
 def _board(version: str) -> flb.Board:
     return flb.load_board()
 
 
 def board() -> flb.Board:
-    """Every stored submission, validated and scored."""
+    """Every stored submission, validated and scored (shared: read, never modify)."""
     return _board(flb.data_version())
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_data(show_spinner=False, max_entries=4)
 def _run_index(version: str) -> pd.DataFrame:
     return flb.run_index(_board(version))
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from analytics.fl import review, scoring, store
+from analytics.fl import cache, review, scoring, store
 from analytics.fl.policy import Policy, load_policy
 from analytics.fl.submission import PROTOCOLS, Submission
 
@@ -51,7 +51,7 @@ def load_board() -> Board:
     """Validate every stored submission and score them under our policy."""
     policy = load_policy()
     loaded = store.load_all(policy)
-    result = scoring.score(loaded.submissions, policy)
+    result = cache.scored(loaded.submissions, loaded.ids, policy)  # scoring.score, cached
     return Board(
         data_version(),
         policy,

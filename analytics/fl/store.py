@@ -11,15 +11,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from analytics.core import atomic, paths
 from analytics.core import problems as problem_text
+from analytics.fl import cache, review
 from analytics.fl import policy as policy_mod
-from analytics.fl import review
 from analytics.fl.policy import Policy
-from analytics.fl.submission import Submission, validate_zip, zip_name
+from analytics.fl.submission import Submission, Validation, validate_zip, zip_name
 
 RECEIVED_STATUS = "received — unverified until a maintainer reviews it"
 
@@ -65,18 +66,37 @@ class Loaded:
     problems: list[str]
     sources: dict[str, str]  # submission name -> 'reference' | 'accepted'
     uploads: list[Upload] = field(default_factory=list)  # every stored upload, any state
+    ids: list[str | None] = field(default_factory=list)  # cache entry of each of submissions
 
 
 def load_folder(folder: Path, policy: Policy) -> tuple[list[Submission], list[str]]:
     """Validate every ZIP in a folder; invalid ones and duplicates are reported and skipped.
 
     One bad ZIP never stops the rest: each failure is one line ``<zip>: <what>; fix: <how>``.
+    Always validates in full (``fl-score``); the pages go through :func:`load_cached`.
     """
+    subs, problems, _ids = _load(folder, lambda file: (validate_zip(file, policy), None))
+    return subs, problems
+
+
+def load_cached(
+    folder: Path, policy: Policy, folder_key: str | None = None, *, local: bool = True
+) -> tuple[list[Submission], list[str], list[str | None]]:
+    """:func:`load_folder` through the on-disk cache of validations (``analytics.fl.cache``):
+    the same submissions and lines, plus each submission's cache entry id (None: not cached)."""
+    folder_key = folder_key or cache.key(policy)
+    return _load(folder, lambda file: cache.validated(file, policy, folder_key, local=local))
+
+
+def _load(
+    folder: Path, check: Callable[[Path], tuple[Validation, str | None]]
+) -> tuple[list[Submission], list[str], list[str | None]]:
     subs: list[Submission] = []
     problems: list[str] = []
+    ids: list[str | None] = []
     seen: dict[tuple[str, str, str], str] = {}
     for file in sorted(folder.glob("*.zip")) if folder.is_dir() else []:
-        result = validate_zip(file, policy)
+        result, entry_id = check(file)
         if not result.ok:
             problems += result.problems
             continue
@@ -90,14 +110,19 @@ def load_folder(folder: Path, policy: Policy) -> tuple[list[Submission], list[st
             continue
         seen[sub.key] = file.name
         subs.append(sub)
-    return subs, problems
+        ids.append(entry_id)
+    return subs, problems, ids
 
 
-def _uploads(policy: Policy, reference_keys: set) -> tuple[list[Upload], list[str]]:
-    """Every stored upload with its state; ones clashing with our references are reported."""
+def _uploads(
+    policy: Policy, reference_keys: set, folder_key: str
+) -> tuple[list[Upload], list[str], dict[str, str | None]]:
+    """Every stored upload with its state; ones clashing with our references are reported.
+    Also each valid upload's cache entry id (by ZIP name)."""
     found, problems = review.states(uploads_dir())
-    subs, upload_problems = load_folder(uploads_dir(), policy)
+    subs, upload_problems, sub_ids = load_cached(uploads_dir(), policy, folder_key)
     by_name = {s.name: s for s in subs}
+    ids = {s.name: i for s, i in zip(subs, sub_ids, strict=True)}
     out = []
     for name, state in found.items():
         sub = by_name.get(name)
@@ -107,27 +132,29 @@ def _uploads(policy: Policy, reference_keys: set) -> tuple[list[Upload], list[st
             )
             sub = None
         out.append(Upload(state, sub))
-    return out, problems + upload_problems
+    return out, problems + upload_problems, ids
 
 
 def load_all(policy: Policy) -> Loaded:
     """Our reference submissions plus accepted uploads (an upload never replaces ours);
     unverified and rejected uploads are listed in ``uploads``, never scored."""
-    ref, problems = load_folder(reference_dir(), policy)
-    uploads, upload_problems = _uploads(policy, {s.key for s in ref})
+    folder_key = cache.key(policy)
+    ref, problems, ids = load_cached(reference_dir(), policy, folder_key)
+    uploads, upload_problems, upload_ids = _uploads(policy, {s.key for s in ref}, folder_key)
     sources = {s.name: "reference" for s in ref}
     kept = list(ref)
     for upload in uploads:
         if upload.submission is not None and upload.state.status == review.ACCEPTED:
             kept.append(upload.submission)
+            ids.append(upload_ids.get(upload.submission.name))
             sources[upload.submission.name] = review.ACCEPTED
-    return Loaded(kept, problems + upload_problems, sources, uploads)
+    return Loaded(kept, problems + upload_problems, sources, uploads, ids)
 
 
 def _taken(sub: Submission, policy: Policy) -> bool:
     """Whether a reference run or any stored upload already holds this protocol/model/method."""
-    keys = {s.key for s in load_folder(reference_dir(), policy)[0]}
-    keys |= {s.key for s in load_folder(uploads_dir(), policy)[0]}
+    keys = {s.key for s in load_cached(reference_dir(), policy)[0]}
+    keys |= {s.key for s in load_cached(uploads_dir(), policy)[0]}
     return sub.key in keys or (uploads_dir() / zip_name(sub)).exists()
 
 

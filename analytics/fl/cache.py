@@ -1,0 +1,394 @@
+"""Validated and scored FL submissions cached on disk in ``data/derived/fl/<key>/``;
+``python -m analytics fl-derive [--check]`` regenerates or checks the committed entries.
+
+What a ZIP validates to (its :class:`Submission` or its problem lines) depends only on its bytes,
+its file name (the label of every line), the policy, the simulator profiles and the validating
+code; the scores depend only on the scored submissions (in order), the policy and the scoring
+code. So:
+
+- ``<key>`` hashes :data:`FORMAT`, the code of :data:`CODE_FILES` (line endings normalised), the
+  simulator profile file and the policy: other code or policy, other folder, never old results;
+- one entry per ZIP, ``zip-<id>.entry`` with ``id`` = sha256 of (file name, sha256 of the ZIP
+  bytes): a changed, added or renamed ZIP is a new entry and is validated in full first;
+- one entry per scored set, ``scores-<id>.entry`` with ``id`` hashing the scored ZIP entries.
+
+An entry is a JSON header line (what it is, the sha256 of the rest) and Parquet tables. It is
+used only when the header names the expected id, ZIP name and ZIP sha256 and the rest hashes to
+the recorded sha256; anything else (truncated, edited, unreadable) is ignored, recomputed and
+rewritten. An entry is stored only when it decodes back identical to what was computed, and is
+written atomically (``analytics.core.atomic``). Results of an unforeseen validation failure are
+never stored. Nothing here imports streamlit.
+
+``fl-derive`` writes the entries of our reference ZIPs (and of their scores) into ``<key>/``
+with a ``MANIFEST.json`` (committed; a test fails when stale). Everything else the app computes
+(uploads, scores with accepted uploads, references after an edit not yet derived) goes to
+``<key>/local/`` (git-ignored).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from analytics.core import atomic, paths
+from analytics.fl import scoring, simulator
+from analytics.fl.policy import Policy
+from analytics.fl.submission import UNFORESEEN, Run, Submission, Validation, validate_zip
+
+FORMAT = 1  # the entry layout; bump when it changes
+CODE_FILES = (
+    "analytics/fl/cache.py",
+    "analytics/fl/policy.py",
+    "analytics/fl/scoring.py",
+    "analytics/fl/simulator.py",
+    "analytics/fl/submission.py",
+    "analytics/core/problems.py",
+    "analytics/core/safejson.py",
+    "analytics/core/safezip.py",
+)
+"""Files whose code decides what a ZIP validates to and how it scores (part of the key)."""
+MANIFEST = "MANIFEST.json"
+LOCAL = "local"
+REGENERATE = "python -m analytics fl-derive"
+_PARTS = ("checkpoints", "workload")
+_SCORE_PARTS = ("comparisons", "table", "per_model", "references")
+
+
+def root() -> Path:
+    """``data/derived/fl`` (resolved at call time)."""
+    return paths.DATA_DIR / "derived" / "fl"
+
+
+def key(policy: Policy) -> str:
+    """Hash of the format, the validating and scoring code, the simulator profiles and
+    ``policy``: the folder name of every entry computed under them."""
+    digest = hashlib.sha256(f"fl-cache-{FORMAT}".encode())
+    for rel in CODE_FILES:
+        digest.update(rel.encode() + b"\0")
+        digest.update((paths.REPO_ROOT / rel).read_bytes().replace(b"\r\n", b"\n"))
+    profiles = simulator.profiles_path()
+    digest.update(profiles.read_bytes() if profiles.is_file() else b"<missing>")
+    digest.update(json.dumps(dataclasses.asdict(policy), sort_keys=True).encode())
+    return digest.hexdigest()[:16]
+
+
+def zip_id(name: str, zip_sha256: str) -> str:
+    return hashlib.sha256(f"zip\0{name}\0{zip_sha256}".encode()).hexdigest()[:32]
+
+
+def scores_id(zip_ids: list[str]) -> str:
+    return hashlib.sha256(("scores\0" + "\0".join(zip_ids)).encode()).hexdigest()[:32]
+
+
+# --- the entry format: header line + Parquet tables ------------------------------------------
+
+
+def _encode(header: dict, tables: dict[str, pd.DataFrame]) -> bytes:
+    blobs = []
+    for frame in tables.values():
+        buffer = io.BytesIO()
+        frame.to_parquet(buffer)
+        blobs.append(buffer.getvalue())
+    body = b"".join(blobs)
+    header = header | {
+        "format": FORMAT,
+        "parts": [[name, len(blob)] for name, blob in zip(tables, blobs, strict=True)],
+        "body_sha256": hashlib.sha256(body).hexdigest(),
+    }
+    return json.dumps(header, sort_keys=True, allow_nan=False).encode() + b"\n" + body
+
+
+def _decode(data: bytes, expect: dict) -> tuple[dict, dict[str, pd.DataFrame]] | None:
+    """(header, tables) when ``data`` is a whole entry whose header holds ``expect``; else None."""
+    head, sep, body = data.partition(b"\n")
+    if not sep:
+        return None
+    try:
+        header = json.loads(head)
+        if not isinstance(header, dict) or header.get("format") != FORMAT:
+            return None
+        if any(header.get(k) != v for k, v in expect.items()):
+            return None
+        if header.get("body_sha256") != hashlib.sha256(body).hexdigest():
+            return None
+        tables, at = {}, 0
+        for name, size in header["parts"]:
+            tables[name] = pd.read_parquet(io.BytesIO(body[at : at + size]))
+            at += size
+        return (header, tables) if at == len(body) else None
+    except Exception:  # an unreadable entry is a miss, recomputed
+        return None
+
+
+def _read(folder: Path, name: str, expect: dict) -> tuple[dict, dict[str, pd.DataFrame]] | None:
+    for path in (folder / name, folder / LOCAL / name):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        found = _decode(data, expect)
+        if found is not None:
+            return found
+    return None
+
+
+def _same_frame(a: pd.DataFrame | None, b: pd.DataFrame | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return (
+        type(a.index) is type(b.index)
+        and a.index.equals(b.index)
+        and a.columns.equals(b.columns)
+        and a.dtypes.equals(b.dtypes)
+        and a.equals(b)
+    )
+
+
+def same_validation(a: Validation, b: Validation) -> bool:
+    """Whether two validations are identical (problems, every field, every frame and dtype)."""
+    if a.problems != b.problems or (a.submission is None) != (b.submission is None):
+        return False
+    if a.submission is None:
+        return True
+    sa, sb = a.submission, b.submission
+    fields = ("protocol", "model", "method", "simulator_version", "seed", "name")
+    if any(getattr(sa, f) != getattr(sb, f) for f in fields):
+        return False
+    if list(sa.runs) != list(sb.runs):
+        return False
+    return all(
+        ra.status == rb.status
+        and _same_frame(ra.checkpoints, rb.checkpoints)
+        and _same_frame(ra.workload, rb.workload)
+        for ra, rb in ((sa.runs[k], sb.runs[k]) for k in sa.runs)
+    )
+
+
+def same_scores(a: scoring.Scores, b: scoring.Scores) -> bool:
+    return all(_same_frame(getattr(a, p), getattr(b, p)) for p in _SCORE_PARTS)
+
+
+# --- ZIP entries -------------------------------------------------------------------------------
+
+
+def _zip_entry(name: str, zip_sha256: str, result: Validation) -> bytes:
+    header: dict = {"kind": "zip", "zip": name, "zip_sha256": zip_sha256}
+    header["problems"] = list(result.problems)
+    sub = result.submission
+    tables: dict[str, pd.DataFrame] = {}
+    if sub is not None:
+        header["submission"] = {
+            "protocol": sub.protocol,
+            "model": sub.model,
+            "method": sub.method,
+            "simulator_version": sub.simulator_version,
+            "seed": sub.seed,
+            "name": sub.name,
+            "runs": [[d, c, r.status] for (d, c), r in sub.runs.items()],
+        }
+        for part in _PARTS:
+            frames = [getattr(r, part) for r in sub.runs.values() if r.status == "ok"]
+            lengths = [len(f) for f in frames]
+            header[f"{part}_rows"] = lengths
+            if frames:
+                tables[part] = pd.concat(frames, ignore_index=True)
+    return _encode(header, tables)
+
+
+def _slices(frame: pd.DataFrame | None, lengths: list[int]) -> list[pd.DataFrame]:
+    """``frame`` cut back into the runs' tables (each with its own 0..n-1 index)."""
+    if frame is None or sum(lengths) != len(frame):
+        raise ValueError("row counts do not add up")
+    out, at = [], 0
+    for n in lengths:
+        out.append(frame.iloc[at : at + n].reset_index(drop=True))
+        at += n
+    return out
+
+
+def _zip_result(header: dict, tables: dict[str, pd.DataFrame]) -> Validation | None:
+    try:
+        meta = header.get("submission")
+        if meta is None:
+            return Validation(None, [str(p) for p in header["problems"]])
+        frames = {
+            p: iter(_slices(tables.get(p), header[f"{p}_rows"]) if header[f"{p}_rows"] else [])
+            for p in _PARTS
+        }
+        runs = {}
+        for dataset, condition, status in meta["runs"]:
+            if status == "ok":
+                runs[(dataset, condition)] = Run(
+                    "ok", next(frames["checkpoints"]), next(frames["workload"])
+                )
+            else:
+                runs[(dataset, condition)] = Run(status)
+        if any(next(it, None) is not None for it in frames.values()):
+            return None
+        fields = ("protocol", "model", "method", "simulator_version", "seed")
+        sub = Submission(*(meta[f] for f in fields), runs, meta["name"])
+        return Validation(sub, [str(p) for p in header["problems"]])
+    except Exception:  # a malformed entry is a miss
+        return None
+
+
+def validated(file: Path, policy: Policy, folder_key: str | None = None, *,
+              local: bool = True) -> tuple[Validation, str | None]:  # fmt: skip
+    """``validate_zip(file, policy)``, served from the cache when an entry of these exact bytes,
+    this name and this key exists; returns (validation, entry id or None when not cached)."""
+    try:
+        data = file.read_bytes()
+    except OSError:
+        return validate_zip(file, policy), None  # its one 'unreadable' line
+    folder = root() / (folder_key or key(policy))
+    digest = hashlib.sha256(data).hexdigest()
+    entry_id = zip_id(file.name, digest)
+    name = f"zip-{entry_id}.entry"
+    expect = {"kind": "zip", "zip": file.name, "zip_sha256": digest}
+    found = _read(folder, name, expect)
+    if found is not None:
+        result = _zip_result(*found)
+        if result is not None:
+            return result, entry_id
+    result = validate_zip(data, policy, name=file.name)  # the full validation, always first
+    if any(UNFORESEEN in line for line in result.problems):
+        return result, None  # may be transient: never stored
+    entry = _zip_entry(file.name, digest, result)
+    decoded = _decode(entry, expect)
+    back = _zip_result(*decoded) if decoded else None
+    if back is None or not same_validation(back, result):
+        return result, None  # does not round-trip exactly: not stored, computed each time
+    _write(folder / LOCAL / name if local else folder / name, entry)
+    return result, entry_id
+
+
+# --- scores entries ----------------------------------------------------------------------------
+
+
+def scored(subs: list[Submission], ids: list[str | None], policy: Policy,
+           folder_key: str | None = None, *, local: bool = True) -> scoring.Scores:  # fmt: skip
+    """``scoring.score(subs, policy)``, cached when every submission came from a ZIP entry."""
+    if len(ids) != len(subs) or any(i is None for i in ids):
+        return scoring.score(subs, policy)
+    folder = root() / (folder_key or key(policy))
+    entry_id = scores_id([str(i) for i in ids])
+    name = f"scores-{entry_id}.entry"
+    expect = {"kind": "scores", "id": entry_id}
+    found = _read(folder, name, expect)
+    if found is not None and set(found[1]) == set(_SCORE_PARTS):
+        return scoring.Scores(*(found[1][p] for p in _SCORE_PARTS))
+    result = scoring.score(subs, policy)
+    entry = _encode(expect, {p: getattr(result, p) for p in _SCORE_PARTS})
+    decoded = _decode(entry, expect)
+    if decoded is not None and same_scores(scoring.Scores(*(decoded[1][p] for p in _SCORE_PARTS)),
+                                           result):  # fmt: skip
+        _write(folder / LOCAL / name if local else folder / name, entry)
+    return result
+
+
+def _write(path: Path, data: bytes) -> None:
+    try:
+        atomic.write_bytes(path, data)
+    except OSError:  # a read-only checkout still serves, only slower
+        pass
+
+
+# --- fl-derive ---------------------------------------------------------------------------------
+
+
+def _reference_set(policy: Policy, folder_key: str, *, local: bool):
+    """Validate (through the cache) our reference ZIPs as ``store.load_all`` does."""
+    from analytics.fl import store  # store imports this module
+
+    return store.load_cached(store.reference_dir(), policy, folder_key, local=local)
+
+
+def derive(policy: Policy | None = None) -> Path:
+    """Recompute the committed entries: every reference ZIP and the scores of the valid ones,
+    into a fresh ``<key>/`` (older key folders are removed); returns the folder."""
+    from analytics.fl.policy import load_policy
+
+    policy = policy or load_policy()
+    folder_key = key(policy)
+    folder = root() / folder_key
+    if root().is_dir():
+        for old in root().iterdir():
+            if old.is_dir():
+                shutil.rmtree(old)
+    subs, _problems, ids = _reference_set(policy, folder_key, local=False)
+    scored(subs, ids, policy, folder_key, local=False)
+    files = {}
+    for path in sorted(folder.glob("*.entry")):
+        files[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
+    manifest = {"key": folder_key, "format": FORMAT, "regenerate": REGENERATE, "files": files}
+    atomic.write_json(folder / MANIFEST, manifest)
+    return folder
+
+
+def stale_reason(policy: Policy | None = None) -> str | None:
+    """None when ``<key>/`` holds a verified entry for every reference ZIP and their scores
+    (its manifest lists exactly those); otherwise one line saying what and how to fix."""
+    from analytics.fl import store
+    from analytics.fl.policy import load_policy
+
+    policy = policy or load_policy()
+    folder_key = key(policy)
+    folder = root() / folder_key
+    where = folder.relative_to(paths.DATA_DIR) if folder.is_relative_to(paths.DATA_DIR) else folder
+    fix = f"fix: {REGENERATE}"
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return f"{where}/{MANIFEST} is missing (other code, policy or profiles); {fix}"
+    wanted = []
+    for file in sorted(store.reference_dir().glob("*.zip")):
+        wanted.append(f"zip-{zip_id(file.name, hashlib.sha256(file.read_bytes()).hexdigest())}")
+    listed = manifest.get("files", {})
+    for name in [f"{w}.entry" for w in wanted]:
+        path = folder / name
+        if name not in listed or not path.is_file():
+            return f"{where}: no entry for a reference ZIP (added or changed); {fix}"
+        if hashlib.sha256(path.read_bytes()).hexdigest() != listed[name]:
+            return f"{where}/{name} does not match its manifest; {fix}"
+    zips = {n for n in listed if n.startswith("zip-")}
+    if zips != {f"{w}.entry" for w in wanted}:
+        return f"{where}: entries of ZIPs no longer stored; {fix}"
+    scores = [n for n in listed if n.startswith("scores-")]
+    if len(scores) != 1 or not (folder / scores[0]).is_file():
+        return f"{where}: the scores entry is missing; {fix}"
+    return None
+
+
+def main(argv: list[str]) -> int:
+    """``fl-derive [--check]``: regenerate the committed entries, or only check them (exit 1
+    when stale)."""
+    args = argv[1:]
+    if any(a != "--check" for a in args):
+        print(f"error: fl-derive takes only --check; fix: {REGENERATE} [--check]", file=sys.stderr)
+        return 2
+    try:
+        if "--check" in args:
+            reason = stale_reason()
+            if reason:
+                print(f"error: {reason}", file=sys.stderr)
+                return 1
+            print(f"{root() / key(_policy())}: up to date")
+            return 0
+        print(derive())
+    except (OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _policy() -> Policy:
+    from analytics.fl.policy import load_policy
+
+    return load_policy()
