@@ -31,7 +31,6 @@ from analytics.llm.ingest.common import Drops, IngestError, format_cell, parse_n
 from analytics.llm.ingest.identity import (
     ModelRegistry,
     checkpoint_of,
-    load_curated_aliases,
     match_key,
     slugify,
 )
@@ -45,6 +44,8 @@ CATALOG_FILES = (
     "gpus.csv",
     "throughput.csv",
     "finetune_memory.csv",
+    "sources.csv",
+    "retired.csv",
 )
 
 
@@ -159,18 +160,13 @@ def test_registry_never_points_one_alias_at_two_models():
     assert "Claude 3.5 Sonnet (20241022)" in reg.alias_string(first)
 
 
-def test_curated_alias_map_is_unambiguous_and_wins():
-    curated = load_curated_aliases()
-    assert curated, "aliases.csv should list the hard cases"
-    reg = ModelRegistry(curated=curated)
-    assert reg.resolve("o3-mini") == "o3-mini-2025-01-31"
+def test_override_aliases_win_over_the_first_spelling():
+    from analytics.llm.ingest.build import make_resolver
+    from analytics.llm.ingest.overrides import OVERRIDES_CSV, load
 
-
-def test_curated_alias_map_rejects_an_alias_with_two_targets(tmp_path):
-    path = tmp_path / "aliases.csv"
-    path.write_text("alias,model_id,note\nFoo 1,foo-1,\nfoo-1,bar-2,\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="already maps"):
-        load_curated_aliases(path)
+    resolver = make_resolver(load(OVERRIDES_CSV, match_key=match_key))
+    assert resolver.resolve("o3-mini") == "o3-mini-2025-01-31"
+    assert resolver.resolve("o3-mini-high") == "o3-mini-2025-01-31-high"
 
 
 # --- benchmarks and units ---------------------------------------------------------------------
@@ -426,6 +422,33 @@ def test_litgpt_finetune_memory():
 # --- end to end on fixtures -------------------------------------------------------------------
 
 
+NEWER_SOURCES = (
+    ("epoch_2026", "epoch-benchmark-data-2026"),
+    ("artificial_analysis", "artificial-analysis"),
+    ("livebench", "livebench"),
+    ("lmarena-catalog", "lmarena-catalog"),
+    ("arcprize", "arcprize"),
+    ("tau2_bench", "tau2-bench"),
+    ("bfcl", "bfcl"),
+    ("swe_bench", "swe-bench"),
+    ("vectara", "vectara-hallucination"),
+    ("litellm", "litellm"),
+)
+"""(fixture folder, shared/data folder) of the sources added with the identity model."""
+
+
+@pytest.fixture()
+def partial_epoch_export(monkeypatch):
+    """The Epoch 2026 fixture holds a few of the export's files: expect only those."""
+    from analytics.llm.ingest import epoch_2026
+
+    present = {p.name for p in (FIX / "epoch_2026").glob("*.csv")}
+    for name in ("RUN_FILES", "FILE_SPECS"):
+        table = getattr(epoch_2026, name)
+        monkeypatch.setattr(epoch_2026, name, {k: v for k, v in table.items() if k in present})
+    monkeypatch.setattr(epoch_2026, "COMPOSITE_FILES", epoch_2026.COMPOSITE_FILES & present)
+
+
 def _fixture_shared(root: Path) -> Path:
     """A miniature shared/data tree built from the fixtures (hardware rows made up here)."""
     shared = root / "shared"
@@ -442,6 +465,8 @@ def _fixture_shared(root: Path) -> Path:
     shutil.copy(FIX / "gpu_readme.md", shared / "gpu-benchmarks-llm-inference/README.md")
     (shared / "litgpt").mkdir()
     shutil.copy(FIX / "litgpt.md", shared / "litgpt/resource-tables.md")
+    for fixture, folder in NEWER_SOURCES:
+        shutil.copytree(FIX / fixture, shared / folder, ignore=shutil.ignore_patterns("bad"))
     names = {r["epoch_name"] for r in epoch_hardware.read_curated() if r["epoch_name"]}
     (shared / "epoch-ml-hardware").mkdir()
     lines = [",".join(epoch_hardware.EPOCH_COLUMNS)]
@@ -450,7 +475,7 @@ def _fixture_shared(root: Path) -> Path:
     return shared
 
 
-def test_cli_builds_a_valid_catalog_from_fixtures(tmp_path, capsys):
+def test_cli_builds_a_valid_catalog_from_fixtures(tmp_path, capsys, partial_epoch_export):
     shared = _fixture_shared(tmp_path)
     out = tmp_path / "catalog"
     assert cli.main(["ingest", "--shared", str(shared), "--out", str(out)]) == 0
@@ -477,7 +502,7 @@ def test_cli_missing_shared_is_one_line_and_writes_nothing(tmp_path, capsys):
     assert (out / "models.csv").read_text() == "keep me\n"
 
 
-def test_cli_bad_input_leaves_output_untouched(tmp_path, capsys):
+def test_cli_bad_input_leaves_output_untouched(tmp_path, capsys, partial_epoch_export):
     shared = _fixture_shared(tmp_path)
     (shared / "llm-leaderboard-csv/lmarena_text.csv").write_text("model,foo\nx,1\n")
     out = tmp_path / "catalog"

@@ -301,7 +301,9 @@ def test_build_writes_typed_parquet_and_manifest(catalog: Path, store: Path) -> 
         "extra_sample": 1,
         "gpus": 2,
         "models": 3,
+        "retired": 0,
         "scores": 6,
+        "sources": 1,
         "throughput": 1,
     }
     assert result.categories == 2
@@ -314,7 +316,9 @@ def test_build_writes_typed_parquet_and_manifest(catalog: Path, store: Path) -> 
         "extra_sample.parquet",
         "gpus.parquet",
         "models.parquet",
+        "retired.parquet",
         "scores.parquet",
+        "sources.parquet",
         "throughput.parquet",
     ]
     manifest = snapshot.read_manifest(result.path)

@@ -6,6 +6,8 @@ One table of column specs per catalog file; the snapshot builder validates again
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 SOURCE_KINDS = ("independent", "arena", "admin-run", "curated", "self-reported")
@@ -33,6 +35,9 @@ ID_PATTERN = r"^[a-z0-9][a-z0-9._+-]{0,127}$"
 """Every identifier cell: lower-case ASCII letters, digits and ``._+-``, at most 128 characters
 (so no spaces, control, zero-width, markup or look-alike non-ASCII characters)."""
 
+MAY_BE_EMPTY = frozenset({"retired"})
+"""Tables that may hold no rows (nothing retired yet); every other table needs data."""
+
 ID_COLUMNS: dict[str, tuple[str, ...]] = {
     "models": ("model_id", "checkpoint_id"),
     "benchmarks": ("benchmark_id",),
@@ -40,6 +45,7 @@ ID_COLUMNS: dict[str, tuple[str, ...]] = {
     "gpus": ("gpu_id",),
     "throughput": ("model_id", "gpu_id"),
     "sources": ("source_id",),
+    "retired": ("model_id",),
 }
 """Columns whose cells must match ``ID_PATTERN``. Names (``display_name``, ``aliases``) may be
 any Unicode text, but no cell may hold control, zero-width or bidi characters."""
@@ -107,6 +113,10 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("as_of", "date", required=False, help="newest date on the source's score rows"),
         Column("newest_release", "date", required=False, help="newest release it scores"),
     ),
+    "retired": (
+        Column("model_id", "str", help="an id published before that no model holds now"),
+        Column("reason", "str"),
+    ),
     "gpus": (
         Column("gpu_id", "str"),
         Column("name", "str"),
@@ -139,5 +149,19 @@ PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     "scores": ("model_id", "benchmark_id", "source_kind", "source_name"),
     "gpus": ("gpu_id",),
     "sources": ("source_id",),
+    "retired": ("model_id",),
     "throughput": ("model_id", "gpu_id", "gpu_count", "quant", "phase", "source_url"),
 }
+
+
+@contextmanager
+def tables_as(spec: dict[str, list[list]]) -> Iterator[None]:
+    """Use a past schema (``{table: [[column, dtype, required], ...]}``) for the duration: the
+    snapshot check hashes and rebuilds a snapshot made before the schema last changed."""
+    global TABLES
+    saved = TABLES
+    TABLES = {name: tuple(Column(c, d, bool(r)) for c, d, r in cols) for name, cols in spec.items()}
+    try:
+        yield
+    finally:
+        TABLES = saved

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -27,7 +28,7 @@ from pathlib import Path, PurePosixPath
 
 import pyarrow.parquet as pq
 
-from analytics.core import atomic, paths
+from analytics.core import atomic, paths, schema
 from analytics.core.problems import at, display_path
 from analytics.core.snapshot.build import build
 from analytics.core.snapshot.checks import CatalogError
@@ -120,16 +121,45 @@ def matching_catalog(
 ) -> Iterator[tuple[Path, str] | None]:
     """(catalog folder, description) of a catalog that hashes to ``version``, or None: the given
     folder, else (``history``) the newest commit of ``data/catalog`` in git that does."""
-    if catalog_dir is not None and catalog_dir.is_dir() and catalog_version(catalog_dir) == version:
-        yield catalog_dir, display_path(catalog_dir)
-        return
+    if catalog_dir is not None and catalog_dir.is_dir():
+        spec = _schema_for(catalog_dir, version)
+        if spec is not None:
+            with _schema(spec):
+                yield catalog_dir, display_path(catalog_dir)
+            return
     with tempfile.TemporaryDirectory(prefix="modelatlas-catalog-") as tmp:
         for commit in _git_catalogs(paths.REPO_ROOT) if history else []:
             found = _git_extract(paths.REPO_ROOT, commit, Path(tmp) / commit)
-            if found is not None and found.is_dir() and catalog_version(found) == version:
-                yield found, f"{_GIT_CATALOG} at git commit {commit[:10]}"
+            spec = _schema_for(found, version) if found is not None and found.is_dir() else None
+            if spec is not None:
+                with _schema(spec):
+                    yield found, f"{_GIT_CATALOG} at git commit {commit[:10]}"
                 return
         yield None
+
+
+PAST_SCHEMAS = json.loads(Path(__file__).with_name("past_schemas.json").read_text("utf-8"))
+"""Earlier schemas (oldest last): a snapshot built under one still hashes and rebuilds."""
+
+
+def _schema_for(catalog_dir: Path, version: str) -> dict | None:
+    """The schema under which ``catalog_dir`` hashes to ``version`` ({} = today's), or None."""
+    if catalog_version(catalog_dir) == version:
+        return {}
+    for spec in PAST_SCHEMAS:
+        with schema.tables_as(spec):
+            if catalog_version(catalog_dir) == version:
+                return spec
+    return None
+
+
+@contextmanager
+def _schema(spec: dict) -> Iterator[None]:
+    if not spec:
+        yield
+        return
+    with schema.tables_as(spec):
+        yield
 
 
 _REBUILT: dict[str, dict[str, str]] = {}

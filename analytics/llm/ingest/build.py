@@ -13,20 +13,31 @@ from pathlib import Path
 
 from analytics.core import schema
 from analytics.llm.ingest import (
+    arcprize,
+    artificial_analysis,
+    bfcl,
+    epoch_2026,
     epoch_hardware,
     epoch_stitching,
     gpu_benchmarks,
+    litellm,
     litgpt,
+    livebench,
     llm_analysis,
     llmfit,
     llmstats,
     lmarena,
+    lmarena_catalog,
     open_llm_leaderboard,
     skypilot,
+    swe_bench,
+    tau2_bench,
+    vectara,
 )
 from analytics.llm.ingest.benchmarks import all_benchmarks
 from analytics.llm.ingest.common import Drops, IngestError, ModelObs, ScoreObs
 from analytics.llm.ingest.families import (
+    canonical_org,
     closed_by_name,
     family_and_org,
     moe_by_name,
@@ -46,7 +57,7 @@ from analytics.llm.ingest.identity import (
 )
 from analytics.llm.ingest.overrides import OVERRIDES_CSV, Overrides
 from analytics.llm.ingest.overrides import load as load_overrides
-from analytics.llm.ingest.protocols import KNOWN_BAD
+from analytics.llm.ingest.protocols import KNOWN_BAD, system_drop_reason
 from analytics.llm.ingest.sources import source_rows
 
 SOURCE_ORDER = (
@@ -120,16 +131,45 @@ def _iso(value: str | None) -> str | None:
     return value if isinstance(value, str) and _DATE.match(value) else None
 
 
+SCORE_SOURCES: tuple[tuple[str, str], ...] = (
+    ("llmstats", "llmstats"),
+    ("epoch", "epoch-benchmark-stitching"),
+    ("open-llm-leaderboard", "llm-leaderboard-csv/huggingface_v2.csv"),
+    ("lmarena", "llm-leaderboard-csv/lmarena_text.csv"),
+    ("epoch-2026", "epoch-benchmark-data-2026"),
+    ("artificial-analysis", "artificial-analysis"),
+    ("livebench", "livebench"),
+    ("lmarena-catalog", "lmarena-catalog"),
+    ("arcprize", "arcprize"),
+    ("tau2-bench", "tau2-bench"),
+    ("bfcl", "bfcl"),
+    ("swe-bench", "swe-bench"),
+    ("vectara", "vectara-hallucination"),
+)
+"""(source id, path inside shared/data) of every score source, in SOURCE_ORDER."""
+
+LOADERS = {
+    "llmstats": llmstats.load,
+    "epoch": epoch_stitching.load,
+    "open-llm-leaderboard": open_llm_leaderboard.load,
+    "lmarena": lmarena.load,
+    "epoch-2026": epoch_2026.load,
+    "artificial-analysis": artificial_analysis.load,
+    "livebench": livebench.load,
+    "lmarena-catalog": lmarena_catalog.load,
+    "arcprize": arcprize.load,
+    "tau2-bench": tau2_bench.load,
+    "bfcl": bfcl.load,
+    "swe-bench": swe_bench.load,
+    "vectara": vectara.load,
+}
+
+
 def load_sources(shared: Path, drops: Drops) -> tuple[list[ModelObs], list[ScoreObs]]:
-    """Every model and score observation, in SOURCE_ORDER."""
+    """Every model and score observation, in SOURCE_ORDER; the count per source is noted."""
     models, scores = [], []
-    for loader in (
-        lambda: llmstats.load(shared / "llmstats", drops),
-        lambda: epoch_stitching.load(shared / "epoch-benchmark-stitching", drops),
-        lambda: open_llm_leaderboard.load(shared / "llm-leaderboard-csv/huggingface_v2.csv", drops),
-        lambda: lmarena.load(shared / "llm-leaderboard-csv/lmarena_text.csv", drops),
-    ):
-        found_models, found_scores = loader()
+    for source, rel in SCORE_SOURCES:
+        found_models, found_scores = LOADERS[source](shared / rel, drops)
         models += found_models
         scores += found_scores
     return models, scores
@@ -148,13 +188,15 @@ class Resolver:
     def resolve(self, raw: str, variant: str | None = None) -> str:
         key = match_key(raw)
         whole = key in self.overrides.weights or key in self.overrides.distinct
-        base, found = (raw, None) if whole else split_variant(raw)
-        found = canonical_variant(variant) or found
+        base, in_name = (raw, None) if whole else split_variant(raw)
+        found = canonical_variant(variant) or in_name
         checkpoint = self.registry.resolve(base, loose=key not in self.overrides.distinct)
         model_id, label = variant_model_id(checkpoint, found)
         self.checkpoints[model_id] = checkpoint
         self.variants[model_id] = label
-        self.registry.aliases.setdefault(model_id, set()).add(raw.strip())
+        # the raw name names the variant only when it spells the setting itself
+        spelling = raw.strip() if in_name or label == "default" else f"{raw.strip()} ({label})"
+        self.registry.aliases.setdefault(model_id, set()).add(spelling)
         return model_id
 
     def lookup(self, raw: str) -> str | None:
@@ -205,7 +247,7 @@ def undated_merges(checkpoints: set[str], pinned: set[str]) -> dict[str, str]:
 
 def load_metadata_sources(shared: Path, drops: Drops) -> list[ModelObs]:
     """Metadata-only sources that never create a model (litellm prices and context)."""
-    return []
+    return litellm.load(shared / "litellm", drops)
 
 
 def resolve_identities(
@@ -299,7 +341,7 @@ def stated_row(
     row = {
         "model_id": model_id,
         "display_name": _first(observations, "display_name") or model_id,
-        "organisation": _organisation(model_id, observations, rule_org),
+        "organisation": canonical_org(_organisation(model_id, observations, rule_org)),
         "family": family,
         "is_moe": any(o.is_moe for o in observations) or moe_by_name(model_id),
         "checkpoint_id": checkpoint,
@@ -364,7 +406,26 @@ def model_rows(resolver: Resolver, by_model: dict, model_ids: set[str]) -> list[
     for row in rows:
         for attr, value in resolver.overrides.sets.get(row["model_id"], {}).items():
             row[attr] = _typed(attr, value)
+    distinct_display_names(rows)
     return rows
+
+
+def distinct_display_names(rows: list[dict]) -> None:
+    """Two models never share a display name: in a clash, a row whose name does not spell its
+    own checkpoint takes a source's spelling that does (else its id)."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        groups[match_key(f"{row['display_name']} {row['variant']}")].append(row)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        for row in members:
+            own = loose_key(row["checkpoint_id"])
+            if loose_key(split_variant(row["display_name"])[0]) == own:
+                continue
+            names = (row["aliases"] or "").split(";")
+            fitting = [n for n in names if "/" not in n and loose_key(split_variant(n)[0]) == own]
+            row["display_name"] = fitting[0] if fitting else row["model_id"]
 
 
 def _typed(attr: str, value: str) -> object:
@@ -409,6 +470,10 @@ def score_rows(
             continue
         if not obs.source_url or not _URL.match(obs.source_url):
             drops.add(label, "source link is not a single http(s) URL")
+            continue
+        reason = system_drop_reason(obs.model_name)
+        if reason:
+            drops.add(label, reason)
             continue
         rule = overrides and overrides.score_action(model_id, obs.benchmark_id, obs.source_name)
         if rule and rule["action"] == "drop-score":
@@ -469,6 +534,50 @@ def throughput_rows(
     return out
 
 
+FORMER_IDS = Path(__file__).with_name("former_ids.txt")
+
+
+RETIRED_REASON = (
+    "no score left: every score of it was dropped by a protocol rule (docs/data.md, Protocols)"
+)
+
+
+def _former_ids() -> set[str]:
+    lines = FORMER_IDS.read_text(encoding="utf-8").splitlines()
+    return {ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")}
+
+
+FORMER = _former_ids()
+
+
+def keep_former_ids(resolver: Resolver) -> list[str]:
+    """Every id published before stays an alias of the model it now belongs to; returns the
+    former ids that no current model claims (listed by ``ingest``)."""
+    unresolved = []
+    for former in sorted(FORMER):
+        if former in resolver.checkpoints:
+            continue
+        target = resolver.lookup(former) or _by_repo_name(resolver, former)
+        if target is None:
+            unresolved.append(former)
+        else:
+            resolver.registry.aliases.setdefault(target, set()).add(former)
+    return unresolved
+
+
+def _by_repo_name(resolver: Resolver, former: str) -> str | None:
+    """The one model with a weights-repo alias 'org/<former>' (ids once dropped the org of
+    bare-size repos such as 'CausalLM/14B')."""
+    key = match_key(former)
+    owners = {
+        model_id
+        for model_id, names in resolver.registry.aliases.items()
+        for name in names
+        if "/" in name and match_key(name.rsplit("/", 1)[1]) == key
+    }
+    return owners.pop() if len(owners) == 1 else None
+
+
 def make_resolver(overrides: Overrides) -> Resolver:
     """A resolver whose registry knows the override table's aliases and pinned names."""
     curated = dict(overrides.aliases)
@@ -489,6 +598,7 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
     extra += llm_analysis.load(shared / "llm-analysis/model_configs")
     extra += load_metadata_sources(shared, drops)
     attached = attach_metadata(resolver, by_model, extra)
+    unresolved = keep_former_ids(resolver)
     score_table = score_rows(resolved, drops, overrides)
     scored = {r["model_id"] for r in score_table}
     model_table = model_rows(resolver, by_model, scored)
@@ -507,6 +617,10 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
         FINETUNE_TABLE: litgpt.load(shared / "litgpt/resource-tables.md", drops),
     }
     catalog.notes.append(f"metadata-only observations attached to models: {attached}")
+    retired = sorted(set(unresolved) | (set(resolver.checkpoints) & FORMER - scored))
+    catalog.tables["retired"] = [{"model_id": r, "reason": RETIRED_REASON} for r in retired]
+    if retired:
+        catalog.notes.append(f"former model ids retired (no score left): {len(retired)}")
     unused = sorted(set(all_benchmarks()) - used)
     if unused:
         catalog.notes.append(

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analytics.llm.ingest import provenance
+from analytics.llm.ingest import protocols, provenance
 from analytics.llm.ingest.common import (
     Drops,
     IngestError,
@@ -40,7 +40,16 @@ class ExternalSpec:
     benchmark_id: str
     column: str
     fraction: bool = False  # True when the column holds 0-1 values (converted to %)
+    standard_agent: str | None = None
+    """Agent leaderboards: regex the Agent/Scaffold cell must match (the benchmark's own
+    harness); rows run in any other scaffold are dropped (protocols.SCAFFOLD)."""
+    headline_name: str | None = None
+    """Regex the Name cell must match for the headline protocol (others: fine-tuned)."""
 
+
+OSWORLD_STANDARD = r"^(?!.*\bw/)(?!.*\((?!50 )\d+ steps\))"
+"""OSWorld: the model's own agent (no 'X w/ model' framework) at the 50-step budget (or none
+stated); 15- and 100-step runs are other protocols."""
 
 # file stem (after 'external_benchmark_') -> spec; the unit is the benchmark's (benchmarks.csv).
 EXTERNAL: dict[str, ExternalSpec] = {
@@ -63,18 +72,17 @@ EXTERNAL: dict[str, ExternalSpec] = {
     "hellaswag": ExternalSpec("hellaswag", "Overall accuracy"),
     "lambada": ExternalSpec("lambada", "Score"),
     "lech_mazur_writing": ExternalSpec("lech-mazur-writing", "Mean score"),
-    "livebench": ExternalSpec("livebench", "Global average"),
     "mcbench": ExternalSpec("mcbench", "ELO"),
     "metr": ExternalSpec("metr-time-horizon", "Time horizon"),
     "mmlu": ExternalSpec("mmlu", "EM"),
     "openbookqa": ExternalSpec("openbookqa", "Accuracy"),
-    "os_world": ExternalSpec("osworld", "Score"),
-    "osuniverse": ExternalSpec("osuniverse", "Weighted Score"),
+    "os_world": ExternalSpec("osworld", "Score", standard_agent=OSWORLD_STANDARD),
+    "osuniverse": ExternalSpec("osuniverse", "Weighted Score", standard_agent=r"^AgentDesk"),
     "piqa": ExternalSpec("piqa", "Score"),
     "scienceqa": ExternalSpec("scienceqa", "Score"),
     "simple_bench": ExternalSpec("simplebench", "Score (AVG@5)"),
-    "superglue": ExternalSpec("superglue", "Score"),
-    "terminal_bench": ExternalSpec("terminal-bench", "Accuracy mean"),
+    "superglue": ExternalSpec("superglue", "Score", headline_name=r"(?i)shot"),
+    "terminal_bench": ExternalSpec("terminal-bench", "Accuracy mean", standard_agent=r"^Terminus"),
     "the_agent_company": ExternalSpec("the-agent-company", "% Resolved"),
     "triviaqa": ExternalSpec("triviaqa", "EM"),
     "videomme": ExternalSpec("video-mme", "Overall (no subtitles)"),
@@ -82,6 +90,15 @@ EXTERNAL: dict[str, ExternalSpec] = {
     "weirdml": ExternalSpec("weirdml", "Accuracy"),
     "winogrande": ExternalSpec("winogrande", "Accuracy"),
 }
+
+COMPOSITES = {"livebench"}
+"""Files holding a composite of benchmarks imported one by one elsewhere (LiveBench's global
+average: the LiveBench importer takes each category from LiveBench itself)."""
+
+
+def _row_count(path: Path) -> int:
+    return len(read_source_csv(path, (), PUBLISHED))
+
 
 # benchmarks_runs.csv task -> benchmark_id (scores there are fractions 0-1).
 RUN_TASKS: dict[str, str] = {
@@ -110,7 +127,10 @@ def external_scores(path: Path, spec: ExternalSpec, drops: Drops) -> list[ScoreO
         value = parse_number(row[spec.column])
         url = clean_text(row.get(link_col)) if link_col else None
         name = clean_text(row.get("Source")) or provenance.publisher(url) or "unnamed source"
-        if model is None:
+        reason = protocol_drop(spec, row)
+        if reason:
+            drops.add(SOURCE, reason)
+        elif model is None:
             drops.add(SOURCE, "external row without a Model version (unidentified system)")
         elif value is None:
             drops.add(SOURCE, f"external row without a '{spec.column}' value")
@@ -131,6 +151,20 @@ def external_scores(path: Path, spec: ExternalSpec, drops: Drops) -> list[ScoreO
                 )
             )
     return out
+
+
+def protocol_drop(spec: ExternalSpec, row: pd.Series) -> str | None:
+    """Why one external row is not the benchmark's headline protocol (None: it is)."""
+    notes = " ".join(str(row.get(c) or "") for c in row.index if str(c).startswith("Notes"))
+    reason = protocols.method_drop_reason(notes)
+    if reason:
+        return reason
+    agent = clean_text(row.get("Agent")) or clean_text(row.get("Scaffold"))
+    if spec.standard_agent and not re.search(spec.standard_agent, agent or ""):
+        return protocols.SCAFFOLD
+    if spec.headline_name and not re.search(spec.headline_name, clean_text(row.get("Name")) or ""):
+        return protocols.FINE_TUNED
+    return None
 
 
 def _run_date(text: str) -> str | None:
@@ -209,7 +243,11 @@ def load(root: Path, drops: Drops) -> tuple[list[ModelObs], list[ScoreObs]]:
         raise IngestError(f"{data}: folder missing; point --shared at shared/data")
     scores: list[ScoreObs] = []
     for path in sorted(data.glob("external_benchmark_*.csv")):
-        spec = EXTERNAL.get(path.stem.removeprefix("external_benchmark_"))
+        stem = path.stem.removeprefix("external_benchmark_")
+        if stem in COMPOSITES:
+            drops.add(SOURCE, protocols.COMPOSITE, _row_count(path))
+            continue
+        spec = EXTERNAL.get(stem)
         if spec is None:
             drops.add(SOURCE, f"file {path.name} has no curated spec")
             continue

@@ -206,3 +206,72 @@ HF_ORGS = {
 def org_from_hf(prefix: str) -> str:
     """Organisation display name for a Hugging Face org prefix (the prefix itself if unknown)."""
     return HF_ORGS.get(prefix.lower(), prefix)
+
+
+ORG_SYNONYMS: dict[str, str] = {
+    "mistral": "Mistral AI",
+    "google deepmind": "Google",
+    "deepmind": "Google",
+    "spacexai": "xAI",
+    "x ai": "xAI",
+    "z ai": "Zhipu AI",
+    "zai": "Zhipu AI",
+    "zhipu": "Zhipu AI",
+    "zhipuai": "Zhipu AI",
+    "meta ai": "Meta",
+    "meta llama": "Meta",
+    "facebook": "Meta",
+    "kimi": "Moonshot AI",
+    "moonshot": "Moonshot AI",
+    "moonshotai": "Moonshot AI",
+    "01 ai": "01.AI",
+    "tii uae": "TII",
+    "technology innovation institute": "TII",
+    "tiiuae": "TII",
+    "nvidia": "NVIDIA",
+    "huggingface": "Hugging Face",
+    "huggingfaceh4": "Hugging Face",
+    "nexusflow": "Nexusflow",
+    "openbmb": "OpenBMB",
+    "openchat": "OpenChat",
+    "deepseek ai": "DeepSeek",
+    "deepseek": "DeepSeek",
+    "perplexity ai": "Perplexity",
+    "nousresearch": "Nous Research",
+    "qwen": "Alibaba",
+    "alibaba cloud": "Alibaba",
+    "alibaba qwen": "Alibaba",
+    "abacusai": "Abacus.AI",
+    "cognitivecomputations": "Cognitive Computations",
+    "ibm granite": "IBM",
+    "microsoft research": "Microsoft",
+    "amazon web services": "Amazon",
+    "aws": "Amazon",
+    "ai2": "Allen Institute for AI",
+    "allenai": "Allen Institute for AI",
+    "allen ai": "Allen Institute for AI",
+    "liquid": "Liquid AI",
+    "liquidai": "Liquid AI",
+    "minimax ai": "MiniMax",
+    "stepfun ai": "StepFun",
+    "xiaomi mimo": "Xiaomi",
+    "upstage ai": "Upstage",
+    "lg ai": "LG AI Research",
+    "lgai exaone": "LG AI Research",
+    "cohere for ai": "Cohere",
+    "cohereforai": "Cohere",
+    "baidu inc": "Baidu",
+    "tencent hunyuan": "Tencent",
+    "inclusionai": "InclusionAI",
+    "ant group": "InclusionAI",
+}
+"""Spellings of one organisation across sources (lower case, punctuation as spaces) -> the one
+name the catalog shows. xAI's models appear as 'SpaceXAI' in Artificial Analysis's 2026 data."""
+
+
+def canonical_org(name: str | None) -> str | None:
+    """The catalog's name for an organisation as any source spells it."""
+    if not name:
+        return name
+    key = re.sub(r"[^a-z0-9]+", " ", name.lower()).strip()
+    return ORG_SYNONYMS.get(key) or ORG_SYNONYMS.get(key.replace(" ", "")) or name.strip()

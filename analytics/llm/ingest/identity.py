@@ -20,13 +20,9 @@ table ``data/catalog/overrides.csv`` (``analytics.llm.ingest.overrides``).
 
 from __future__ import annotations
 
-import csv
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from pathlib import Path
-
-ALIASES_CSV = Path(__file__).with_name("aliases.csv")
 
 _SEP = re.compile(r"[^a-z0-9.]+")
 _DIGIT_PAIR = re.compile(r"(?<![0-9.])(\d)-(\d)(?=-|$)")
@@ -54,6 +50,7 @@ VARIANT_SYNONYMS = {
     "xhigh": "xhigh",
     "max": "max",
     "maximum": "max",
+    "none": "non-thinking",  # OpenAI reasoning_effort "none" (GPT-5.1 and later)
 }
 """Spelling -> canonical variant (efforts map to themselves)."""
 
@@ -79,13 +76,22 @@ _HOSTS = {
 }
 """Parenthesised words naming where a model ran, not what it is (dropped from names)."""
 
+_HOST_SUFFIX = re.compile(
+    r"[-_ ](openrouter|together|bedrock|fireworks|deepinfra|chutes|vertex|azure)$", re.IGNORECASE
+)
+"""A host appended to a model id ('grok-3-openrouter'): where it ran, not what it is."""
 _PAREN = re.compile(r"\s*[\(\[]([^()\[\]]*)[\)\]]")
 _BUDGET = re.compile(r"^(?:thinking[- ]?)?(\d+)\s*k(?:[- ]?thinking)?$")
 _UNDERSCORE_VARIANT = re.compile(r"_([a-z0-9]+(?:[-_][a-z0-9]+)?)$", re.IGNORECASE)
 _TRAIL_EFFORT = re.compile(
-    r"[- ](minimal|low|medium|high|xhigh|x-high|max)(?:[- ](?:effort|reasoning))?$"
+    r"[- ](none|minimal|low|medium|high|xhigh|x-high)(?:[- ](?:effort|reasoning))?$"
+    r"|[- ](max)[- ]effort$|(?<=k)[- ](max)$|[- ](high|low|medium|max)thinking$"
 )
-_TRAIL_THINK = re.compile(r"[- ](thinking|non-thinking|no-thinking|nothinking)(?:[- ](\d+)k)?$")
+"""A bare trailing effort word; 'max' only as 'max effort' ('qwen3-max', 'gpt-5.1-codex-max'
+are models)."""
+_TRAIL_THINK = re.compile(
+    r"[- ](thinking|non-thinking|no-thinking|nothinking)(?:-auto)?(?:[- ](\d+)k)?$"
+)
 _TRAIL_BUDGET = re.compile(r"[- ](\d+)k$")
 _DATE8 = re.compile(r"(?<!\d)(20\d{2})-?(0[1-9]|1[0-2])-?([0-3]\d)(?!\d)")
 
@@ -129,7 +135,9 @@ def match_key(name: str) -> str:
     return slugify(name).replace("-", "")
 
 
-_LOOSE_DROP = {"meta", "google", "openai", "anthropic", "alibaba", "microsoft", "xai", "the"}
+_LOOSE_DROP = {
+    "meta", "google", "openai", "anthropic", "alibaba", "microsoft", "xai", "amazon", "the"
+}
 
 
 def loose_key(name: str) -> str:
@@ -170,6 +178,31 @@ def canonical_variant(text: str | None) -> str | None:
     return None
 
 
+_MONTH_YEAR = re.compile(r"^([A-Z][a-z]{2})\s*'\s*(\d{2})$")
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
+def _month_year(text: str) -> str:
+    """"Sep '25" -> '09-2025' (the form other sources write in model names)."""
+    month, year = _MONTH_YEAR.match(text).groups()
+    if month.lower() not in _MONTHS:
+        return text
+    return f"{_MONTHS.index(month.lower()) + 1:02d}-20{year}"
+
+
+def _group_variant(group: str) -> str | None:
+    """Variant of one parenthesised group; 'Adaptive Reasoning, Max Effort' -> 'max' (an
+    effort implies thinking), 'Non-reasoning, High Effort' -> 'non-thinking-high'."""
+    found = [canonical_variant(part) for part in group.split(",")]
+    if not found or None in found:
+        return None
+    modes = [f for f in found if f in ("thinking", "non-thinking")]
+    efforts = [f for f in found if f not in ("thinking", "non-thinking")]
+    if efforts and modes == ["non-thinking"]:
+        return f"non-thinking-{efforts[0]}"
+    return efforts[0] if efforts else modes[0]
+
+
 def split_variant(name: str) -> tuple[str, str | None]:
     """(checkpoint name, variant or None) of a raw name.
 
@@ -182,32 +215,66 @@ def split_variant(name: str) -> tuple[str, str | None]:
     variant = None
     kept: list[str] = []
     for group in _PAREN.findall(name):
-        found = canonical_variant(group)
+        found = _group_variant(group)
         if found:
             variant = variant or found
+        elif _MONTH_YEAR.match(group.strip()):
+            kept.append(_month_year(group.strip()))
         elif group.strip().lower() not in _HOSTS:
             kept.append(group.strip())
     base = _PAREN.sub("", name).strip()
     base = " ".join([base, *kept]).strip()
+    base = _HOST_SUFFIX.sub("", base)
     under = _UNDERSCORE_VARIANT.search(base)
     if under and canonical_variant(under.group(1)):
         variant = variant or canonical_variant(under.group(1))
         base = base[: under.start()]
     slug = slugify(base)
     if _REASONING_FAMILY.match(slug):
-        base, found = _strip_trailing_setting(base)
-        variant = variant or found
+        settings = []
+        while True:  # 'gemini-3-flash-preview-thinking-high', '...-thinking-120k-max-effort'
+            base, found = _strip_trailing_setting(base)
+            if found is None:
+                break
+            settings.append(found)
+        variant = variant or _combine(settings)
     return base.strip(" -_"), variant
+
+
+def _combine(settings: list[str]) -> str | None:
+    """One variant from several stated settings: an effort or budget wins over 'thinking'
+    (it implies thinking); 'non-thinking' with an effort keeps both."""
+    if not settings:
+        return None
+    modes = [f for f in settings if f in ("thinking", "non-thinking")]
+    efforts = [f for f in settings if f not in ("thinking", "non-thinking")]
+    if efforts and "non-thinking" in modes and efforts[-1] != "non-thinking":
+        return f"non-thinking-{efforts[-1]}"
+    if "non-thinking" in settings:
+        return "non-thinking"
+    return efforts[0] if efforts else modes[0]
+
+
+_EFFORT_BEFORE_DATE = re.compile(
+    r"[- ](minimal|low|medium|high|xhigh)(?=[- ]20\d{2}-?\d{2}-?\d{2}$)"
+)
+_GROK_MODE = re.compile(r"[- ](non-reasoning|reasoning)$")
 
 
 def _strip_trailing_setting(base: str) -> tuple[str, str | None]:
     text = base.strip()
     lower = text.lower()
+    before_date = _EFFORT_BEFORE_DATE.search(lower)  # 'o4-mini-high-2025-04-16'
+    if before_date:
+        return text[: before_date.start()] + text[before_date.end():], before_date.group(1)
+    grok = _GROK_MODE.search(lower)
+    if grok and slugify(text).startswith("grok"):  # xAI names both modes as model ids
+        return text[: grok.start()], canonical_variant(grok.group(1))
     for pattern in (_TRAIL_EFFORT, _TRAIL_THINK):
         match = pattern.search(lower)
         if match:
-            found = canonical_variant(match.group(1))
-            if pattern is _TRAIL_THINK and match.group(2):
+            found = canonical_variant(next(g for g in match.groups() if g))
+            if pattern is _TRAIL_THINK and match.group(2):  # thinking-16k: a budget
                 found = f"{int(match.group(2))}k"
             return text[: match.start()], found
     match = _TRAIL_BUDGET.search(lower)
@@ -235,24 +302,6 @@ def checkpoint_of(model_id: str) -> str:
     """Checkpoint part of a rated model id ('o3-2025-04-16-high' -> 'o3-2025-04-16')."""
     base, variant = split_variant(model_id)
     return slugify(base) if variant else model_id
-
-
-def load_curated_aliases(path: Path = ALIASES_CSV) -> dict[str, str]:
-    """Curated map match_key(alias) -> model_id; a key listed twice with two targets is an error."""
-    mapping: dict[str, str] = {}
-    with open(path, newline="", encoding="utf-8") as fh:
-        for lineno, row in enumerate(csv.DictReader(fh), start=2):
-            alias, target = (row.get("alias") or "").strip(), (row.get("model_id") or "").strip()
-            if not alias or not target:
-                raise ValueError(f"{path}:{lineno}: empty alias or model_id; fill both columns")
-            key = match_key(alias)
-            if mapping.get(key, target) != target:
-                raise ValueError(
-                    f"{path}:{lineno}: alias {alias!r} already maps to {mapping[key]!r}; "
-                    "keep one target per alias"
-                )
-            mapping[key] = target
-    return mapping
 
 
 @dataclass

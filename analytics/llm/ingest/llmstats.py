@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analytics.llm.ingest import provenance
+from analytics.llm.ingest import protocols, provenance
 from analytics.llm.ingest.benchmarks import (
     all_benchmarks,
     benchmark_for_name,
@@ -97,6 +97,10 @@ def score_obs(path: Path, data: dict, drops: Drops) -> list[ScoreObs]:
             continue
         if not isinstance(value, int | float):
             drops.add(SOURCE, "score is not a number")
+            continue
+        reason = protocols.method_drop_reason(clean_text(metric.get("analysis_method")))
+        if reason:
+            drops.add(SOURCE, reason)
             continue
         score, _ = from_fraction_or_percent(float(value), table[bench_id].unit)
         out.append(

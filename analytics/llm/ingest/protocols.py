@@ -28,8 +28,11 @@ SCAFFOLD = "protocol: non-standard scaffold"
 ESTIMATED = "protocol: estimated, not run"
 COMPOSITE = "protocol: composite index of benchmarks already counted"
 KNOWN_BAD = "override: known-bad run"
+UNRELEASED = "protocol: pre-release or unreleased system (not a released checkpoint)"
 
-DROP_REASONS = (AGGREGATED, PARALLEL, FINE_TUNED, SCAFFOLD, ESTIMATED, COMPOSITE, KNOWN_BAD)
+DROP_REASONS = (
+    AGGREGATED, PARALLEL, FINE_TUNED, SCAFFOLD, ESTIMATED, COMPOSITE, UNRELEASED, KNOWN_BAD
+)
 """Every protocol drop reason, in the order docs/data.md lists them."""
 
 _AGGREGATED = re.compile(
@@ -56,4 +59,26 @@ def method_drop_reason(text: str | None) -> str | None:
         return PARALLEL
     if _FINE_TUNED.search(text):
         return FINE_TUNED
+    return None
+
+
+_PARALLEL_SYSTEM = re.compile(
+    r"\bdeep[- ]?think\b|\bheavy\b|\bgpt-?5(\.\d+)?[- ]pro\b", re.IGNORECASE
+)
+"""Systems that reconcile many parallel attempts by design: Gemini Deep Think, Grok Heavy and
+OpenAI's GPT-5.x Pro (documented as parallel test-time compute)."""
+
+
+_UNRELEASED_SYSTEM = re.compile(r"pre-?release|\bunreleased\b", re.IGNORECASE)
+
+
+def system_drop_reason(model_name: str) -> str | None:
+    """PARALLEL for a parallel test-time-compute system, UNRELEASED for a pre-release build,
+    else None. Applied to every source's scores, so such a system is out of every benchmark
+    alike (a preview that was released as a product, 'gemini-3-pro-preview', stays)."""
+    text = model_name.replace("_", " ")
+    if _PARALLEL_SYSTEM.search(text):
+        return PARALLEL
+    if _UNRELEASED_SYSTEM.search(text):
+        return UNRELEASED
     return None
