@@ -37,6 +37,17 @@ def load_overview(version: str) -> overview.Overview:
     return _read(version, overview.catalog_overview)
 
 
+@st.cache_data(show_spinner=False)
+def load_freshness(version: str) -> overview.Freshness:
+    """How far one snapshot's data reaches (every LLM page states it)."""
+    return _read(version, overview.freshness)
+
+
+def show_freshness(version: str) -> None:
+    """The page's data line: newest model release and newest source date of the snapshot."""
+    st.caption(f"{load_freshness(version).line()} Each source and its date: the home page.")
+
+
 @st.cache_data(show_spinner=FITTING)
 def load_board(version: str) -> leaderboard.Leaderboard:
     """The leaderboard of one snapshot version, with bootstrap intervals (all leaderboard pages)."""

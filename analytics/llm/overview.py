@@ -26,6 +26,52 @@ class Overview:
     """source_kind, score_rows, share: one row per kind in headline precedence (seed 002)."""
     by_category: pd.DataFrame
     """category, benchmarks, score_rows, models: sorted by score_rows, largest first."""
+    source_table: pd.DataFrame
+    """The snapshot's sources table (name, url, licence, scores, models, as_of, newest_release)."""
+    freshness: Freshness
+
+
+@dataclass(frozen=True)
+class Freshness:
+    """How far the snapshot's data reaches: the newest release date of a scored model and the
+    newest date on any source's scores (None when unknown)."""
+
+    data_through: str | None
+    sources_as_of: str | None
+
+    def line(self) -> str:
+        """'Data through 2026-08-20; sources as of 2026-08-22.' (every LLM page shows it)."""
+        through = self.data_through or "an unknown date"
+        as_of = self.sources_as_of or "an unknown date"
+        return f"Data through {through} (newest model release); sources as of {as_of}."
+
+
+def freshness(con: duckdb.DuckDBPyConnection) -> Freshness:
+    """Freshness of one snapshot, from its models and sources tables."""
+    through = as_of = None
+    if db.has_table(con, "models") and db.has_table(con, "scores"):
+        sql = """SELECT max(m.release_date) AS d FROM models m
+                 WHERE m.model_id IN (SELECT model_id FROM scores)"""
+        through = db.query(con, sql)["d"].iloc[0]
+    if db.has_table(con, "sources"):
+        as_of = db.query(con, "SELECT max(as_of) AS d FROM sources")["d"].iloc[0]
+    return Freshness(_iso(through), _iso(as_of))
+
+
+def _iso(value: object) -> str | None:
+    if value is None or pd.isna(value):
+        return None
+    return pd.Timestamp(value).date().isoformat()
+
+
+def source_table(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every source of the snapshot, newest first (empty frame when the table is absent)."""
+    columns = ["name", "url", "licence", "scores", "models", "as_of", "newest_release"]
+    if not db.has_table(con, "sources"):
+        return pd.DataFrame(columns=columns)
+    return db.query(
+        con, f"SELECT {', '.join(columns)} FROM sources ORDER BY as_of DESC NULLS LAST, name"
+    )
 
 
 def _count(con: duckdb.DuckDBPyConnection, table: str, expr: str = "count(*)") -> int:
@@ -78,4 +124,6 @@ def catalog_overview(con: duckdb.DuckDBPyConnection) -> Overview:
         throughput_rows=_count(con, "throughput"),
         provenance=provenance_mix(con),
         by_category=coverage_by_category(con),
+        source_table=source_table(con),
+        freshness=freshness(con),
     )

@@ -16,6 +16,7 @@ st.caption(
     "empty axis means no score there, not zero. For the ranking, see the Elo leaderboard."
 )
 version = ui.data.snapshot_version()
+llm.show_freshness(version)
 board = llm.load_board(version)
 names = dict(zip(board.table["model_id"], board.table["display_name"], strict=True))
 ids = list(names)

@@ -211,6 +211,7 @@ def show_list(version: str, gpu_id: str, count: int, recipe: str, method: str) -
 
 st.title("Fine-tune planner")
 version, tables = llm.served_catalog()
+llm.show_freshness(version)
 left, right = st.columns(2)
 with left:
     model_id = pick_model(version)

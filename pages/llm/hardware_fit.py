@@ -116,6 +116,7 @@ def render(table: pd.DataFrame, show_all: bool) -> None:
 
 st.title("What fits my hardware")
 version, tables = llm.served_catalog()
+llm.show_freshness(version)
 gpu_id, count = pick_hardware(tables.gpus)
 context, flt, show_all = pick_filters(tables.models)
 table = llm.load_fit_view(version, gpu_id, count, context, flt, show_all)

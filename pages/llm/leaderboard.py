@@ -185,6 +185,7 @@ def load_rows(board: leaderboard.Leaderboard, flt: leaderboard.LeaderboardFilter
 
 st.title("LLM leaderboard")
 version = ui.data.snapshot_version()
+llm.show_freshness(version)
 board = llm.load_board(version)
 flt = pick_filter(board)
 explain(flt)

@@ -65,6 +65,7 @@ def show_lineage(board: leaderboard.Leaderboard, model_id: str) -> None:
 
 st.title("Model detail")
 version = ui.data.snapshot_version()
+llm.show_freshness(version)
 board = llm.load_board(version)
 model_id = pick_model(board)
 show_summary(leaderboard.model_summary(board, model_id))

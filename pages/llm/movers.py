@@ -27,6 +27,7 @@ st.caption(
     "Elo gains along those links."
 )
 version = ui.data.snapshot_version()
+llm.show_freshness(version)
 board = llm.load_board(version)
 c1, c2 = st.columns(2)
 top = c1.slider("Show the top", 5, 100, int_param("top", 20, 5, 100), key="mv_top")

@@ -74,6 +74,28 @@ def show_charts(ov: overview.Overview) -> None:
         )  # fmt: skip
 
 
+SOURCE_COLUMNS = {
+    "name": "Source",
+    "url": st.column_config.LinkColumn("Home page"),
+    "licence": "Licence / terms",
+    "scores": st.column_config.NumberColumn("Scores", format="%d"),
+    "models": st.column_config.NumberColumn("Models", format="%d"),
+    "as_of": st.column_config.DateColumn("Newest score dated"),
+    "newest_release": st.column_config.DateColumn("Newest model it scores"),
+}
+
+
+def show_sources(ov: overview.Overview) -> None:
+    st.subheader("Sources and how fresh they are", anchor="sources")
+    st.caption(
+        f"{ov.freshness.line()} Each source's own newest date is below; an older source is kept "
+        "for the models and benchmarks only it covers, never to override a newer one."
+    )
+    st.dataframe(
+        ov.source_table, column_config=SOURCE_COLUMNS, hide_index=True, width="stretch"
+    )
+
+
 def show_links() -> None:
     st.subheader("Start here")
     present = navigation.main_pages()
@@ -96,6 +118,8 @@ except CatalogError as exc:
     st.stop()
 ov = llm.load_overview(version)
 st.caption(f"Catalog snapshot **{version}** · every figure below is computed from it.")
+st.caption(ov.freshness.line())
 show_counts(ov)
 show_charts(ov)
+show_sources(ov)
 show_links()

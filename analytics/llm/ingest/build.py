@@ -390,7 +390,13 @@ def finish_row(row: dict) -> dict:
 
 
 def model_rows(resolver: Resolver, by_model: dict, model_ids: set[str]) -> list[dict]:
-    """models.csv rows for `model_ids`, sorted by id; override ``set`` rows applied last."""
+    """models.csv rows for `model_ids`, sorted by id; override ``set`` rows applied last.
+
+    Weight properties (release date, parameters, licence, price ...) are chosen once per
+    checkpoint from the observations of all its variants, so every variant shows the same."""
+    pooled: dict[str, list[ModelObs]] = defaultdict(list)
+    for mid in sorted(model_ids):
+        pooled[resolver.checkpoints.get(mid, mid)] += by_model.get(mid, [])
     rows = [
         stated_row(
             mid,
@@ -401,6 +407,12 @@ def model_rows(resolver: Resolver, by_model: dict, model_ids: set[str]) -> list[
         )
         for mid in sorted(model_ids)
     ]
+    for row in rows:
+        observations = pooled[row["checkpoint_id"]]
+        for attr in WEIGHT_FIELDS[:-1]:
+            row[attr] = _first(observations, attr)
+        row["release_date"] = _iso(row["release_date"])
+        row["price_date"] = _iso(row["price_date"])
     inherit_from_checkpoint(rows)
     rows = [finish_row(row) for row in rows]
     for row in rows:

@@ -305,7 +305,9 @@ FILE_SPECS: dict[str, FileSpec] = {
     "science_qa_external.csv": _reuse("scienceqa"),
     "simplebench_external.csv": _reuse("simple_bench"),
     "superglue_external.csv": _reuse("superglue", required=("Name",)),
-    "swe_bench_bash.csv": _new("swe-bench-verified-bash-only", "% Resolved", date_column="Date run"),
+    "swe_bench_bash.csv": _new(
+        "swe-bench-verified-bash-only", "% Resolved", date_column="Date run"
+    ),
     "terminalbench_external.csv": FileSpec(
         replace(
             EXTERNAL["terminal_bench"],

@@ -69,6 +69,9 @@ _PARALLEL_SYSTEM = re.compile(
 OpenAI's GPT-5.x Pro (documented as parallel test-time compute)."""
 
 
+_ROUTED_SYSTEM = re.compile(r"\bfallback\b", re.IGNORECASE)
+"""A system that hands some requests to another model ('Claude Fable 5 (..., Opus 4.8
+Fallback)'): two models' results mixed in one row."""
 _UNRELEASED_SYSTEM = re.compile(r"pre-?release|\bunreleased\b", re.IGNORECASE)
 
 
@@ -81,4 +84,6 @@ def system_drop_reason(model_name: str) -> str | None:
         return PARALLEL
     if _UNRELEASED_SYSTEM.search(text):
         return UNRELEASED
+    if _ROUTED_SYSTEM.search(text):
+        return SCAFFOLD
     return None
