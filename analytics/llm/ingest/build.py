@@ -418,8 +418,29 @@ def model_rows(resolver: Resolver, by_model: dict, model_ids: set[str]) -> list[
     for row in rows:
         for attr, value in resolver.overrides.sets.get(row["model_id"], {}).items():
             row[attr] = _typed(attr, value)
+    human_display_names(rows)
     distinct_display_names(rows)
     return rows
+
+
+def _readability(name: str) -> tuple[int, int, int]:
+    """Sort key (lower is better): words with spaces, then capitals, then shorter."""
+    return (" " not in name, name == name.lower(), len(name))
+
+
+def human_display_names(rows: list[dict]) -> None:
+    """A model whose display name is its id (or a repo path) takes the most readable spelling a
+    source used for it (a weights repo's own name, without its org, counts)."""
+    for row in rows:
+        current = row["display_name"]
+        if current != row["model_id"] and "/" not in current:
+            continue
+        own = loose_key(split_variant(row["model_id"])[0])
+        names = [n.rsplit("/", 1)[-1] for n in (row["aliases"] or "").split(";") if n]
+        names += [current.rsplit("/", 1)[-1]] if "/" in current else []
+        names = [n for n in names if loose_key(split_variant(n)[0]) == own]
+        if names:
+            row["display_name"] = min(names, key=_readability)
 
 
 def distinct_display_names(rows: list[dict]) -> None:

@@ -51,6 +51,11 @@ def summary(catalog: Catalog) -> list[str]:
     lines.append(
         "  scores by source_kind: " + ", ".join(f"{k}={v}" for k, v in sorted(kinds.items()))
     )
+    for src in tables.get("sources", []):
+        lines.append(
+            f"  source {src['source_id']:<22} {src['scores']:>6} scores  {src['models']:>5} models"
+            f"  as of {src['as_of'] or '-'}"
+        )
     lines += [f"  note: {note}" for note in catalog.notes]
     lines.append(f"  dropped rows: {catalog.drops.total}")
     return lines + catalog.drops.lines()
