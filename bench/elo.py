@@ -1,10 +1,13 @@
-"""Timing of the Elo engine on a synthetic catalog; prints figures, asserts nothing.
+"""Timing of the Elo engine; prints figures, asserts nothing.
 
-Synthetic data (seeded): 600 models x 150 benchmarks in 8 categories, about 40% of cells missing,
-scores rounded to whole points so ties occur. Targets (issue 3): one full fit < 1 s and 200
-bootstrap rounds < 60 s on 2 cores.
+Default data: the current snapshot's scores (``analytics.llm.ratings.load_scores``). With
+``--synthetic`` (seeded): 600 models x 150 benchmarks in 8 categories, about 40% of cells
+missing, scores rounded to whole points so ties occur. Figures: the steps of one fit, one
+``elo.rate`` (single fit), the bootstrap rounds of the overall fit, and ``elo.rate_categories``
+with the same rounds (``--no-categories`` skips it).
 
-Run: ``.venv/bin/python bench/elo.py [--models 600] [--benchmarks 150] [--rounds 200]``
+Run: ``.venv/bin/python bench/elo.py [--synthetic] [--models 600] [--benchmarks 150]
+[--rounds 200] [--workers N] [--no-categories]``
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analytics import elo  # noqa: E402
+from analytics.llm import elo  # noqa: E402
 
 
 def synthetic_scores(
@@ -46,13 +49,25 @@ def synthetic_scores(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--synthetic", action="store_true")
     parser.add_argument("--models", type=int, default=600)
     parser.add_argument("--benchmarks", type=int, default=150)
     parser.add_argument("--rounds", type=int, default=200)
+    parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--no-categories", action="store_true")
     args = parser.parse_args(argv)
 
-    scores = synthetic_scores(args.models, args.benchmarks)
-    headline = elo.headline_scores(scores)
+    if args.synthetic:
+        scores = synthetic_scores(args.models, args.benchmarks)
+        label = f"synthetic {args.models} x {args.benchmarks}"
+    else:
+        from analytics.core import db
+        from analytics.llm import ratings
+
+        con = db.connect()
+        scores = ratings.load_scores(con)
+        label = f"snapshot {db.current_version()}"
+    headline = elo.headline_scores(scores.dropna(subset=["score"]))
     t0 = time.perf_counter()
     battles = elo.build_battles(headline)
     t1 = time.perf_counter()
@@ -60,20 +75,29 @@ def main(argv: list[str] | None = None) -> int:
     t2 = time.perf_counter()
     result = elo.fit(pairwise)
     t3 = time.perf_counter()
-    elo.bootstrap_ratings(battles, args.rounds, seed=0, theta0=result.theta)
+    elo.rate(scores)
     t4 = time.perf_counter()
+    elo.bootstrap_ratings(battles, args.rounds, seed=0, theta0=result.theta, workers=args.workers)
+    t5 = time.perf_counter()
 
-    print(f"models x benchmarks       {args.models} x {args.benchmarks} ({len(scores)} scores)")
+    print(f"data                      {label}")
+    print(f"models x benchmarks       {len(battles.models)} x {len(battles.benchmarks)} "
+          f"({len(scores)} scores)")  # fmt: skip
     print(f"battles built             {battles.n_battles}")
     print(f"model pairs               {len(battles.pair_i)}")
     print(f"build battles seconds     {t1 - t0:.3f}")
-    print(f"aggregate seconds         {t2 - t1:.3f}")
+    print(f"aggregate seconds         {t2 - t1:.3f} (incl. per-benchmark contributions)")
     print(f"fit seconds               {t3 - t2:.3f}")
-    print(f"full fit seconds (b+a+f)  {t3 - t0:.3f}")
     print(f"iterations                {result.iterations}")
     print(f"last MM step (log s)      {result.last_mm_step:.2e}")
     print(f"max |gradient|            {result.max_abs_gradient:.2e}")
-    print(f"bootstrap seconds         {t4 - t3:.2f} for {args.rounds} rounds")
+    print(f"single fit seconds        {t4 - t3:.2f} (elo.rate, no bootstrap)")
+    print(f"bootstrap seconds         {t5 - t4:.2f} for {args.rounds} rounds")
+    if not args.no_categories:
+        t6 = time.perf_counter()
+        elo.rate_categories(scores, bootstrap=args.rounds, seed=0)
+        t7 = time.perf_counter()
+        print(f"category ratings seconds  {t7 - t6:.2f} (rate_categories, {args.rounds} rounds)")
     return 0
 
 

@@ -21,8 +21,12 @@ See ``docs/elo.md`` for the method, the stopping rule and the acceleration.
 from __future__ import annotations
 
 import concurrent.futures
+import concurrent.futures.process
+import functools
 import math
+import multiprocessing
 import os
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,7 +34,6 @@ import pandas as pd
 import scipy.linalg
 import scipy.sparse
 import scipy.sparse.csgraph
-import scipy.sparse.linalg
 import scipy.stats
 import threadpoolctl
 
@@ -52,7 +55,10 @@ MIN_CATEGORIES = 2  # ranking eligibility floor, seed 002
 MIN_CATEGORY_BENCHMARKS = 2  # category-rank floor (docs/elo.md, "Category leaderboards")
 RATING_DECIMALS = 1  # ratings are published to 0.1, seed 002
 _MAX_NEWTON_STEP = 2.0  # largest change of any log-strength in one Newton step (~350 rating)
-_DENSE_NEWTON_MAX = 3000  # above this many models the Newton step uses conjugate gradients
+_DENSE_NEWTON_MAX = 200  # above this many models the Newton step uses conjugate gradients
+_CG_RTOL_MAX = 0.1  # loosest relative residual of the conjugate-gradient Newton solve
+_CG_RTOL_GRAD = 1e-2  # ... times the largest gradient entry, when smaller
+_CG_MAX_ITER = 500  # conjugate-gradient iterations per Newton step, at most
 
 UNRATED_FLOOR = f"needs {MIN_BENCHMARKS} benchmarks in {MIN_CATEGORIES} categories"
 UNRATED_CATEGORY_FLOOR = f"needs {MIN_CATEGORY_BENCHMARKS} benchmarks in this category"
@@ -84,12 +90,19 @@ class Battles:
     pair_i: np.ndarray  # (P,) int, first model of each pair (pair_i < pair_j)
     pair_j: np.ndarray  # (P,) int
     signs: np.ndarray  # (B, P) int8
+    battle_start: np.ndarray | None = None  # (B + 1,) offsets of each benchmark's battles
+    battle_pair: np.ndarray | None = None  # (battles,) pair of each battle, by benchmark
 
     @property
     def n_battles(self) -> int:
         """Number of individual battles (model pairs per benchmark)."""
         counts = self.presence.sum(axis=0).astype(np.int64)
         return int((counts * (counts - 1) // 2).sum())
+
+    @functools.cached_property
+    def contributions(self) -> _Contributions:
+        """Per-benchmark battle incidence for :func:`aggregate` (built once, on first use)."""
+        return _Contributions(self)
 
 
 @dataclass(frozen=True)
@@ -179,13 +192,17 @@ def build_battles(headline: pd.DataFrame) -> Battles:
     pair_id = np.full((len(models), len(models)), -1, dtype=np.int64)
     pair_id[pair_i, pair_j] = np.arange(len(pair_i))
     signs = np.zeros((len(benchmarks), len(pair_i)), dtype=np.int8)
+    fought = []
     for b in range(len(benchmarks)):
         idx = np.flatnonzero(presence[:, b])
         upper_a, upper_b = np.triu_indices(len(idx), k=1)
         diff = values[idx[upper_a], b] - values[idx[upper_b], b]
-        signs[b, pair_id[idx[upper_a], idx[upper_b]]] = np.sign(diff).astype(np.int8)
+        fought.append(pair_id[idx[upper_a], idx[upper_b]])  # ascending: pairs are row-major
+        signs[b, fought[-1]] = np.sign(diff).astype(np.int8)
     codes = pd.Index(sorted(set(categories))).get_indexer(categories)
-    return Battles(models, benchmarks, codes, presence, pair_i, pair_j, signs)
+    start = np.cumsum([0, *map(len, fought)])
+    battle_pair = np.concatenate(fought) if fought else np.zeros(0, dtype=np.int64)
+    return Battles(models, benchmarks, codes, presence, pair_i, pair_j, signs, start, battle_pair)
 
 
 def _oriented_matrix(headline: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -214,35 +231,55 @@ def aggregate(battles: Battles, multiplicity: np.ndarray | None = None) -> Pairw
 
     n is the number of benchmarks of the battle's category both models report. ``multiplicity``
     counts each benchmark that many times (the bootstrap resamples benchmarks).
+
+    Per category, the pair's shared count n and its net wins (wins minus losses) are sums over
+    the category's benchmarks, so they are two sparse products of that category's battle
+    incidence (built once per :class:`Battles`, :class:`_Contributions`) with the multiplicities;
+    a pair's category then adds ``(n + net) / 2`` battles of weight ``1/sqrt(n)`` to its wins.
     """
-    n_bench = len(battles.benchmarks)
-    m = np.ones(n_bench) if multiplicity is None else np.asarray(multiplicity, dtype=float)
-    n_cat = int(battles.category_codes.max()) + 1 if n_bench else 0
-    in_cat = np.zeros((n_cat, n_bench), dtype=np.float32)
-    in_cat[battles.category_codes, np.arange(n_bench)] = m
-    net = _chunked_matmul(in_cat, battles.signs)  # (C, P): wins minus losses per category
-    presence = battles.presence.astype(np.float32)
-    wins_i = np.zeros(len(battles.pair_i))
-    wins_j = np.zeros(len(battles.pair_i))
-    for c in range(n_cat):
-        cols = np.flatnonzero(in_cat[c])
-        sub = presence[:, cols]
-        shared = ((sub * in_cat[c, cols]) @ sub.T)[battles.pair_i, battles.pair_j]
-        root = np.sqrt(shared, dtype=float)
+    return battles.contributions.pairwise(multiplicity)
+
+
+class _Contributions:
+    """Every benchmark's battles as sparse matrices with one row per (category, pair) that
+    shares a benchmark of the category, one column per benchmark: ``both`` is 1 where both
+    models report the benchmark, ``sign`` holds the battle's sign. A resample's aggregate is
+    then a weighted sum of these per-benchmark contributions (:meth:`pairwise`), no battle
+    rebuilt. Rows are ordered by category, then pair, so each pair's wins add up category by
+    category, in the order of a loop over categories."""
+
+    def __init__(self, battles: Battles) -> None:
+        n_bench, n_pairs = len(battles.benchmarks), len(battles.pair_i)
+        start, battle_pair = battles.battle_start, battles.battle_pair
+        if start is None or battle_pair is None:  # a Battles built by hand: list its battles
+            both = battles.presence[battles.pair_i] & battles.presence[battles.pair_j]
+            bench, battle_pair = np.nonzero(both.T)
+            start = np.searchsorted(bench, np.arange(n_bench + 1))
+        bench_of = np.repeat(np.arange(n_bench), np.diff(start))
+        sign = battles.signs[bench_of, battle_pair].astype(float)
+        codes = np.asarray(battles.category_codes, dtype=np.int64)
+        key = codes[bench_of] * n_pairs + battle_pair  # (category, pair) of each battle
+        self.row_key, row = np.unique(key, return_inverse=True)
+        self.row_pair = self.row_key % max(n_pairs, 1)
+        shape = (len(self.row_key), n_bench)
+        self.both = scipy.sparse.csr_matrix((np.ones(len(key)), (row, bench_of)), shape=shape)
+        won = sign != 0
+        self.sign = scipy.sparse.csr_matrix((sign[won], (row[won], bench_of[won])), shape=shape)
+        self.n_models, self.n_bench = len(battles.models), n_bench
+        self.pair_i, self.pair_j = battles.pair_i, battles.pair_j
+
+    def pairwise(self, multiplicity: np.ndarray | None = None) -> Pairwise:
+        """The :func:`aggregate` of benchmarks counted ``multiplicity`` times (default once)."""
+        m = np.ones(self.n_bench) if multiplicity is None else np.asarray(multiplicity, float)
+        shared = self.both @ m  # per (category, pair): shared benchmarks, counted
+        net = self.sign @ m  # wins minus losses among them
+        root = np.sqrt(shared)
         inv = np.divide(1.0, root, out=np.zeros_like(root), where=shared > 0)
-        wins_i += 0.5 * (shared + net[c]) * inv  # n battles of weight 1/sqrt(n); draw = half
-        wins_j += 0.5 * (shared - net[c]) * inv
-    return Pairwise(len(battles.models), battles.pair_i, battles.pair_j, wins_i, wins_j)
-
-
-def _chunked_matmul(weights: np.ndarray, signs: np.ndarray, chunk: int = 32) -> np.ndarray:
-    """``weights @ signs`` without converting the whole int8 matrix to float at once."""
-    out = np.zeros((weights.shape[0], signs.shape[1]), dtype=float)
-    for start in range(0, signs.shape[0], chunk):
-        block = weights[:, start : start + chunk]
-        if block.any():
-            out += block @ signs[start : start + chunk].astype(np.float32)
-    return out
+        n_pairs = len(self.pair_i)
+        # n battles of weight 1/sqrt(n); a draw is half a win to each side
+        wins_i = np.bincount(self.row_pair, 0.5 * (shared + net) * inv, n_pairs)
+        wins_j = np.bincount(self.row_pair, 0.5 * (shared - net) * inv, n_pairs)
+        return Pairwise(self.n_models, self.pair_i, self.pair_j, wins_i, wins_j)
 
 
 def battle_table(headline: pd.DataFrame) -> pd.DataFrame:
@@ -322,20 +359,30 @@ def fit(
     theta[_per_model(pw, total, total) == 0] = 0.0  # only the anchor draw: exactly s = 1
     # Many small factorisations: one BLAS thread avoids spin-wait overhead on shared CPUs.
     with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
-        return _iterate(pw, theta, tol, max_iter, accelerate)
+        return _iterate(_Problem(pw), theta, tol, max_iter, accelerate)
 
 
-def _iterate(pw: Pairwise, theta: np.ndarray, tol: float, max_iter: int, accelerate: bool) -> Fit:
+def _iterate(
+    problem: _Problem, theta: np.ndarray, tol: float, max_iter: int, accelerate: bool
+) -> Fit:
+    """MM sweeps until one moves no log-strength by ``tol``. With ``accelerate`` the iterate
+    advances by damped Newton steps instead, and the MM sweep at each Newton iterate (cheap:
+    the same win probabilities) is the stopping test; the iterate that passes it is returned
+    (it is an MM fixed point to ``tol``, and Newton's own accuracy is far better there)."""
     step = math.inf
+    p, value = problem.evaluate(theta)
     for iteration in range(1, max_iter + 1):
-        swept = mm_sweep(theta, pw)
+        swept = problem.mm_sweep(theta, p)
         step = float(np.max(np.abs(swept - theta), initial=0.0))
         if step < tol:
-            grad = float(np.max(np.abs(gradient(swept, pw)), initial=0.0))
-            return Fit(swept, iteration, step, grad)
-        theta = _best_shift(swept)
+            point = theta if accelerate else swept
+            grad = float(np.max(np.abs(gradient(point, problem.pw)), initial=0.0))
+            return Fit(point, iteration, step, grad)
         if accelerate:
-            theta = _newton_step(theta, pw)
+            theta, p, value = problem.newton_step(theta, p, value)
+        else:
+            theta = _best_shift(swept)
+            p = problem.win_prob(theta)
     raise ConvergenceError(
         f"rating fit did not converge in {max_iter} sweeps (last MM step {step:.3g} >= tol {tol:g})"
     )
@@ -356,22 +403,127 @@ def _best_shift(theta: np.ndarray) -> np.ndarray:
     return theta + delta
 
 
-def _newton_step(theta: np.ndarray, pw: Pairwise) -> np.ndarray:
-    """One Newton step on the log-likelihood with backtracking; returns ``theta`` if no gain."""
-    grad = gradient(theta, pw)
-    direction = _newton_direction(theta, pw, grad)
-    if not np.all(np.isfinite(direction)):
-        return theta
-    direction = _moderate(direction, grad)
-    base = log_likelihood(theta, pw)
-    slope = float(grad @ direction)
-    alpha = 1.0
-    for _ in range(30):
-        trial = theta + alpha * direction
-        if log_likelihood(trial, pw) >= base + 1e-4 * alpha * slope:
-            return trial
-        alpha *= 0.5
-    return theta
+class _Problem:
+    """One fit's fixed parts, computed once and reused by every sweep: per-pair totals, each
+    model's weighted wins, and sparse incidence matrices for per-model sums and the Newton
+    matrix (pairs in (first, second) order, so the upper triangle is the pair list itself)."""
+
+    def __init__(self, pw: Pairwise) -> None:
+        i, j = pw.pair_i, pw.pair_j
+        if len(i) > 1 and np.any(np.diff(i * max(pw.n_models, 1) + j) < 0):
+            order = np.lexsort((j, i))
+            pw = Pairwise(pw.n_models, i[order], j[order], pw.wins_i[order], pw.wins_j[order])
+            i, j = pw.pair_i, pw.pair_j
+        self.pw, self.n = pw, pw.n_models
+        n, n_pairs = self.n, len(i)
+        self.total = pw.total
+        ones = np.ones(n_pairs)
+        self._indptr_i = np.concatenate([[0], np.cumsum(np.bincount(i, minlength=n))])
+        indptr_j = np.concatenate([[0], np.cumsum(np.bincount(j, minlength=n))])
+        self._first = scipy.sparse.csr_matrix(
+            (ones, np.arange(n_pairs), self._indptr_i), shape=(n, n_pairs)
+        )
+        self._second = scipy.sparse.csr_matrix(
+            (ones, np.argsort(j, kind="stable"), indptr_j), shape=(n, n_pairs)
+        )
+        self.log_wins = np.log(self.per_model(pw.wins_i, pw.wins_j) + 0.5)  # anchor: +1/2
+
+    def per_model(self, on_i: np.ndarray, on_j: np.ndarray) -> np.ndarray:
+        """Per model, the sum of ``on_i`` over pairs where it is first and of ``on_j`` over
+        pairs where it is second."""
+        return self._first @ on_i + self._second @ on_j
+
+    def win_prob(self, theta: np.ndarray) -> np.ndarray:
+        return _win_prob(theta, self.pw)
+
+    def mm_sweep(self, theta: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """:func:`mm_sweep` with the win probabilities ``p`` at ``theta`` already known."""
+        on_i = self.total * p
+        expected = self.per_model(on_i, self.total - on_i) + _sigmoid(theta)
+        return theta + self.log_wins - np.log(expected)
+
+    def evaluate(self, theta: np.ndarray) -> tuple[np.ndarray, float]:
+        """Win probabilities of every pair and :func:`log_likelihood` at ``theta``: the pair
+        term ``W_ij log p + W_ji log(1-p)`` is ``W_ij d - N_ij softplus(d)``, d = theta_i -
+        theta_j, with one exponential for both."""
+        d = theta[self.pw.pair_i] - theta[self.pw.pair_j]
+        e = np.exp(-np.abs(d))
+        inv = 1.0 / (1.0 + e)
+        p = np.where(d >= 0, inv, e * inv)
+        softplus = np.maximum(d, 0.0) + np.log1p(e)
+        pairs = float(self.pw.wins_i @ d) - float(self.total @ softplus)
+        return p, pairs + _anchor_terms(theta)
+
+    def newton_step(
+        self, theta: np.ndarray, p: np.ndarray, value: float
+    ) -> tuple[np.ndarray, np.ndarray, float]:
+        """One Newton step from ``theta`` (win probabilities ``p``, log-likelihood ``value``)
+        with backtracking (Armijo), then the exact common shift; returns the new point, its win
+        probabilities and log-likelihood (``theta`` shifted if no step gains)."""
+        on_i = self.total * p
+        residual = self.pw.wins_i - on_i  # d/d theta_i of the pair term
+        sig = _sigmoid(theta)
+        grad = self.per_model(residual, -residual) + 0.5 - sig
+        curv = on_i * (1.0 - p)
+        diag = self.per_model(curv, curv) + sig * (1.0 - sig)
+        direction = self.newton_direction(curv, diag, grad)
+        if np.all(np.isfinite(direction)):
+            direction = _moderate(direction, grad)
+            slope = float(grad @ direction)
+            # L is a sum over every pair: differences below its rounding are noise, not losses
+            noise = 1e-12 * (abs(value) + 1.0)
+            alpha = 1.0
+            for _ in range(30):
+                trial = theta + alpha * direction
+                p_trial, trial_value = self.evaluate(trial)
+                if trial_value >= value + 1e-4 * alpha * slope - noise:
+                    theta, p, value = trial, p_trial, trial_value
+                    break
+                alpha *= 0.5
+        shifted = _best_shift(theta)  # pair terms do not change
+        return shifted, p, value - _anchor_terms(theta) + _anchor_terms(shifted)
+
+    def newton_direction(self, curv: np.ndarray, diag: np.ndarray, grad: np.ndarray) -> np.ndarray:
+        """Solve (-Hessian) d = grad; -Hessian is a weighted Laplacian plus a positive
+        diagonal: a dense Cholesky solve for small fits, otherwise conjugate gradients with a
+        diagonal preconditioner, to a relative residual that shrinks with the gradient
+        (inexact Newton: the accuracy only decides the speed, not the fixed point)."""
+        n, pw = self.n, self.pw
+        if n <= _DENSE_NEWTON_MAX:
+            neg_hess = np.diag(diag)
+            neg_hess[pw.pair_i, pw.pair_j] = -curv
+            neg_hess[pw.pair_j, pw.pair_i] = -curv
+            try:
+                factor = scipy.linalg.cho_factor(neg_hess, check_finite=False)
+            except np.linalg.LinAlgError:  # numerically singular: fall back to scaled gradient
+                return grad / diag
+            return scipy.linalg.cho_solve(factor, grad, check_finite=False)
+        upper = scipy.sparse.csr_matrix((curv, pw.pair_j, self._indptr_i), shape=(n, n))
+        lower = upper.T
+        scale = np.maximum(diag, 1e-300)
+        norm = float(np.linalg.norm(grad))
+        rtol = min(_CG_RTOL_MAX, _CG_RTOL_GRAD * float(np.max(np.abs(grad), initial=0.0)))
+        x = np.zeros(n)
+        r = grad.copy()
+        z = r / scale
+        q = z.copy()
+        rz = float(r @ z)
+        for _ in range(_CG_MAX_ITER):
+            if rz <= 0 or float(np.linalg.norm(r)) <= rtol * norm:
+                break
+            aq = diag * q - upper @ q - lower @ q
+            alpha = rz / float(q @ aq)
+            x += alpha * q
+            r -= alpha * aq
+            z = r / scale
+            rz, previous = float(r @ z), rz
+            q = z + (rz / previous) * q
+        return x
+
+
+def _anchor_terms(theta: np.ndarray) -> float:
+    """The anchor draws' part of the log-likelihood: one draw against strength 1 each."""
+    return float(np.sum(0.5 * theta - np.logaddexp(theta, 0.0)))
 
 
 def _moderate(direction: np.ndarray, grad: np.ndarray) -> np.ndarray:
@@ -382,28 +534,6 @@ def _moderate(direction: np.ndarray, grad: np.ndarray) -> np.ndarray:
         return clipped
     longest = float(np.max(np.abs(direction), initial=0.0))
     return direction * min(1.0, _MAX_NEWTON_STEP / longest) if longest > 0 else direction
-
-
-def _newton_direction(theta: np.ndarray, pw: Pairwise, grad: np.ndarray) -> np.ndarray:
-    """Solve (-Hessian) d = grad; -Hessian is a weighted Laplacian plus a positive diagonal."""
-    p = _win_prob(theta, pw)
-    curv = pw.total * p * (1 - p)
-    sig = _sigmoid(theta)
-    diag = _per_model(pw, curv, curv) + sig * (1 - sig)
-    if pw.n_models <= _DENSE_NEWTON_MAX:
-        neg_hess = np.diag(diag)
-        neg_hess[pw.pair_i, pw.pair_j] = -curv
-        neg_hess[pw.pair_j, pw.pair_i] = -curv
-        try:
-            factor = scipy.linalg.cho_factor(neg_hess, check_finite=False)
-        except np.linalg.LinAlgError:  # numerically singular: fall back to scaled gradient
-            return grad / diag
-        return scipy.linalg.cho_solve(factor, grad, check_finite=False)
-    n = pw.n_models
-    off = scipy.sparse.coo_matrix((-curv, (pw.pair_i, pw.pair_j)), shape=(n, n))
-    neg_hess = (off + off.T + scipy.sparse.diags(diag)).tocsr()
-    direction, _ = scipy.sparse.linalg.cg(neg_hess, grad, rtol=1e-12)
-    return direction
 
 
 def _win_prob(theta: np.ndarray, pw: Pairwise) -> np.ndarray:
@@ -607,34 +737,98 @@ def bootstrap_ratings(
     """Ratings refitted on ``rounds`` resamples of the benchmarks (with replacement, seeded).
 
     Returns a (rounds, models) array; a model none of whose battles was drawn in a round is NaN
-    there (the resample says nothing about it). The resamples are drawn up front, so the result
-    does not depend on ``workers`` (threads; default: one per CPU, at most 4). ``drawn_only``
-    fits each round on the pairs and models it drew (:func:`_drawn_only`): the same strengths up
-    to rounding, faster when a round leaves many pairs out (category bootstraps).
+    there (the resample says nothing about it). The resamples are drawn up front and each round
+    is a function of its draw alone, so the result does not depend on ``workers`` (processes;
+    default: one per CPU, at most 4; small jobs run in this process).
+
+    A round reuses the work of the full data: its aggregate is a weighted sum of the
+    benchmarks' precomputed contributions (:class:`_Contributions`), it is fitted only on the
+    pairs and models it drew (:func:`_drawn_only`: the same strengths, an undrawn model has
+    only its anchor draw), warm-started from ``theta0``. ``drawn_only`` is accepted for
+    compatibility; every round is fitted that way.
     """
+    del drawn_only  # every round is fitted on what it drew
     rng = np.random.default_rng(seed)
     n_bench = len(battles.benchmarks)
     draws = [
         np.bincount(rng.integers(0, n_bench, n_bench), minlength=n_bench) for _ in range(rounds)
     ]
+    if not draws:
+        return np.empty((0, len(battles.models)))
+    job = _Rounds(battles.contributions, theta0, tol)
+    workers = workers or _default_workers()
+    work = rounds * max(len(battles.pair_i), 1)
+    if workers > 1 and rounds > 1 and work >= _POOL_MIN_WORK:
+        chunks = [[draws[k] for k in c] for c in np.array_split(np.arange(rounds), workers)]
+        chunks = [c for c in chunks if c]
+        pool = _process_pool(workers)
+        if pool is not None:
+            try:
+                return np.vstack(list(pool.map(job, chunks)))
+            except (OSError, concurrent.futures.process.BrokenProcessPool):
+                _drop_process_pool()  # no worker processes here: fall back to threads
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as threads:
+            return np.vstack(list(threads.map(job, chunks)))
+    return job(draws)
 
-    def one_round(counts: np.ndarray) -> np.ndarray:
-        pw = aggregate(battles, counts)
-        if not drawn_only:
-            ratings = to_rating(fit(pw, tol=tol, theta0=theta0).theta)
-            return np.where(_per_model(pw, pw.total, pw.total) > 0, ratings, np.nan)
-        pw, drawn = _drawn_only(pw)
-        start = None if theta0 is None else theta0[drawn]
-        out = np.full(len(battles.models), np.nan)
-        out[drawn] = to_rating(fit(pw, tol=tol, theta0=start).theta)
+
+_POOL_MIN_WORK = 2_000_000  # rounds x pairs below which the rounds run in this process
+"""Starting worker processes and sending them the battles costs about a second the first time;
+below this much work the rounds are cheaper in this process."""
+
+
+class _Rounds:
+    """Bootstrap rounds of one battle set: picklable, so worker processes can run them."""
+
+    def __init__(self, contributions: _Contributions, theta0: np.ndarray | None, tol: float):
+        self.contributions, self.theta0, self.tol = contributions, theta0, tol
+
+    def __call__(self, draws: list[np.ndarray]) -> np.ndarray:
+        out = np.full((len(draws), self.contributions.n_models), np.nan)
+        with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
+            for k, counts in enumerate(draws):
+                pw, drawn = _drawn_only(self.contributions.pairwise(counts))
+                start = None if self.theta0 is None else self.theta0[drawn]
+                out[k, drawn] = to_rating(fit(pw, tol=self.tol, theta0=start).theta)
         return out
 
-    workers = workers or min(4, os.cpu_count() or 1)
-    # Set the one-BLAS-thread limit once around the pool, so threads never restore it mid-fit.
-    with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
-        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(one_round, draws))
-    return np.vstack(results) if results else np.empty((0, len(battles.models)))
+
+def _default_workers() -> int:
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(4, cpus))
+
+
+_POOL: list[concurrent.futures.ProcessPoolExecutor | int] = []
+_POOL_LOCK = threading.Lock()
+
+
+def _process_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor | None:
+    """A process pool kept for the life of this process (category bootstraps reuse it), or
+    None where worker processes are not safe to start: they are forked (no re-import of the
+    main script, the battles need not be rebuilt), which is only safe while this process runs
+    a single thread (the command line; the app runs several, and then threads are used)."""
+    with _POOL_LOCK:
+        if _POOL and _POOL[1] == workers:
+            return _POOL[0]  # type: ignore[return-value]
+        if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
+            return None
+        if _POOL:
+            _POOL[0].shutdown(wait=False)  # type: ignore[union-attr]
+            _POOL.clear()
+        context = multiprocessing.get_context("fork")
+        pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        _POOL.extend([pool, workers])
+        return pool
+
+
+def _drop_process_pool() -> None:
+    with _POOL_LOCK:
+        if _POOL:
+            _POOL[0].shutdown(wait=False, cancel_futures=True)  # type: ignore[union-attr]
+            _POOL.clear()
 
 
 def _drawn_only(pw: Pairwise) -> tuple[Pairwise, np.ndarray]:
@@ -642,7 +836,8 @@ def _drawn_only(pw: Pairwise) -> tuple[Pairwise, np.ndarray]:
     plus those models' indices. Fitting this smaller problem gives the same strengths: a model
     without battles is decoupled from the rest (only its anchor draw, strength 1)."""
     fought = pw.total > 0
-    drawn = np.unique(np.concatenate([pw.pair_i[fought], pw.pair_j[fought]]))
+    ends = np.bincount(pw.pair_i[fought], minlength=pw.n_models)
+    drawn = np.flatnonzero(ends + np.bincount(pw.pair_j[fought], minlength=pw.n_models))
     index = np.full(pw.n_models, -1, dtype=np.int64)
     index[drawn] = np.arange(len(drawn))
     small = Pairwise(
