@@ -169,3 +169,10 @@ def test_planner_shows_formula_vs_measured(store_paths: StorePaths) -> None:
     text = " ".join(m.value for m in at.markdown)
     assert "Formula vs measured" in text and "measured **21.30 GB**" in text
     assert "formula **16.56 GB**, ratio 1.29" in text and "litgpt" in text.casefold()
+
+
+@pytest.mark.parametrize("page", ["llm/hardware_fit.py", "llm/finetune_planner.py"])
+def test_calculator_pages_say_how_fresh_their_data_is(store: Path, page: str) -> None:
+    at = run_page(page)
+    assert not at.exception
+    assert any(c.value.startswith("Data through ") for c in at.caption)

@@ -19,7 +19,7 @@ from tests.fixtures.apptest import fresh_caches, run_page
 from tests.fixtures.catalogs import LLM_NEW as NEW
 from tests.fixtures.catalogs import LLM_OLD as OLD
 from tests.fixtures.catalogs import LLM_URL as URL
-from tests.fixtures.catalogs import write_snapshot
+from tests.fixtures.catalogs import llm_catalog_rows, write_snapshot
 from tests.fixtures.store import StorePaths
 
 
@@ -273,3 +273,21 @@ def test_pages_survive_a_snapshot_without_scores(store_paths: StorePaths, page: 
     _serve(store_paths, "vtest-llm-empty")
     at = run_page(page)
     assert not at.exception
+
+
+@pytest.mark.parametrize(
+    ("page", "query"),
+    [
+        ("llm/leaderboard.py", {}),
+        ("llm/model.py", {"model": "acme-2-7b"}),
+        ("llm/movers.py", {}),
+        ("llm/compare.py", {}),
+    ],
+)
+def test_every_llm_page_says_how_fresh_its_data_is(store: Path, page: str, query: dict) -> None:
+    at = run_page(page, **query)
+    assert not at.exception
+    lines = [c.value for c in at.caption if c.value.startswith("Data through ")]
+    assert lines, [c.value for c in at.caption]
+    newest = max(r["release_date"] for r in llm_catalog_rows()["models"] if r["release_date"])
+    assert lines[0].startswith(f"Data through {newest} (newest model release)")

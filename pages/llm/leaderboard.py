@@ -183,9 +183,29 @@ def load_rows(board: leaderboard.Leaderboard, flt: leaderboard.LeaderboardFilter
     return leaderboard.filter_table(board, flt, by_category)
 
 
+HOW_TO_READ = f"""
+- **The scale.** A 400-point gap means 10:1 expected win odds on a benchmark both models report
+  (200 points: about 3:1). Ratings come from a Bradley-Terry fit over head-to-head battles on
+  benchmark scores, with every model also playing one draw against a fixed anchor rated 1000;
+  they are published to 0.1 and move a little with every release of the catalog.
+- **Not LMArena's scale.** LMArena's Elo (about 1000–1500) comes from human votes in one arena;
+  it is one benchmark here among many (only which model scored higher counts). A model page may
+  show "LMArena Text 1470" beside an Elo of 2500: different scales, not a contradiction.
+- **Ranked vs unrated.** A rank needs at least {elo.MIN_BENCHMARKS} benchmarks in at least
+  {elo.MIN_CATEGORIES} categories, inside the main comparison graph. Below that the rating is
+  shown for reference and the model is listed under Unrated with the reason.
+- **Settings are rated apart.** Each reasoning effort or thinking mode of a model ("high",
+  "xhigh", "thinking") is its own row: results at different settings are different evidence.
+  An unqualified score belongs to the setting the vendor's API uses by default.
+- **Provenance.** Per benchmark one headline score: independent runs first, then arena, then a
+  lab's own report. The badge says which kinds a model's rating rests on.
+"""
+
 st.title("LLM leaderboard")
 version = ui.data.snapshot_version()
 llm.show_freshness(version)
+with st.expander("How to read this"):
+    st.markdown(HOW_TO_READ)
 board = llm.load_board(version)
 flt = pick_filter(board)
 explain(flt)
