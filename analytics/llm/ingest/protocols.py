@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 
+from analytics.llm.ingest.identity import slugify
+
 AGGREGATED = "protocol: several samples aggregated (cons@k / maj@k / best-of-N / pass@k>1)"
 PARALLEL = "protocol: parallel test-time compute"
 FINE_TUNED = "protocol: fine-tuned for this task"
@@ -79,7 +81,7 @@ def system_drop_reason(model_name: str) -> str | None:
     """PARALLEL for a parallel test-time-compute system, UNRELEASED for a pre-release build,
     else None. Applied to every source's scores, so such a system is out of every benchmark
     alike (a preview that was released as a product, 'gemini-3-pro-preview', stays)."""
-    text = model_name.replace("_", " ")
+    text = f"{model_name.replace('_', ' ')} {slugify(model_name)}"  # 'gpt-5-2-pro' = 5.2
     if _PARALLEL_SYSTEM.search(text):
         return PARALLEL
     if _UNRELEASED_SYSTEM.search(text):
