@@ -266,7 +266,8 @@ def test_compare_page(store: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "page", ["llm/leaderboard.py", "llm/model.py", "llm/movers.py", "llm/compare.py"]
+    "page",
+    ["llm/leaderboard.py", "llm/model.py", "llm/movers.py", "llm/compare.py", "llm/benchmark.py"],
 )
 def test_pages_survive_a_snapshot_without_scores(store_paths: StorePaths, page: str) -> None:
     write_snapshot(store_paths.snapshots, "vtest-llm-empty", without_scores=True)
@@ -282,6 +283,7 @@ def test_pages_survive_a_snapshot_without_scores(store_paths: StorePaths, page: 
         ("llm/model.py", {"model": "acme-2-7b"}),
         ("llm/movers.py", {}),
         ("llm/compare.py", {}),
+        ("llm/benchmark.py", {"benchmark": "kn1"}),
     ],
 )
 def test_every_llm_page_says_how_fresh_its_data_is(store: Path, page: str, query: dict) -> None:

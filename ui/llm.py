@@ -16,7 +16,16 @@ import streamlit as st
 import ui.data
 from analytics.core import db
 from analytics.core.snapshot import CatalogError
-from analytics.llm import catalog, finetune_view, fit_view, leaderboard, overview, ratings
+from analytics.llm import (
+    benchmark_view,
+    catalog,
+    charts,
+    finetune_view,
+    fit_view,
+    leaderboard,
+    overview,
+    ratings,
+)
 
 T = TypeVar("T")
 FITTING = "Fitting Elo ratings for this snapshot…"
@@ -52,6 +61,18 @@ def show_freshness(version: str) -> None:
 def load_board(version: str) -> leaderboard.Leaderboard:
     """The leaderboard of one snapshot version, with bootstrap intervals (all leaderboard pages)."""
     return leaderboard.for_version(version)
+
+
+@st.cache_data(show_spinner=False)
+def load_benchmarks(version: str) -> pd.DataFrame:
+    """The benchmarks table of one snapshot version (names, categories, bounds; benchmark page)."""
+    return _read(version, benchmark_view.benchmark_catalog)
+
+
+@st.cache_data(show_spinner=False)
+def load_prices(version: str) -> pd.DataFrame:
+    """API list prices (and active parameters) of one snapshot version's models (charts page)."""
+    return _read(version, charts.model_prices)
 
 
 @st.cache_data(show_spinner="Fitting category ratings for this snapshot…")

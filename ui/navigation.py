@@ -46,6 +46,8 @@ PAGES: tuple[PageEntry, ...] = (
     PageEntry("LLM leaderboard", "pages/llm/model.py", "Model detail", ":material/article:"),
     PageEntry("LLM leaderboard", "pages/llm/movers.py", "Movers", ":material/trending_up:"),
     PageEntry("LLM leaderboard", "pages/llm/compare.py", "Compare", ":material/radar:"),
+    PageEntry("LLM leaderboard", "pages/llm/benchmark.py", "Benchmark", ":material/fact_check:"),
+    PageEntry("LLM leaderboard", "pages/llm/charts.py", "Charts", ":material/scatter_plot:"),
     PageEntry(
         "LLM leaderboard",
         "pages/llm/hardware_fit.py",

@@ -2,12 +2,74 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 import ui.data
-from analytics.llm import profiles
+from analytics.llm import benchmark_view, profiles
 from ui import llm
 from ui.params import multi_param
+
+
+def shared_columns(result: benchmark_view.CompareTable, names: dict[str, str]) -> dict:
+    """Human labels of the shared-benchmarks table: a score and a source column per model."""
+    columns: dict = {
+        "benchmark_name": "Benchmark",
+        "page": st.column_config.LinkColumn("Page", display_text="open"),
+        "category": "Category",
+        "unit": "Unit",
+        "better": "Better",
+    }
+    for m in result.model_ids:
+        columns[benchmark_view.score_column(m)] = st.column_config.NumberColumn(
+            names.get(m, m), format="%g"
+        )
+        columns[benchmark_view.source_column(m)] = f"{names.get(m, m)}: source"
+    return columns | {"winner_name": "Winner"}
+
+
+def show_shared(result: benchmark_view.CompareTable, names: dict[str, str]) -> None:
+    """The side-by-side table of benchmarks at least two chosen models share, and the wins."""
+    st.subheader("Shared benchmarks, side by side")
+    table = result.table
+    if table.empty:
+        st.caption("No benchmark has a headline score from two of these models.")
+        return
+    st.caption(
+        "One row per benchmark that at least two of the chosen models have a headline score on "
+        "(the score the leaderboard uses, with its source). Winner: the best score by the "
+        "benchmark's direction; tie when the best is shared. Raw wins, not a rating."
+    )
+    shown = table.assign(
+        page="llm_benchmark?benchmark=" + table["benchmark"].astype(str),
+        better=table["higher_is_better"].map({True: "higher", False: "lower"}),
+        winner_name=table["winner"].map(lambda w: names.get(w, w)),
+    )
+    columns = shared_columns(result, names)
+    st.dataframe(
+        shown[list(columns)], column_config=columns, hide_index=True, key="cmp_shared",
+        width="stretch", placeholder="—",
+    )  # fmt: skip
+    wins = result.wins.rename(columns={
+        "display_name": "Model", "shared": "Shared benchmarks", "wins": "Wins", "ties": "Ties",
+    })  # fmt: skip
+    st.dataframe(wins.drop(columns="model_id"), hide_index=True, key="cmp_wins", placeholder="—")
+    summary = " · ".join(f"{n} {w}" for n, w in zip(wins["Model"], wins["Wins"], strict=True))
+    n_ties = int((table["winner"] == benchmark_view.TIE).sum())
+    st.caption(f"Wins: {summary} · tie {n_ties}, of {len(table)} shared benchmarks.")
+    st.download_button(
+        "Download CSV", _csv(table, result, names), f"llm_compare_{version}.csv", "text/csv",
+        key="cmp_csv",
+    )  # fmt: skip
+
+
+def _csv(table: pd.DataFrame, result: benchmark_view.CompareTable, names: dict[str, str]) -> str:
+    labels = {}
+    for m in result.model_ids:
+        labels[benchmark_view.score_column(m)] = f"{names.get(m, m)} score"
+        labels[benchmark_view.source_column(m)] = f"{names.get(m, m)} source"
+    return table.rename(columns=labels).to_csv(index=False)
+
 
 st.title("Compare models")
 st.caption(
@@ -32,8 +94,16 @@ if not chosen:
     st.stop()
 radar = profiles.radar_data(board.profiles, chosen)
 st.plotly_chart(profiles.radar_figure(radar, names), key="cmp_radar")
+st.caption(
+    "Reading a gap: an axis is the model's category profile, the mean of its headline scores in "
+    "that category, each normalised against the benchmark's curated bounds (0 = lower, 100 = "
+    "upper, flipped where lower is better). It is not a rating. A gap of 10 points (0.1 of the "
+    "scale) means the two models sit, on average, 10 % of the benchmark range apart; the means "
+    "may cover different benchmarks, so see the shared table below for like-for-like scores."
+)
 table = radar.pivot(index="category", columns="model", values="value")[chosen]
 st.dataframe(table.rename(columns=names), key="cmp_table", placeholder="—")
 ratings = board.table.set_index("model_id").loc[chosen, ["rating", "rank", "provenance"]]
 st.caption("Elo ratings of the same models, for reference (ranks are of the whole leaderboard):")
 st.dataframe(ratings.rename(index=names), key="cmp_ratings", placeholder="—")
+show_shared(benchmark_view.compare_table(board, chosen), names)

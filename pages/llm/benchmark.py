@@ -1,0 +1,86 @@
+"""One benchmark: every model's headline score on it, best first, with source and provenance."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import ui.data
+from analytics.llm import benchmark_view
+from ui import llm
+from ui.params import choice, param
+
+OTHERS = {
+    "display_name": "Model",
+    "score_text": "Score",
+    "provenance": "Provenance",
+    "source_name": "Source",
+    "source_url": st.column_config.LinkColumn("Link"),
+    "date": st.column_config.DateColumn("Date"),
+}
+
+
+def headline_columns(unit: str) -> dict:
+    """Human labels of the headline table (the unit goes in the score header)."""
+    score = f"Score ({unit})" if unit else "Score"
+    return {
+        "position": st.column_config.NumberColumn("#", format="%d"),
+        "display_name": "Model",
+        "score": st.column_config.NumberColumn(score, format="%g"),
+        "provenance": "Provenance",
+        "source_name": "Source",
+        "source_url": st.column_config.LinkColumn("Link"),
+        "date": st.column_config.DateColumn("Date"),
+        "overall_rank": st.column_config.NumberColumn("Overall rank", format="%d"),
+        "details": st.column_config.LinkColumn("Details", display_text="open"),
+    }
+
+
+st.title("Benchmark")
+version = ui.data.snapshot_version()
+llm.show_freshness(version)
+benchmarks = llm.load_benchmarks(version).set_index("benchmark_id", drop=False)
+if benchmarks.empty:
+    st.info("This snapshot has no benchmarks.")
+    st.stop()
+ids = list(benchmarks.index)
+wanted = param("benchmark", "")
+if wanted and wanted not in ids:
+    st.warning(f"No benchmark '{wanted[:80]}' in this snapshot; showing {ids[0]} instead.")
+benchmark_id = choice(
+    "Benchmark", ids, "benchmark", ids[0], key_prefix="bm",
+    format_func=lambda b: f"{benchmarks.loc[b, 'name']} ({benchmarks.loc[b, 'category']})",
+)  # fmt: skip
+st.query_params["benchmark"] = benchmark_id
+facts = benchmarks.loc[benchmark_id]
+st.caption(benchmark_view.describe(facts))
+board = llm.load_board(version)
+view = benchmark_view.benchmark_table(board, benchmark_id)
+rows = view.headline
+st.subheader(f"Headline scores ({len(rows)} models)")
+st.caption(
+    "One score per model: the headline pick by source precedence (independent > arena > "
+    "admin-run > curated > self-reported, then newest). Best first; equal scores share a place. "
+    "Overall rank is the model's place on the Elo leaderboard (empty: unrated)."
+)
+if rows.empty:
+    st.caption("No stored score on this benchmark yet.")
+else:
+    unit = facts["unit"] if isinstance(facts["unit"], str) else ""
+    columns = headline_columns(unit)
+    shown = rows.assign(details="llm_model?model=" + rows["model_id"].astype(str))
+    st.dataframe(
+        shown[list(columns)], column_config=columns, hide_index=True, key="bm_table",
+        width="stretch", placeholder="—",
+    )  # fmt: skip
+    st.download_button(
+        "Download CSV", rows.to_csv(index=False), f"benchmark_{benchmark_id}_{version}.csv",
+        "text/csv", key="bm_csv",
+    )  # fmt: skip
+others = view.others
+if not others.empty and st.toggle(
+    f"Show the other sources' scores ({len(others)}, not headline)", key="bm_others"
+):
+    st.dataframe(
+        others[list(OTHERS)], column_config=OTHERS, hide_index=True, key="bm_others_table",
+        width="stretch", placeholder="—",
+    )  # fmt: skip
