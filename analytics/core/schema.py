@@ -59,6 +59,8 @@ class Column:
     help: str = ""
 
 
+# Changing TABLES changes every snapshot version: add the replaced spec to
+# analytics/core/snapshot/past_schemas.json so `snapshot check` can still verify old snapshots.
 TABLES: dict[str, tuple[Column, ...]] = {
     "models": (
         Column("model_id", "str", help="stable slug, unique"),

@@ -139,7 +139,9 @@ def matching_catalog(
 
 
 PAST_SCHEMAS = json.loads(Path(__file__).with_name("past_schemas.json").read_text("utf-8"))
-"""Earlier schemas (oldest last): a snapshot built under one still hashes and rebuilds."""
+"""Earlier schemas (newest first): a snapshot built under one still hashes and rebuilds. A change
+to ``schema.TABLES`` appends the spec it replaces here (``[[column, dtype, required], ...]`` per
+table), or older snapshots can no longer be checked against their catalog."""
 
 
 def _schema_for(catalog_dir: Path, version: str) -> dict | None:
