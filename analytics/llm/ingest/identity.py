@@ -64,7 +64,7 @@ DEFAULT_VARIANTS: tuple[tuple[str, str], ...] = (
 """(checkpoint regex, the API's default setting): that setting is the ``default`` variant."""
 
 _REASONING_FAMILY = re.compile(
-    r"^(o\d|gpt-5|gpt-oss|codex|claude|gemini|grok|deepseek|qwen-?3|kimi|glm|magistral"
+    r"^(o\d|gpt-5|gpt-oss|codex|claude|anthropic|gemini|grok|deepseek|qwen-?3|kimi|glm|magistral"
     r"|minimax|seed|doubao|hunyuan|ernie|mimo|step|nemotron|exaone|sonar|mistral-medium"
     r"|mistral-large-3|devstral|apriel|ring|ling|lfm|olmo-3|k2)"
 )
@@ -277,6 +277,9 @@ def _strip_trailing_setting(base: str) -> tuple[str, str | None]:
             if pattern is _TRAIL_THINK and match.group(2):  # thinking-16k: a budget
                 found = f"{int(match.group(2))}k"
             return text[: match.start()], found
+    claude_max = re.search(r"[- ]max$", lower)
+    if claude_max and re.match(r"^(claude|anthropic)", slugify(text)):  # Claude has no Max model
+        return text[: claude_max.start()], "max"
     match = _TRAIL_BUDGET.search(lower)
     if match and re.match(r"^(claude|gemini|qwen)", slugify(text)):
         return text[: match.start()], f"{int(match.group(1))}k"
