@@ -18,19 +18,6 @@ from analytics.core import db
 from analytics.llm.leaderboard import Leaderboard
 
 TIE = "tie"
-HEADLINE_COLUMNS = (
-    "position",
-    "model_id",
-    "display_name",
-    "score",
-    "unit",
-    "score_text",
-    "provenance",
-    "source_name",
-    "source_url",
-    "date",
-    "overall_rank",
-)
 OTHER_COLUMNS = (
     "model_id",
     "display_name",
@@ -42,6 +29,7 @@ OTHER_COLUMNS = (
     "source_url",
     "date",
 )
+HEADLINE_COLUMNS = ("position", *OTHER_COLUMNS, "overall_rank")
 COMPARE_COLUMNS = ("benchmark", "benchmark_name", "category", "unit", "higher_is_better")
 _TOLERANCE = 1e-9  # scores this close are equal (a tie), whatever float noise a source adds
 
