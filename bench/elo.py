@@ -1,18 +1,23 @@
 """Timing of the Elo engine; prints figures, asserts nothing.
 
-Default data: the current snapshot's scores (``analytics.llm.ratings.load_scores``). With
-``--synthetic`` (seeded): 600 models x 150 benchmarks in 8 categories, about 40% of cells
-missing, scores rounded to whole points so ties occur. Figures: the steps of one fit, one
-``elo.rate`` (single fit), the bootstrap rounds of the overall fit, and ``elo.rate_categories``
-with the same rounds (``--no-categories`` skips it).
+Default data: the current snapshot's scores (``analytics.llm.ratings.load_scores``; an
+already built one with ``--snapshot VERSION``). With ``--synthetic`` (seeded): 600 models x 150
+benchmarks in 8 categories, about 40% of cells missing, scores rounded to whole points so ties
+occur. Figures: the steps of one fit, one ``elo.rate`` (single fit), the bootstrap rounds of the
+overall fit (wall clock, and CPU time of this process and its worker processes), and
+``elo.rate_categories`` with the same rounds (``--no-categories`` skips it). The machine's CPU
+count and load averages (before and after) are printed beside them: on a shared machine the
+wall clock depends on what else runs, the CPU time much less.
 
 Run: ``.venv/bin/python bench/elo.py [--synthetic] [--models 600] [--benchmarks 150]
-[--rounds 200] [--workers N] [--no-categories]``
+[--rounds 200] [--workers N] [--no-categories] [--snapshot VERSION]``
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -55,7 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--no-categories", action="store_true")
+    parser.add_argument("--snapshot", default=None, help="a built snapshot version")
     args = parser.parse_args(argv)
+    load_before = os.getloadavg()
 
     if args.synthetic:
         scores = synthetic_scores(args.models, args.benchmarks)
@@ -64,9 +71,9 @@ def main(argv: list[str] | None = None) -> int:
         from analytics.core import db
         from analytics.llm import ratings
 
-        con = db.connect()
+        con = db.connect(args.snapshot)
         scores = ratings.load_scores(con)
-        label = f"snapshot {db.current_version()}"
+        label = f"snapshot {args.snapshot or db.current_version()}"
     headline = elo.headline_scores(scores.dropna(subset=["score"]))
     t0 = time.perf_counter()
     battles = elo.build_battles(headline)
@@ -77,8 +84,11 @@ def main(argv: list[str] | None = None) -> int:
     t3 = time.perf_counter()
     elo.rate(scores)
     t4 = time.perf_counter()
+    cpu4 = _cpu_seconds()
     elo.bootstrap_ratings(battles, args.rounds, seed=0, theta0=result.theta, workers=args.workers)
     t5 = time.perf_counter()
+    cpu5 = _cpu_seconds()
+    workers = args.workers or elo._default_workers()
 
     print(f"data                      {label}")
     print(f"models x benchmarks       {len(battles.models)} x {len(battles.benchmarks)} "
@@ -92,13 +102,32 @@ def main(argv: list[str] | None = None) -> int:
     print(f"last MM step (log s)      {result.last_mm_step:.2e}")
     print(f"max |gradient|            {result.max_abs_gradient:.2e}")
     print(f"single fit seconds        {t4 - t3:.2f} (elo.rate, no bootstrap)")
-    print(f"bootstrap seconds         {t5 - t4:.2f} for {args.rounds} rounds")
+    print(f"bootstrap seconds         {t5 - t4:.2f} for {args.rounds} rounds "
+          f"(workers: {workers})")  # fmt: skip
+    print(f"bootstrap CPU seconds     {cpu5 - cpu4:.2f} (this process + worker processes; "
+          f"{1000 * (cpu5 - cpu4) / max(args.rounds, 1):.0f} ms per round)")  # fmt: skip
     if not args.no_categories:
         t6 = time.perf_counter()
         elo.rate_categories(scores, bootstrap=args.rounds, seed=0)
         t7 = time.perf_counter()
         print(f"category ratings seconds  {t7 - t6:.2f} (rate_categories, {args.rounds} rounds)")
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"machine                   {cpus} CPUs; load average (1, 5, 15 min) "
+          f"{_load(load_before)} before, {_load(os.getloadavg())} after")  # fmt: skip
     return 0
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU time of this process and of its waited-for worker processes."""
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _load(averages: tuple[float, float, float]) -> str:
+    return " ".join(f"{a:.2f}" for a in averages)
 
 
 if __name__ == "__main__":

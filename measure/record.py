@@ -18,6 +18,7 @@ import pandas as pd
 
 from analytics.core import problems, run_schema
 from measure import protocol
+from measure.adapters.base import RANDOM_WEIGHTS_REASON
 
 RECORD_VERSION = run_schema.RECORD_VERSION
 SCHEMA = run_schema.RECORD
@@ -47,7 +48,9 @@ def _memory_figures(runs: list[dict]) -> dict[str, Any]:
     return {"memory_kind": kind, peak_key(kind): max(peaks) if peaks else None, "sampler": sampler}
 
 
-def _listable(status: str, peak_mib: float | None) -> tuple[bool, str]:
+def _listable(status: str, peak_mib: float | None, runs: list[dict]) -> tuple[bool, str]:
+    if any(RANDOM_WEIGHTS_REASON in (r.get("error") or "") for r in runs):
+        return False, RANDOM_WEIGHTS_REASON  # a code-path test, never a result
     if status != "ok":
         return False, "the measurement failed"
     if peak_mib is not None and peak_mib > protocol.LISTABLE_PEAK_MIB:
@@ -80,7 +83,9 @@ def recompute(record: dict[str, Any], ground_truth: dict | None = None) -> dict[
     else:
         out.update(median_ms=None, p90_ms=None, run_medians_ms=[], run_spread=None)
         out.update(discarded=True, discard_reason="the measurement failed")
-    out["listable"], out["listable_reason"] = _listable(status, out[peak_key(out["memory_kind"])])
+    out["listable"], out["listable_reason"] = _listable(
+        status, out[peak_key(out["memory_kind"])], runs
+    )
     if record.get("record_version", RECORD_VERSION) >= 2:
         out["runs_sha256"] = runs_sha256(runs)
     if ground_truth is not None and record.get("accuracy"):

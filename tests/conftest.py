@@ -38,6 +38,18 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "modelatlas"))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _one_torch_thread() -> None:
+    """In-process torch work uses one thread: on a shared 2-core machine torch's thread pool
+    competing for the cores made torch-heavy tests several times slower. Not an environment
+    variable, so the measuring harness's worker processes keep their default threading."""
+    try:
+        import torch
+    except ImportError:
+        return
+    torch.set_num_threads(1)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """Path to ../shared/data; skips the test when a user's clone has no ../shared."""

@@ -162,7 +162,8 @@ def test_wont_fit_plan_is_priced_on_a_config_that_fits(catalog: cat.Catalog) -> 
     assert view.plan.verdict == "won't fit"
     assert (view.priced_on.gpu_id, view.priced_on.count) == ("rtx-4090", 2)
     assert view.priced_note == (
-        "priced on 2× GeForce RTX 4090: the chosen 1× GeForce RTX 4090 cannot run this job"
+        "won't fit on 1× GeForce RTX 4090; priced on 2× GeForce RTX 4090, the smallest rentable"
+        " config that fits (thin price: no better-supported config fits)"
     )
     hours = 6e9 * 70 * 30_720_000 / (165.2e12 * 0.35 * 3600)
     assert view.cost.gpu_hours == pytest.approx(hours)
@@ -261,7 +262,7 @@ def test_model_choices_one_per_checkpoint_and_search(catalog: cat.Catalog) -> No
     qwen = choices[choices["checkpoint_id"] == "qwen3-32b"].iloc[0]
     assert qwen["model_id"] == "qwen3-32b-thinking"
     assert qwen["label"] == (
-        "qwen3-32b-thinking · 32.8B · Elo 1111 · variants: qwen3-32b, qwen3-32b-thinking"
+        "qwen3-32b · 32.8B · Elo 1111 · variants: qwen3-32b, qwen3-32b-thinking"
     )
     found = finetune_view.search_choices(choices, "QWEN 32")
     assert found["model_id"].tolist() == ["qwen3-32b-thinking"]

@@ -205,3 +205,131 @@ def test_cli_through_the_dispatcher(tiny_store) -> None:
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=paths.REPO_ROOT)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["verdict"] == "fits comfortably"
+
+
+# --- issue 14: Q4 basis, context verdict, formula alternatives, measured speed by kind ---------
+
+
+def test_q4_figure_counts_only_when_ground_truth() -> None:
+    models = pd.DataFrame(
+        {
+            "model_id": ["file", "memory", "estimate", "none"],
+            "total_params_b": [8.0, 8.0, 8.0, None],
+            "vram_q4_gb": [5.0, 6.0, 7.0, None],
+            "vram_q4_basis": ["published file size", "measured memory", "", None],
+            "vram_q4_source_url": ["https://f", "https://m", None, None],
+        }
+    )
+    table = fit.fit_table(models, budget=24.0).set_index("model_id")
+    assert table.loc["file", "required_gb"] == pytest.approx(5.0 * 1.08)
+    assert table.loc["file", "q4_basis"] == "published file size"
+    assert table.loc["file", "q4_source_url"] == "https://f"
+    assert table.loc["memory", "required_gb"] == pytest.approx(6.0 * 1.08)
+    # a figure without a ground-truth basis is not used: the seed formula, labelled
+    assert table.loc["estimate", "required_gb"] == pytest.approx(4.86)
+    assert table.loc["estimate", "q4_basis"] == "formula (4.5 bits/param)"
+    assert pd.isna(table.loc["none", "q4_basis"]) and pd.isna(table.loc["none", "verdict"])
+    # a catalog from before the basis column keeps its curated figure (seed behaviour)
+    old = fit.fit_table(models.drop(columns=["vram_q4_basis"]), 24.0).set_index("model_id")
+    assert old.loc["estimate", "required_gb"] == pytest.approx(7.0 * 1.08)
+    assert old.loc["estimate", "q4_basis"] == "curated (basis not recorded)"
+
+
+def test_context_verdict_and_formula_alternatives_beside_the_seed_verdict() -> None:
+    table = fit.fit_table(_models(), budget=6.0, context_tokens=8192).set_index("model_id")
+    dense = table.loc["dense-8b"]
+    assert dense["verdict"] == "fits (tight)"  # 4.86 / 6 = 0.81: the seed verdict
+    assert dense["context_ratio"] == pytest.approx((4.5 + 1.073741824) / 6.0)
+    assert dense["context_verdict"] == "fits (tight)"  # 5.57 / 6 = 0.93
+    assert table.loc["moe-47b", "context_verdict"] == fit.KV_UNKNOWN
+    assert fit.KV_UNKNOWN == "KV cache unknown: architecture not in sources"
+    assert pd.isna(table.loc["unknown", "context_verdict"])  # nothing to add the cache to
+    # Q8_0: llama.cpp's block of 32 weights is 34 bytes = 8.5 bits/param; FP16: 16 bits/param
+    assert fit.Q8_0_BITS_PER_PARAM == 8.5 and fit.FP16_BITS_PER_PARAM == 16
+    assert dense["q8_0_gb"] == pytest.approx(8.0 * 8.5 / 8 * 1.08)
+    assert dense["fp16_gb"] == pytest.approx(8.0 * 2 * 1.08)
+    # MoE: total parameters, never the active count
+    assert table.loc["moe-47b", "fp16_gb"] == pytest.approx(46.7 * 2 * 1.08)
+    assert fit.fit_table(_models(), budget=6.0)["context_verdict"].isna().all()
+
+
+def _release_models() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "model_id": ["l3-8b", "l3-8b-it", "l31-8b", "l31-8b-it", "noarch", "noarch-it"],
+            "display_name": ["L3 8B", "L3 8B Instruct", "L3.1 8B", "L3.1 8B Instruct", "N",
+                             "N Instruct"],
+            "checkpoint_id": ["l3-8b", "l3-8b-it", "l31-8b", "l31-8b-it", "noarch", "noarch-it"],
+            "aliases": ["Meta-Llama-3-8B", None, None, None, None, None],
+            "arch_key": ["llama:8b", "llama:8b", "llama:8b", "llama:8b", None, None],
+            "weights_release": ["meta/l3-8b", "meta/l3-8b", "meta/l31-8b", "meta/l31-8b",
+                                "x/n", "x/n"],
+        }
+    )  # fmt: skip
+
+
+def _speed_rows() -> pd.DataFrame:
+    rows = [
+        # model, gpu, count, quant, phase, tok/s, kind, scenario, system
+        ("Meta-Llama-3-8B", "rtx-4090", 1, "F16", "generation", 55.0, "single-stream", "", ""),
+        ("l3-8b", "rtx-4090", 1, "Q4_K_M", "generation", 130.0, "single-stream", "", ""),
+        ("l3-8b", "rtx-4090", 1, "Q4_K_M", "prompt", 6000.0, "single-stream", "", ""),
+        ("l3-8b", "rtx-4090", 2, "Q4_K_M", "generation", 125.0, "single-stream", "", ""),
+        ("l31-8b-it", "h100-sxm", 8, "FP8", "generation", 60000.0, "server", "Server", "A"),
+        ("l31-8b-it", "h100-sxm", 8, "FP8", "generation", 50000.0, "server", "Offline", "B"),
+        ("l31-8b-it", "h100-sxm", 8, "FP8", "generation", 55000.0, "server", "Offline", "C"),
+        ("l31-8b-it", "h100-sxm", 1, "Q4_K_M", "generation", 150.0, "single-stream", "", ""),
+        ("noarch", "rtx-4090", 1, "Q4_0", "generation", 90.0, "single-stream", "", ""),
+        ("not-in-catalog", "rtx-4090", 1, "Q4_0", "generation", 99.0, "single-stream", "", ""),
+    ]
+    cols = ["model_id", "gpu_id", "gpu_count", "quant", "phase", "tokens_per_s", "kind",
+            "scenario", "system"]  # fmt: skip
+    table = pd.DataFrame(rows, columns=cols)
+    return table.assign(
+        source_url="https://x", measured_on=table["model_id"] + " " + table["quant"],
+        source_name="test",
+    )  # fmt: skip
+
+
+def test_measured_speed_applies_to_its_checkpoint_and_same_release_only() -> None:
+    speeds = fit.measured_speeds(_speed_rows(), _release_models(), "RTX-4090", 1)
+    assert set(speeds.index) == {"l3-8b", "l3-8b-it", "noarch"}
+    base = speeds.loc["l3-8b"]
+    assert base["single_stream_tokens_per_s"] == 130.0  # Q4 first; never the prompt figure
+    assert base["single_stream_applies"] == "measured"
+    assert speeds.loc["l3-8b-it", "single_stream_applies"] == "measured on L3 8B"
+    assert speeds.loc["l3-8b-it", "single_stream_measured_on"] == "l3-8b Q4_K_M"
+    # no arch_key: the release alone does not carry a figure to the other checkpoint
+    assert "noarch-it" not in speeds.index
+    # same arch_key, other release (L3 vs L3.1): nothing
+    assert "l31-8b" not in speeds.index
+    assert speeds["server_tokens_per_s"].isna().all()
+    two = fit.measured_speeds(_speed_rows(), _release_models(), "rtx-4090", 2)
+    assert two.loc["l3-8b", "single_stream_tokens_per_s"] == 125.0  # exactly 2x: its own row
+    assert fit.measured_speeds(_speed_rows(), _release_models(), "rtx-4090", 4).empty
+
+
+def test_server_rows_keep_their_own_columns_and_scenario() -> None:
+    speeds = fit.measured_speeds(_speed_rows(), _release_models(), "h100-sxm", 8)
+    own = speeds.loc["l31-8b-it"]
+    # Offline first (SCENARIO_ORDER), then the highest figure of that scenario
+    assert own["server_tokens_per_s"] == 55000.0
+    assert (own["server_scenario"], own["server_system"]) == ("Offline", "C")
+    assert pd.isna(own["single_stream_tokens_per_s"])  # the 1x llama.cpp row is for 1x only
+    assert speeds.loc["l31-8b", "server_applies"] == "measured on L3.1 8B Instruct"
+    one = fit.measured_speeds(_speed_rows(), _release_models(), "h100-sxm", 1)
+    assert one.loc["l31-8b-it", "single_stream_tokens_per_s"] == 150.0
+    assert pd.isna(one.loc["l31-8b-it", "server_tokens_per_s"])
+
+
+def test_throughput_without_kind_column() -> None:
+    """A catalog from before issue 14: llama.cpp repository rows are single-stream, rows of any
+    other source have no known kind and are never shown."""
+    rows = _speed_rows().drop(columns=["kind", "scenario", "system", "measured_on"])
+    rows["source_url"] = [
+        "https://github.com/XiongjieDai/GPU-Benchmarks-on-LLM-Inference/blob/x/README.md"
+    ] * 4 + ["https://elsewhere"] * 6
+    speeds = fit.measured_speeds(rows, _release_models(), "rtx-4090", 1)
+    assert speeds.loc["l3-8b", "single_stream_tokens_per_s"] == 130.0
+    assert "noarch" not in speeds.index  # unknown kind
+    assert fit.measured_speeds(pd.DataFrame(), _release_models(), "rtx-4090", 1).empty

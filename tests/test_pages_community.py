@@ -106,16 +106,23 @@ def test_review_page_accepts_after_login(store, monkeypatch):
     entry = inbox.add(bundle_bytes(make_record(seed=5), "alice"), "a.zip")
     at = _sign_in(_app("pages/vision/review.py"))
     assert at.selectbox(key="review_bundle").value == entry["id"]
-    compare = _frame_with(at, "recomputed")
-    assert list(compare["figure"]) == ["median_ms", "p90_ms", "run_spread", "vram_peak_mib"]
-    assert compare.loc[0, "ours"] == pytest.approx(make_record(seed=100)["median_ms"])
-    assert compare.loc[0, "submitted"] == pytest.approx(compare.loc[0, "recomputed"])
+    compare = _frame_with(at, "Recomputed from the calls")
+    assert list(compare["Figure"]) == [
+        "median latency (ms)",
+        "p90 latency (ms)",
+        "spread of run medians (fraction)",
+        "VRAM peak above idle (MiB)",
+    ]
+    assert compare.loc[0, "Ours (same GPU and precision)"] == pytest.approx(
+        make_record(seed=100)["median_ms"]
+    )
+    assert compare.loc[0, "Submitted"] == pytest.approx(compare.loc[0, "Recomputed from the calls"])
     at.button(key="review_accept").click().run()
     assert at.success[0].value == f"Accepted {entry['id']}."
     assert status.load_results(runs)["github"].tolist() == ["alice"]
     assert "No bundle is waiting" in at.info[0].value
-    audit_log = _frame_with(at, "maintainer")
-    assert audit_log[["maintainer", "action", "bundle_id"]].values.tolist() == [
+    audit_log = _frame_with(at, "Maintainer")
+    assert audit_log[["Maintainer", "Action", "Bundle"]].values.tolist() == [
         ["maint", "accept", entry["id"]]
     ]
 

@@ -50,6 +50,8 @@ def test_ranked_page_renders_scores_breakdown_and_references(store: Path) -> Non
     assert set(breakdown["protocol"]) == {"B"} and (breakdown["points"] >= 0).all()
     references = at.dataframe[3].value
     assert set(references["method"]) == {"Local Only"}
+    assert "Communication (bytes)" in set(breakdown["metric"])  # B: system costs, labelled
+    assert len(at.get("download_button")) == 4  # ranking, per model, points, references
     assert at.query_params["model"] == "mlp"
 
 
@@ -60,6 +62,13 @@ def test_run_detail_page_plots_a_run(store: Path) -> None:
     table = at.dataframe[0].value
     assert list(table.index) == list(range(1, 21))
     assert (table["accuracy"] <= 1).all()
+    costs = json.loads(at.get("plotly_chart")[1].proto.spec)
+    titles = sorted(a["text"] for a in costs["layout"]["annotations"])
+    assert titles == [
+        "Communication (bytes)", "Peak memory (bytes)", "Simulated energy (J)",
+        "Simulated time (s)",
+    ]  # fmt: skip
+    assert [b.label for b in at.get("download_button")] == ["Download CSV"]
 
 
 def _renamed(method: str) -> bytes:

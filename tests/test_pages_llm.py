@@ -7,6 +7,8 @@ catalog.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 from pathlib import Path
 
@@ -221,9 +223,67 @@ def test_leaderboard_page(store: Path) -> None:
     assert ranked.value["display_name"].tolist()[0] == "Beta Pro 2"
     assert len(ranked.value) == 5 and unrated.value["display_name"].tolist() == ["Gamma R"]
     assert ranked.value["provenance"].str.len().gt(0).all()
-    assert [b.label for b in at.get("download_button")] == ["Download CSV", "Download Parquet"]
+    buttons = [b.label for b in at.get("download_button")]  # leaderboard CSV + Parquet, diff CSV
+    assert buttons == ["Download CSV", "Download Parquet", "Download CSV"]
     assert diff.value["model_id"].tolist()[0] == "beta-pro-2"
+    assert diff.value["display_name"].tolist()[0] == "Beta Pro 2"
     assert any("added 1" in c.value for c in at.caption)
+    # essential columns first; the rest behind "More columns" (the frame keeps them)
+    assert shown_labels(ranked)[:8] == [
+        "Rank", "Model", "Elo", "Elo 95% interval", "Provenance", "Benchmarks", "Categories",
+        "Details",
+    ]  # fmt: skip
+    assert "Why unrated" in shown_labels(unrated) and "Rank" not in shown_labels(unrated)
+    assert ranked.value["rating_interval"].str.contains(" – ").all()
+    assert "Elo before" in shown_labels(diff) and "Model ID" not in shown_labels(diff)
+
+
+def shown_labels(frame) -> list[str]:
+    """The column headers a user sees on an AppTest dataframe (column config applied)."""
+    config = json.loads(frame.proto.columns or "{}")
+    order = list(frame.proto.column_order) or [str(c) for c in frame.value.columns]
+    return [
+        config.get(c, {}).get("label") or c for c in order if not config.get(c, {}).get("hidden")
+    ]
+
+
+def test_leaderboard_search_keeps_ranks_and_more_columns(
+    board: leaderboard.Leaderboard,
+) -> None:
+    at = run_page("llm/leaderboard.py", q="ACME 2", cols=["organisation", "release_date"])
+    assert not at.exception
+    ranked = at.dataframe[0]
+    assert ranked.value["display_name"].tolist() == ["Acme 2 70B", "Acme 2 7B"]  # any case
+    full = board.table.set_index("model_id")["rank"]
+    assert ranked.value["rank"].tolist() == full[["acme-2-70b", "acme-2-7b"]].tolist()
+    labels = shown_labels(ranked)
+    assert labels[-2:] == ["Organisation", "Released"]
+    assert at.multiselect(key="lb_cols").value == ["organisation", "release_date"]
+    by_id = run_page("llm/leaderboard.py", q="beta-pro-2")
+    assert by_id.dataframe[0].value["display_name"].tolist() == ["Beta Pro 2"]
+    nothing = run_page("llm/leaderboard.py", q="no such model")
+    assert not nothing.exception and nothing.dataframe[0].value.empty
+
+
+def test_leaderboard_search_matches_aliases(board: leaderboard.Leaderboard) -> None:
+    models = board.models.copy()
+    models.loc[models["model_id"] == "gamma-r", "aliases"] = "G-Reason;gr-1"
+    aliased = dataclasses.replace(board, models=models)
+    rows = leaderboard.search(aliased, board.table, " gr-1 ")
+    assert rows["model_id"].tolist() == ["gamma-r"]
+    assert leaderboard.search(aliased, board.table, "")["model_id"].tolist() == (
+        board.table["model_id"].tolist()
+    )
+
+
+def test_no_changes_between_identical_snapshots(store_paths: StorePaths) -> None:
+    write_snapshot(store_paths.snapshots, "vtest-llm-a")
+    write_snapshot(store_paths.snapshots, "vtest-llm-b")
+    _serve(store_paths, "vtest-llm-b")
+    at = run_page("llm/leaderboard.py")
+    assert not at.exception
+    assert len(at.dataframe) == 2  # ranked and unrated, no empty changes table
+    assert any(box.value.startswith("No changes") for box in at.info)
 
 
 def test_leaderboard_page_filters_from_query_params(store: Path) -> None:

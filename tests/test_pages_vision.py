@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from analytics.core import db, paths
 from analytics.core.licences import licence_verdict
+from analytics.vision import charts
 from analytics.vision import runs as vision
+from measure.adapters import registry
 from measure.adapters.catalog import COLUMNS as CATALOG_COLUMNS
 from measure.adapters.catalog import adapter_catalog
-from measure.community import auth
+from measure.community import auth, inbox
 from measure.runner import RunRequest, run_measurement
+from tests.fixtures.apptest import fresh_caches
 
 FIXTURE = "tests/fixtures/measure/busy_adapter.py"
 VERSION = "test-vision-pages"
@@ -39,6 +45,7 @@ def app_env(store, monkeypatch) -> Path:
     monkeypatch.setattr(paths, "SNAPSHOTS_DIR", store / "snapshots")
     monkeypatch.setattr(paths, "RUNS_DIR", store / "runs")
     monkeypatch.setattr(db, "ensure_snapshot", lambda *a, **k: VERSION)
+    monkeypatch.setenv(inbox.ENV_INBOX, str(store / "inbox"))  # audit log, login throttle
     return store
 
 
@@ -57,11 +64,12 @@ def test_leaderboard_shows_rankings_and_why_runs_are_left_out(app_env):
     at = _run("pages/vision/leaderboard.py")
     assert at.title[0].value == "Vision leaderboard"
     assert at.selectbox(key="vision_lb_device").value == vision.devices(db.connect(VERSION))[0]
-    excluded = _frame_with(at, "why_not_ranked")
+    excluded = _frame_with(at, "Why not ranked")
     assert len(excluded) == 2  # both runs are short (non-standard): never ranked
-    assert excluded["why_not_ranked"].str.contains("non-standard|discarded").all()
-    licences = _frame_with(at, "licence_verdict")
-    assert "MTCNN (facenet-pytorch weights)" in set(licences["display_name"])
+    assert excluded["Why not ranked"].str.contains("non-standard|discarded").all()
+    assert [b.label for b in at.get("download_button")] == ["Download runs left out (CSV)"]
+    licences = _frame_with(at, "Verdict")
+    assert "MTCNN (facenet-pytorch weights)" in set(licences["Model"])
     assert any("not legal advice" in c.value for c in at.caption)
 
 
@@ -74,9 +82,9 @@ def test_leaderboard_ranks_a_standard_run(app_env, monkeypatch):
     )  # fmt: skip
     board = vision.leaderboard(con, adapter_catalog(), "face-detection", vision.devices(con)[0])
     table = vision.ranking_table(board)
-    assert list(table["rank"]) == [1]  # latest rankable run per adapter only
-    assert table["author-reported"].iloc[0].startswith("none comparable")
-    assert table["runs with fixes"].iloc[0] == "runs with fixes"
+    assert list(table["Rank"]) == [1]  # latest rankable run per adapter only
+    assert table["Author-reported"].iloc[0].startswith("none comparable")
+    assert table["Runs with fixes"].iloc[0] == "runs with fixes"
 
 
 def test_model_page_renders_runs_charts_and_review(app_env):
@@ -129,3 +137,171 @@ def test_catalog_comes_from_the_registry_and_vision_never_imports_measure():
     source = (paths.REPO_ROOT / "analytics" / "vision" / "runs.py").read_text()
     assert "measure" not in {line.split()[1].split(".")[0] for line in source.splitlines()
                              if line.startswith(("import ", "from "))}  # fmt: skip
+
+
+# --- charts, human labels, memory baseline, review marks, missing extras (issue 15) ----------
+
+TWO_MODELS = ["mtcnn-facenet", "yunet-libfacedetection"]
+
+
+@pytest.fixture()
+def fresh(app_env):
+    """Empty Streamlit caches before and after (tests below patch what the loaders read)."""
+    fresh_caches()
+    yield app_env
+    fresh_caches()
+
+
+def _rankable(monkeypatch) -> pd.DataFrame:
+    """Both stored runs made rankable, as two registered face detectors (the real rows)."""
+    rows = vision.all_runs(db.connect(VERSION))
+    patched = rows.assign(protocol_standard=True, discarded=False, adapter=TWO_MODELS)
+    monkeypatch.setattr(vision, "all_runs", lambda con: patched)
+    return patched
+
+
+def _values(data) -> list:
+    """A plotly JSON array: a plain list, or the typed-array form (dtype + base64 bdata)."""
+    if isinstance(data, dict) and "bdata" in data:
+        return np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"]).tolist()
+    return list(data or [])
+
+
+def _figures(at: AppTest) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def _signed_in(page: str, monkeypatch, login_key: str) -> AppTest:
+    password = "vision-pages-test"
+    entry = auth.hash_password(password, salt=b"vision-page-salt")
+    monkeypatch.setenv(auth.ENV_MAINTAINERS, f"maint:{entry}")
+    at = _run(page)
+    at.text_input(key=f"{login_key}_login_name").input("maint")
+    at.text_input(key=f"{login_key}_login_password").input(password)
+    next(b for b in at.button if b.label == "Sign in").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _model_page(adapter: str) -> AppTest:
+    at = AppTest.from_file(str(paths.REPO_ROOT / "pages/vision/model.py"), default_timeout=60)
+    at.query_params["model"] = adapter
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_leaderboard_has_the_pareto_chart_for_face_detection(fresh, monkeypatch):
+    runs = _rankable(monkeypatch)
+    assert runs["ap"].notna().all()
+    at = _run("pages/vision/leaderboard.py")
+    assert at.selectbox(key="vision_lb_task").value == "face-detection"
+    chart = next(f for f in _figures(at) if "Accuracy vs latency" in f["layout"]["title"]["text"])
+    assert "our set, not a standard benchmark" in chart["layout"]["title"]["text"]
+    assert chart["layout"]["xaxis"]["type"] == "log"
+    traces = {t["name"]: t for t in chart["data"]}
+    front = traces[charts.FRONT_NAME]
+    plotted = _values(front["x"]) + _values(traces.get(charts.OTHERS_NAME, {}).get("x"))
+    assert sorted(plotted) == sorted(runs["median_ms"])  # both ranked models, measured latency
+    assert front["line"]["shape"] == "hv" and _values(front["y"])
+    assert "median" in front["hovertext"][0] and "(RAM)" in front["hovertext"][0]
+    labels = [b.label for b in at.get("download_button")]
+    assert labels == ["Download ranking (CSV)", "Download runs left out (CSV)"]
+
+
+def _raw_names(store: Path) -> set[str]:
+    """Every column name of the run tables, the review marks and the adapter catalog."""
+    names = set(CATALOG_COLUMNS) | set(vision.REVIEW_MARK_COLUMNS) | {"why_not_ranked"}
+    for folder in (store / "runs").glob("vision_*"):
+        for file in folder.glob("*.parquet"):
+            names |= set(pd.read_parquet(file).columns)
+    return names
+
+
+def _headers(at: AppTest) -> list[str]:
+    """Column headers of every table and axis titles of every chart on the page."""
+    out = [str(c) for d in at.dataframe for c in d.value.columns]
+    for fig in _figures(at):
+        for axis in ("xaxis", "yaxis"):
+            out.append(fig["layout"].get(axis, {}).get("title", {}).get("text", ""))
+    return out
+
+
+VISION_PAGES = {
+    "leaderboard": (lambda mp: _run("pages/vision/leaderboard.py"), 3, 1),
+    "model": (lambda mp: _model_page(TWO_MODELS[0]), 3, 2),
+    "run": (lambda mp: _signed_in("pages/vision/run.py", mp, "vision_run"), 0, 0),
+    "review": (lambda mp: _signed_in("pages/vision/review.py", mp, "review"), 2, 0),
+}
+"""Each vision page, how it is opened, and at least how many tables and charts it shows."""
+
+
+@pytest.mark.parametrize("page", sorted(VISION_PAGES))
+def test_no_vision_page_shows_a_raw_column_name(fresh, monkeypatch, page):
+    _rankable(monkeypatch)
+    raw = _raw_names(fresh)
+    assert {"used_mib", "latency_ms", "median_ms", "created_utc", "run_id"} <= raw
+    open_page, tables, figures = VISION_PAGES[page]
+    at = open_page(monkeypatch)
+    assert len(at.dataframe) >= tables and len(_figures(at)) >= figures
+    shown_raw = [h for h in _headers(at) if h in raw or "_" in h]
+    assert not shown_raw, shown_raw
+
+
+def test_model_page_memory_chart_shows_the_idle_baseline(fresh, monkeypatch):
+    runs = _rankable(monkeypatch)
+    at = _model_page(TWO_MODELS[0])
+    memory = next(f for f in _figures(at) if "Memory trace" in f["layout"]["title"]["text"])
+    names = [t["name"] for t in memory["data"]]
+    baseline = next(n for n in names if n.startswith("idle baseline "))
+    peak = next(n for n in names if n.startswith("peak "))
+    reported = runs.loc[runs["adapter"] == TWO_MODELS[0], "memory_peak_mib"].item()
+    assert f"reported = peak − baseline = {reported:.1f} MiB" in peak
+    line = next(t for t in memory["data"] if t["name"] == baseline)
+    assert len(set(_values(line["y"]))) == 1  # a horizontal line
+    assert memory["layout"]["xaxis"]["title"]["text"] == "time since start (s)"
+    assert memory["layout"]["yaxis"]["title"]["text"] == "memory (MiB)"
+
+
+def test_model_page_shows_review_marks_beside_each_output(fresh, monkeypatch):
+    reviewed = _rankable(monkeypatch)["run_id"].iloc[0]
+    outputs = vision.outputs_for_review(db.connect(VERSION), reviewed)
+    vision.save_failure_marks(reviewed, outputs.assign(failure=True, note="x"), "octocat")
+    at = _model_page(TWO_MODELS[0])
+    assert any("reviewed by octocat on " in c.value for c in at.caption)
+    table = _frame_with(at, "Reviewed by")
+    assert set(table["Reviewed by"]) == {"octocat"} and table["Failure (hand-marked)"].all()
+
+
+def test_model_page_says_not_reviewed_yet(fresh, monkeypatch):
+    _rankable(monkeypatch)  # the second run is never reviewed in this module
+    at = _model_page(TWO_MODELS[1])
+    assert any(i.value == "Review: not reviewed yet." for i in at.info)
+    assert set(_frame_with(at, "Reviewed by")["Reviewed by"]) == {""}
+
+
+def test_run_page_names_the_pip_command_of_a_missing_extra(fresh, monkeypatch):
+    monkeypatch.setattr(vision, "_installed", lambda name: name != "ai-edge-litert")
+    at = _signed_in("pages/vision/run.py", monkeypatch, "vision_run")
+    assert not at.warning
+    at.selectbox(key="vision_run_adapter").select("blazeface-short").run()
+    assert "ai-edge-litert==2.3.0" in at.warning[0].value
+    module = sys.modules[registry()["blazeface-short"].__module__]  # registry order kept
+    assert [c.value for c in at.code] == [module.LITERT_INSTALL]
+
+
+def test_a_maintainer_saves_marks_from_the_labelled_editor(fresh, monkeypatch):
+    run_id = _rankable(monkeypatch)["run_id"].iloc[0]
+    password = "vision-review-test"
+    entry = auth.hash_password(password, salt=b"vision-rev-salt1")
+    monkeypatch.setenv(auth.ENV_MAINTAINERS, f"maint:{entry}")
+    at = _model_page(TWO_MODELS[0])
+    at.text_input(key="vision_review_login_name").input("maint")
+    at.text_input(key="vision_review_login_password").input(password)
+    next(b for b in at.button if b.label == "Sign in").click().run()
+    at.button(key="vision_review_save").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.success[0].value.endswith("as maint")
+    stored = pd.read_parquet(fresh / "runs" / "vision_failures" / f"{run_id}.parquet")
+    assert set(stored["reviewer"]) == {"maint"}
+    assert {"output_index", "input_name", "failure", "note"} <= set(stored.columns)

@@ -98,3 +98,22 @@ def test_missing_pages_fail_with_one_line(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert done.stderr.strip() == "error: none of no_such_page exists under pages/"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_dark_theme_and_phone_width(store_paths: StorePaths) -> None:
+    """``--themes dark --phone``: a dark page at 1400 px and at phone width, named by theme."""
+    write_catalog(store_paths.serve_catalog())
+    out = store_paths.root / "shots"
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--out", str(out), "--pages", "home", "--themes", "dark",
+         "--phone", "--strict"],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "rendered in" in done.stdout
+    assert sorted(p.name for p in out.iterdir()) == ["home-dark.png", "home-phone-dark.png"]
+    with Image.open(out / "home-phone-dark.png") as im:
+        assert im.size[0] == 390
+    with Image.open(out / "home-dark.png") as im:
+        gray = im.convert("L")
+        assert sum(gray.get_flattened_data()) / (im.size[0] * im.size[1]) < 80, "not dark"

@@ -256,7 +256,7 @@ def test_failure_marks_cannot_be_saved_without_a_signed_in_maintainer(
         monkeypatch.setenv(auth.ENV_MAINTAINERS, f"maint:{HASH}")
     before = tree_digest(model_page)
     at = _model_app(signed_in=None if configured else "maint")  # a stale name is not enough
-    assert any("output_index" in d.value.columns for d in at.dataframe)  # shown, read-only
+    assert any("Output #" in d.value.columns for d in at.dataframe)  # shown, read-only
     assert not [b for b in at.button if b.label == "Save review"]
     assert not [d for d in at.dataframe if d.proto.editing_mode]  # no editor
     assert tree_digest(model_page) == before

@@ -1,4 +1,5 @@
-"""The LLM track's cached loaders (and the home page's), one place for every ``st.cache_data``.
+"""The LLM track's cached loaders (and the home page's), one place for every ``st.cache_data``,
+and the labelled-table helper every page's tables go through (:func:`show_table`).
 
 Each loader is keyed by a snapshot version and reads that version's store (``db.connect``),
 never whatever snapshot is current, so a cached entry always matches its key.
@@ -14,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 import ui.data
-from analytics.core import db
+from analytics.core import db, labels
 from analytics.core.snapshot import CatalogError
 from analytics.llm import (
     benchmark_view,
@@ -38,6 +39,62 @@ def _read(version: str, read: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         return read(con)
     finally:
         con.close()
+
+
+def column_config(frame: pd.DataFrame, config: dict | None = None) -> dict:
+    """A column config for every column of ``frame`` (and its named index): ``config``'s entry,
+    else a date column for datetimes (dates, never '00:00:00'), else the human label of
+    ``analytics.core.labels``. So no raw column name reaches a page."""
+    given = config or {}
+    out: dict = {}
+    for col in frame.columns:
+        name = str(col)
+        if name in given:
+            out[name] = given[name]
+        elif pd.api.types.is_datetime64_any_dtype(frame[col]):
+            out[name] = st.column_config.DateColumn(labels.human(name))
+        else:
+            out[name] = labels.human(name)
+    if frame.index.name is not None:
+        out["_index"] = given.get("_index", labels.human(frame.index.name))
+    return out
+
+
+def show_table(
+    frame: pd.DataFrame,
+    key: str,
+    config: dict | None = None,
+    *,
+    csv: str | None = None,
+    columns: list[str] | None = None,
+    hide_index: bool = True,
+    **kwargs: object,
+) -> None:
+    """``st.dataframe`` with human labels on every column (:func:`column_config`); ``columns``
+    picks and orders the visible ones (the frame keeps the rest); ``csv`` names a download of
+    exactly what is shown (visible columns, human headers, dates as dates)."""
+    conf = column_config(frame, config)
+    st.dataframe(
+        frame, column_config=conf, column_order=columns, hide_index=hide_index, key=key,
+        placeholder="—", **kwargs,
+    )  # fmt: skip
+    if csv:
+        shown = frame[columns] if columns is not None else frame
+        if not hide_index and frame.index.name is not None:
+            shown = shown.reset_index()
+        names = {c: header(conf.get(c), c) for c in map(str, shown.columns)}
+        st.download_button(
+            "Download CSV", labels.csv_text(shown, names), csv, "text/csv", key=f"{key}_csv",
+            help="The rows and columns shown, as CSV.",
+        )  # fmt: skip
+
+
+def header(conf: object, column: str) -> str:
+    """The header a column config entry gives ``column`` (its label, else the human label)."""
+    if isinstance(conf, str):
+        return conf
+    label = conf.get("label") if isinstance(conf, dict) else None
+    return label or labels.human(column)
 
 
 @st.cache_data(show_spinner=False)
@@ -70,9 +127,23 @@ def load_benchmarks(version: str) -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner=False)
+def load_benchmark_view(version: str, benchmark_id: str) -> benchmark_view.BenchmarkTable:
+    """One benchmark's headline and other-source scores of one snapshot version (benchmark
+    page; cached so a rerun does not scan every score again)."""
+    return benchmark_view.benchmark_table(load_board(version), benchmark_id)
+
+
+@st.cache_data(show_spinner=False)
 def load_prices(version: str) -> pd.DataFrame:
     """API list prices (and active parameters) of one snapshot version's models (charts page)."""
     return _read(version, charts.model_prices)
+
+
+@st.cache_data(show_spinner=False)
+def load_charts(version: str, ranked_only: bool) -> charts.Charts:
+    """The charts page's three frames of one snapshot version (built once per version and
+    scope: the hover texts are the slow part, so a rerun must not rebuild them)."""
+    return charts.build(load_board(version).table, load_prices(version), ranked_only=ranked_only)
 
 
 @st.cache_data(show_spinner="Fitting category ratings for this snapshot…")
@@ -159,3 +230,14 @@ def served_catalog() -> tuple[str, catalog.Catalog]:
         st.error(f"The catalog does not validate: {exc.problems[0]}")
         st.stop()
     return version, load_catalog(version)
+
+
+# --- hardware fit (issue 14): measured-speed coverage of one hardware choice -----------------
+
+
+@st.cache_data(show_spinner=False)
+def load_fit_speed_coverage(version: str, gpu_id: str, count: int) -> dict[str, int]:
+    """Measured generation rows per kind (single-stream / server) for exactly this GPU and
+    count in one snapshot version (the hardware-fit page says when there are none)."""
+    cat = load_catalog(version)
+    return fit_view.speed_coverage(cat, catalog.hardware(cat.gpus, gpu_id, count))

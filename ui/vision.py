@@ -7,12 +7,14 @@ is passed into ``analytics.vision.runs`` (which never imports ``measure``).
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
 from analytics.vision import runs as vision
+from measure.adapters import registry
 from measure.adapters.catalog import adapter_catalog
 from measure.community import inbox, status
 from measure.community.auth import Maintainer
@@ -67,6 +69,31 @@ def _outputs(version: str, runs_key: str, run_id: str) -> pd.DataFrame:
 def outputs(run_id: str) -> pd.DataFrame:
     """One run's detections above the task threshold, with any failure marks."""
     return _outputs(data.snapshot_version(), vision.runs_fingerprint(), run_id)
+
+
+@st.cache_data(show_spinner=False)
+def _memory_baselines(version: str, runs_key: str, run_id: str) -> tuple[pd.DataFrame, str | None]:
+    try:
+        return vision.memory_baselines(run_id), None
+    except ValueError as exc:
+        return pd.DataFrame(), str(exc)
+
+
+def memory_baselines(run_id: str) -> tuple[pd.DataFrame, str | None]:
+    """Per run of ``run_id``: idle baseline, highest sample and reported peak (from its stored
+    record), and the one-line reason when the record cannot be read."""
+    return _memory_baselines(data.snapshot_version(), vision.runs_fingerprint(), run_id)
+
+
+def missing_extras(adapter: str) -> list[tuple[str, str]]:
+    """(requirement, pip command) for each package ``adapter`` declares in ``info.requires``
+    that is not installed; the commands are the adapter module's own ``*INSTALL`` lines."""
+    cls = registry().get(adapter)
+    if cls is None or cls.info is None:
+        return []
+    module = vars(sys.modules[cls.__module__])
+    lines = [v for k, v in module.items() if k.endswith("INSTALL") and isinstance(v, str)]
+    return vision.missing_extras(cls.info.requires, lines)
 
 
 def save_review(run_id: str, marks: pd.DataFrame, who: Maintainer) -> Path:

@@ -73,7 +73,15 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("is_moe", "bool"),
         Column("open_weights", "bool"),
         Column("licence_raw", "str", required=False, help="licence string as published"),
-        Column("vram_q4_gb", "float", required=False, help="curated Q4 VRAM, GB"),
+        Column(
+            "vram_q4_gb", "float", required=False,
+            help="ground truth only: a published Q4 file size or measured 4-bit memory, GB",
+        ),
+        Column(
+            "vram_q4_basis", "str", required=False,
+            help="'published file size' / 'measured memory'; empty: the seed formula applies",
+        ),
+        Column("vram_q4_source_url", "str", required=False, help="the file stating vram_q4_gb"),
         Column("checkpoint_id", "str", help="reasoning/mode variants of one weight share it"),
         Column("variant", "str", help="'default' or the setting: effort, thinking mode, budget"),
         Column("aliases", "str", required=False, help="';'-separated names used by sources"),
@@ -82,6 +90,14 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("head_dim", "int", required=False),
         Column("context_length", "int", required=False),
         Column("metadata_source_url", "str", required=False),
+        Column(
+            "arch_key", "str", required=False,
+            help="equal for checkpoints of identical architecture and size; empty: unknown",
+        ),
+        Column(
+            "weights_release", "str", required=False,
+            help="equal only for the base and instruct checkpoints of one release",
+        ),
         Column("usd_per_mtok_input", "float", required=False, help="API list price, input"),
         Column("usd_per_mtok_output", "float", required=False, help="API list price, output"),
         Column("price_source_url", "str", required=False),
@@ -131,6 +147,8 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("usd_per_hour", "float", required=False, help="typical rental $/GPU-hour"),
         Column("price_date", "date", required=False),
         Column("price_source_url", "str", required=False),
+        Column("price_offers", "int", required=False, help="on-demand offers behind the $/h"),
+        Column("price_providers", "int", required=False, help="provider catalogs behind it"),
         Column("spec_source_url", "str"),
         Column("aliases", "str", required=False),
     ),
@@ -142,6 +160,19 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("phase", "str", help="'generation' or 'prompt'"),
         Column("tokens_per_s", "float"),
         Column("source_url", "str"),
+        # issue 14 columns: always filled by `ingest`; optional here so catalogs written before
+        # them still validate (kind, measured_on, source_name can become required later)
+        Column(
+            "kind", "str", required=False,
+            help="'single-stream' (llama.cpp) or 'server' (MLPerf aggregate); never mixed",
+        ),
+        Column("scenario", "str", required=False, help="MLPerf scenario; empty for llama.cpp"),
+        Column(
+            "measured_on", "str", required=False,
+            help="the exact model the source ran, as it names it",
+        ),
+        Column("system", "str", required=False, help="MLPerf system name; empty for llama.cpp"),
+        Column("source_name", "str", required=False, help="e.g. 'MLPerf Inference v6.0'"),
     ),
 }
 
@@ -152,7 +183,10 @@ PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     "gpus": ("gpu_id",),
     "sources": ("source_id",),
     "retired": ("model_id",),
-    "throughput": ("model_id", "gpu_id", "gpu_count", "quant", "phase", "source_url"),
+    "throughput": (
+        "model_id", "gpu_id", "gpu_count", "quant", "phase", "kind", "scenario", "system",
+        "source_url",
+    ),
 }
 
 

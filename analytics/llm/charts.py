@@ -268,15 +268,20 @@ def _points(rows: pd.DataFrame) -> pd.DataFrame:
 
 def _hover(rows: pd.DataFrame, x_text: pd.Series) -> pd.Series:
     """Name, Elo with its 95% interval when known, organisation, then the chart's x line."""
+
+    def column(name: str) -> pd.Series:
+        return rows[name] if name in rows else pd.Series(None, index=rows.index, dtype=object)
+
     out = []
-    for i, row in rows.iterrows():
-        low, high = row.get("rating_low"), row.get("rating_high")
-        elo = f"Elo {row['rating']:.1f}"
+    for name, rating, low, high, org, x in zip(
+        rows["display_name"], rows["rating"], column("rating_low"), column("rating_high"),
+        column("organisation"), x_text.reindex(rows.index), strict=True,
+    ):  # fmt: skip
+        elo = f"Elo {rating:.1f}"
         if low is not None and high is not None and not pd.isna(low) and not pd.isna(high):
             elo += f" (95% interval {low:.1f}–{high:.1f})"
-        org = row.get("organisation")
         org_text = "organisation not recorded" if org is None or pd.isna(org) else str(org)
-        out.append(f"<b>{row['display_name']}</b><br>{elo}<br>{org_text}<br>{x_text.loc[i]}")
+        out.append(f"<b>{name}</b><br>{elo}<br>{org_text}<br>{x}")
     return pd.Series(out, index=rows.index, dtype=object)
 
 

@@ -257,8 +257,8 @@ def compare_measured(measured: pd.DataFrame) -> pd.DataFrame:
 
     Only LoRA rows at micro-batch 1 are comparable: NF4-quantised ones against QLoRA, the others
     against LoRA (SFT). Returns model, params_b, method, quantization, gpu_id, outcome,
-    measured_gb and formula_gb (and source_url when the rows have it); the formula is never
-    adjusted to the measurement.
+    measured_gb and formula_gb (and source_url, measured_on when the rows have them); the
+    formula is never adjusted to the measurement.
     """
     rows = measured[(measured["method"] == "lora") & (measured["microbatch_size"] == 1)]
     methods = ["qlora" if str(q).startswith("bnb.nf4") else "lora" for q in rows["quantization"]]
@@ -266,5 +266,5 @@ def compare_measured(measured: pd.DataFrame) -> pd.DataFrame:
     out = rows.assign(formula_method=methods, formula_gb=formula)
     out = out.rename(columns={"peak_memory_gb": "measured_gb"})
     cols = ["model", "params_b", "method", "quantization", "formula_method", "gpu_id", "outcome"]
-    source = ["source_url"] if "source_url" in out else []
-    return out[[*cols, "measured_gb", "formula_gb", *source]].reset_index(drop=True)
+    extra = [c for c in ("source_url", "measured_on") if c in out]
+    return out[[*cols, "measured_gb", "formula_gb", *extra]].reset_index(drop=True)

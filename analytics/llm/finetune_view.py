@@ -1,31 +1,170 @@
 """The fine-tune planner's views (seed 002, "Fine-tuning fit & cost" and "Discovery"): one
-model's plan and rough cost, and the list of models that can be tuned on the user's hardware."""
+model's plan and rough cost, and the list of models that can be tuned on the user's hardware.
+
+Prices (issue 14): every $/h carries what backs it - the provider catalogs (SkyPilot, at their
+commits), the number of on-demand offers (``gpus.price_offers``) and the date when recorded. A
+price from fewer than :data:`MIN_PRICE_OFFERS` offers, or from a single provider's catalog, is
+"thin" (:func:`is_thin`); the cheapest config is a thin-priced one only when no config with a
+better-supported price fits (:func:`cheapest_config`). A job that does not fit the chosen
+hardware is priced on that config and says so (:func:`pricing`).
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pandas as pd
 
 from analytics.llm import catalog as cat
-from analytics.llm import finetune, quality
+from analytics.llm import checkpoints, finetune, quality
 
 DEFAULT_MODEL_PARAMS_B = (7.0, 9.0)  # the planner's default: a 7-9 B model (one GPU, LoRA)
 INSTRUCT_WORDS = ("instruct", "chat")  # a tuned-for-use release, the usual fine-tune base
+MIN_PRICE_OFFERS = 2  # issue 14: a $/h from fewer on-demand offers is "thin"
+MIN_PRICE_PROVIDERS = 2  # ... and so is one from a single marketplace's catalog
+APPLE_DEFAULT_TIER = "max"  # the planner's default Apple profile: the newest Max chip, largest
+_COMMIT = re.compile(r"/blob/([0-9a-f]{7,40})/")
 
 
-def default_model(models: pd.DataFrame, scores: pd.DataFrame) -> str | None:
-    """The planner's preselected model, by rule: among fine-tunable dense models of 7-9 B
-    parameters whose name says instruct/chat, the one scored on the most distinct benchmarks
-    (the most evaluated, a popularity proxy), newest release then model_id on ties. Without
-    such a model the instruct condition is dropped, then the size range. None when nothing is
-    fine-tunable."""
+# --- prices and configs ---------------------------------------------------------------------
+
+
+def _count(value: object) -> int | None:
+    return None if value is None or pd.isna(value) else int(value)
+
+
+def with_price_basis(hw: cat.Hardware, gpus: pd.DataFrame) -> cat.Hardware:
+    """``hw`` with its price's offer count from ``gpus.price_offers`` (None when the catalog
+    does not record it); unchanged without a price."""
+    if hw.price is None or "price_offers" not in gpus:
+        return hw
+    rows = gpus.loc[gpus["gpu_id"] == hw.gpu_id, "price_offers"]
+    offers = _count(rows.iloc[0]) if not rows.empty else None
+    return dataclasses.replace(hw, price=dataclasses.replace(hw.price, offers=offers))
+
+
+def hardware(gpus: pd.DataFrame, gpu_id: str, count: int = 1) -> cat.Hardware:
+    """``catalog.hardware`` with the price's offer count (:func:`with_price_basis`)."""
+    return with_price_basis(cat.hardware(gpus, gpu_id, count), gpus)
+
+
+def rentable_configs(gpus: pd.DataFrame) -> list[cat.Hardware]:
+    """``catalog.rentable_configs`` (cheapest per hour first), prices with their offer counts."""
+    return [with_price_basis(h, gpus) for h in cat.rentable_configs(gpus)]
+
+
+def is_thin(price: cat.Price | None) -> bool:
+    """A $/h backed by fewer than 2 offers or by a single provider catalog (or no price)."""
+    if price is None:
+        return True
+    few = price.offers is not None and price.offers < MIN_PRICE_OFFERS
+    return few or price.sources < MIN_PRICE_PROVIDERS
+
+
+def cheapest_config(
+    configs: list[cat.Hardware], works: Callable[[cat.Hardware], bool]
+) -> cat.Hardware | None:
+    """First config in ``rentable_configs`` order on which ``works`` holds among those with a
+    well-supported price; a thin-priced one only when none of those works."""
+    supported = (h for h in configs if not is_thin(h.price) and works(h))
+    found = next(supported, None)
+    return found or next((h for h in configs if is_thin(h.price) and works(h)), None)
+
+
+def config_label(config: cat.Hardware | None) -> str:
+    """'2× H100 SXM ($6.01/h)' (', thin price' when so); a dash when nothing is large enough."""
+    if config is None:
+        return f"— (no rentable config up to {max(cat.RENTABLE_COUNTS)} GPUs)"
+    thin = ", thin price" if is_thin(config.price) else ""
+    return f"{config.label} (${config.count * config.usd_per_hour:,.2f}/h{thin})"
+
+
+def _provider(url: str) -> str:
+    parts = url.rstrip("/").split("/")
+    return parts[-2] if len(parts) >= 2 and parts[-1].endswith(".csv") else url
+
+
+def price_basis(price: cat.Price) -> str:
+    """'median of 6 offers from 1 provider (vast) · SkyPilot catalog @01b8cdd · date not
+    recorded · thin'."""
+    names = ", ".join(_provider(u) for u in price.source_urls) or "no source"
+    n = price.sources
+    plural = "s" if n != 1 else ""
+    if price.offers is None:
+        text = f"median over {n} provider{plural} ({names}; offer count not recorded)"
+    else:
+        text = f"median of {price.offers} offers from {n} provider{plural} ({names})"
+    commits = sorted({m.group(1)[:7] for u in price.source_urls if (m := _COMMIT.search(u))})
+    if commits:
+        text += f" · SkyPilot catalog @{', @'.join(commits)}"
+    text += f" · as of {price.date}" if price.date else " · date not recorded"
+    return text + (" · thin" if is_thin(price) else "")
+
+
+def price_label(config: cat.Hardware | None) -> str | None:
+    """'$2.62/GPU-hour · median of 6 offers from 1 provider (vast) · ...', None without one."""
+    if config is None or config.price is None:
+        return None
+    return f"${config.price.usd_per_hour:,.2f}/GPU-hour · {price_basis(config.price)}"
+
+
+def price_facts(config: cat.Hardware | None) -> dict:
+    """The JSON keys of a price: usd_per_hour, price_offers, price_providers, price_date,
+    price_thin, price_sources (URLs); all None without a price."""
+    price = None if config is None else config.price
+    if price is None:
+        keys = ("price_offers", "price_providers", "price_date", "price_thin", "price_sources")
+        return dict.fromkeys(keys)
+    return {
+        "price_offers": price.offers, "price_providers": price.sources,
+        "price_date": price.date, "price_thin": is_thin(price),
+        "price_sources": list(price.source_urls),
+    }  # fmt: skip
+
+
+def default_apple(gpus: pd.DataFrame) -> str | None:
+    """The planner's preselected Apple profile: the Max chip of the newest generation that has
+    one in the catalog, largest memory (e.g. M4 Max 128GB: the Mac most bought for local
+    training and inference, whose GPU budget holds a 7-8 B LoRA or a 70 B QLoRA); without a Max
+    chip, ``catalog.default_apple``. None without Apple profiles."""
+    apple = gpus[gpus["kind"] == "apple"]
+    names = apple["name"].astype(str)
+    tier = names.str.casefold().str.split().map(lambda w: APPLE_DEFAULT_TIER in w)
+    maxes = apple[tier]
+    if maxes.empty:
+        return cat.default_apple(gpus)
+    gen = names[tier].str.extract(r"\bM(\d+)\b")[0].fillna(0).astype(int)
+    ranked = maxes.assign(_gen=gen).sort_values(["_gen", "memory_gb", "gpu_id"], ascending=False)
+    return str(ranked.iloc[0]["gpu_id"])
+
+
+# --- models -----------------------------------------------------------------------------------
+
+
+def default_model(
+    models: pd.DataFrame, scores: pd.DataFrame, ratings: pd.DataFrame | None = None
+) -> str | None:
+    """The planner's preselected model, by rule (docs/calculators.md): among fine-tunable dense
+    checkpoints of 7-9 B parameters (the size most often fine-tuned: one GPU, LoRA), the one
+    whose best-rated variant has the highest Elo rating; its best-rated variant is returned.
+    Without a rated one: the instruct/chat one scored on the most distinct benchmarks (newest
+    release, then model_id on ties), dropping the instruct condition, then the size range, when
+    nothing qualifies. None when nothing is fine-tunable."""
     cand = finetune.finetunable(models)
     if cand.empty:
         return None
     dense = cand[~cand["is_moe"].fillna(False).astype(bool)]
     lo, hi = DEFAULT_MODEL_PARAMS_B
     sized = dense[dense["total_params_b"].between(lo, hi)]
+    if ratings is not None and not sized.empty:
+        rows = checkpoints.one_row_per_checkpoint(sized, ratings)
+        rated = rows[rows["best_rating"].notna()]
+        if not rated.empty:
+            top = rated.sort_values(["best_rating", "best_model_id"], ascending=[False, True])
+            return str(top.iloc[0]["best_model_id"])
     names = (sized["model_id"] + " " + sized["display_name"].fillna("")).str.casefold()
     instruct = sized[names.str.contains("|".join(INSTRUCT_WORDS))]
     pool = next(p for p in (instruct, sized, cand) if not p.empty)
@@ -38,27 +177,28 @@ def default_model(models: pd.DataFrame, scores: pd.DataFrame) -> str | None:
 
 
 def model_choices(models: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFrame:
-    """The planner's model options, one per checkpoint (:func:`catalog.one_per_checkpoint`)
-    among fine-tunable models: model_id (the representative), label ('Name · 8.03B · Elo 1234
-    · variants: ...'), search (lower-case names and aliases) and rating, sorted by label."""
+    """The planner's model options, one per checkpoint (``checkpoints.one_row_per_checkpoint``)
+    among fine-tunable models: model_id (the best-rated variant), checkpoint_id, label ('Name ·
+    8.03B · Elo 1234 · variants: ...'), search (lower-case names and aliases) and rating,
+    sorted by label."""
     cand = finetune.finetunable(models)
-    cand = cand.merge(ratings[["model_id", "rating"]], on="model_id", how="left")
-    rows = cat.one_per_checkpoint(cand)
+    rows = checkpoints.one_row_per_checkpoint(cand, ratings)
     aliases = cat.model_aliases(models)
     labels, search = [], []
     for row in rows.to_dict("records"):
         name = str(row.get("display_name") or row["model_id"])
         label = f"{name} · {row['total_params_b']:g}B"
-        if not pd.isna(row["rating"]):
-            label += f" · Elo {row['rating']:.0f}"
-        if "," in str(row["variants"]):
+        if not pd.isna(row["best_rating"]):
+            label += f" · Elo {row['best_rating']:.0f}"
+        if row["n_variants"] > 1:
             label += f" · variants: {row['variants']}"
         labels.append(label)
-        words = [row["model_id"], name, str(row["variants"]), *aliases.get(row["model_id"], [])]
+        words = [row["model_id"], row["checkpoint_id"], name, str(row["variants"])]
+        words += aliases.get(row["model_id"], [])
         search.append(" ".join(words).casefold())
     out = pd.DataFrame(
-        {"model_id": rows["model_id"], "checkpoint_id": cat.checkpoint_key(rows), "label": labels,
-         "search": search, "rating": rows["rating"]}
+        {"model_id": rows["model_id"], "checkpoint_id": rows["checkpoint_id"], "label": labels,
+         "search": search, "rating": rows["best_rating"]}
     )  # fmt: skip
     return out.sort_values(["label", "model_id"]).reset_index(drop=True)
 
@@ -68,10 +208,10 @@ def planner_models(
 ) -> tuple[pd.DataFrame, str | None]:
     """:func:`model_choices` and the option standing for :func:`default_model`'s checkpoint."""
     choices = model_choices(models, ratings)
-    wanted = default_model(models, scores)
+    wanted = default_model(models, scores, ratings)
     if wanted is None:
         return choices, None
-    key = cat.checkpoint_key(models)[models["model_id"] == wanted].iloc[0]
+    key = checkpoints.checkpoint_ids(models)[models["model_id"] == wanted].iloc[0]
     hit = choices.loc[choices["checkpoint_id"] == key, "model_id"]
     return choices, (str(hit.iloc[0]) if not hit.empty else None)
 
@@ -84,21 +224,51 @@ def search_choices(choices: pd.DataFrame, query: str) -> pd.DataFrame:
     return choices[keep].reset_index(drop=True)
 
 
+def _release_twins(models: pd.DataFrame, model_id: str) -> set[str]:
+    """Model ids sharing ``model_id``'s weights_release AND arch_key (both known): the base and
+    instruct checkpoints of one release (issue 14 contract); just ``model_id`` otherwise."""
+    if not {"weights_release", "arch_key"} <= set(models.columns):
+        return {model_id}
+    keys = models[["model_id", "weights_release", "arch_key"]].astype(str)
+    keys = keys.replace({"nan": "", "None": "", "<NA>": ""})
+    mine = keys[keys["model_id"] == model_id]
+    if mine.empty or (mine.iloc[0][["weights_release", "arch_key"]] == "").any():
+        return {model_id}
+    same = (keys["weights_release"] == mine.iloc[0]["weights_release"]) & (
+        keys["arch_key"] == mine.iloc[0]["arch_key"]
+    )
+    return set(keys.loc[same, "model_id"]) | {model_id}
+
+
 def measured_comparison(catalog: cat.Catalog, model_id: str) -> pd.DataFrame:
-    """The measured fine-tune memory rows (catalog ``finetune_memory``, LitGPT) for this model,
-    matched by id or alias, beside the formula (``finetune.compare_measured``) and their ratio
-    measured / formula; empty when there is none."""
+    """The measured fine-tune memory rows (catalog ``finetune_memory``, LitGPT) of this model -
+    matched by id or alias, or of a checkpoint of the same release and architecture (same
+    weights_release and arch_key), named in ``measured_on`` - beside the formula
+    (``finetune.compare_measured``), with ``ratio`` = measured / formula; empty when none."""
     measured = catalog.finetune_memory
     if measured.empty:
         return pd.DataFrame()
     names = cat.model_names(catalog.models)
     ids = [names.get(cat.norm_name(m)) for m in measured["model"]]
-    mine = measured[[i == model_id for i in ids]]
+    twins = _release_twins(catalog.models, model_id)
+    mine = measured.assign(measured_on=ids)[[i in twins for i in ids]]
     if mine.empty:
         return pd.DataFrame()
     out = finetune.compare_measured(mine)
     out = out[out["measured_gb"].notna()]
     return out.assign(ratio=out["measured_gb"] / out["formula_gb"]).reset_index(drop=True)
+
+
+def measured_note(row: dict) -> str:
+    """One formula-vs-measured line: both numbers, the ratio both ways, the checkpoint measured
+    on when it is another one of the same release."""
+    method = finetune.METHOD_LABELS[row["formula_method"]]
+    return (
+        f"{method} ({row['quantization']}, micro-batch 1) on {row['gpu_id']}: LitGPT measured "
+        f"{row['measured_gb']:.2f} GB, the seed formula gives {row['formula_gb']:.2f} GB "
+        f"(measured / formula {row['ratio']:.2f}; the formula is {1 / row['ratio']:.2f}× the "
+        "measurement)"
+    )
 
 
 def finetune_list(
@@ -126,14 +296,14 @@ def finetune_list(
     table["smallest_config_price"] = None
     table["config_method"] = None
     if show_all:
-        configs = cat.rentable_configs(gpus)
+        configs = rentable_configs(gpus)
         missing = ~table["fits"]
         found = [
             finetune_config(configs, p, recipe, method)
             for p in table.loc[missing, "total_params_b"]
         ]
-        table.loc[missing, "smallest_config"] = [cat.config_label(h) for h, _ in found]
-        table.loc[missing, "smallest_config_price"] = [cat.price_label(h) for h, _ in found]
+        table.loc[missing, "smallest_config"] = [config_label(h) for h, _ in found]
+        table.loc[missing, "smallest_config_price"] = [price_label(h) for h, _ in found]
         table.loc[missing, "config_method"] = [m for _, m in found]
     else:
         table = table[table["fits"]]
@@ -143,9 +313,10 @@ def finetune_list(
 def finetune_config(
     configs: list[cat.Hardware], params_b: float, recipe: str, method: str
 ) -> tuple[cat.Hardware | None, str | None]:
-    """Cheapest rentable config for this fine-tune (``catalog.smallest_config`` order) and the
-    method the plan picks on it; (None, None) when none up to 8 GPUs is large enough."""
-    config = cat.smallest_config(
+    """Cheapest rentable config for this fine-tune (:func:`cheapest_config`: well-supported
+    prices first) and the method the plan picks on it; (None, None) when none up to 8 GPUs is
+    large enough."""
+    config = cheapest_config(
         configs, lambda h: finetune.plan(params_b, recipe, h.budget_gb, method).fits
     )
     if config is None:
@@ -169,16 +340,18 @@ def pricing(
     method: str,
 ) -> Pricing:
     """Price on ``target`` when the job fits there (or it is Apple, which gets no cost); else on
-    the smallest of the rentable ``configs`` (``catalog.rentable_configs``) that fits; else
-    nowhere, saying why."""
+    the cheapest of the rentable ``configs`` (:func:`rentable_configs`) that fits it
+    (:func:`finetune_config`), saying so: "won't fit on 1× RTX 4090; priced on 2× A40, the
+    smallest rentable config that fits"; else nowhere, saying why."""
     if target.is_apple or finetune.plan(params_b, recipe, target.budget_gb, method).fits:
         return Pricing(target)
     config, _ = finetune_config(configs, params_b, recipe, method)
     if config is None:
         why = f"no rentable config up to {max(cat.RENTABLE_COUNTS)} GPUs can run this job"
         return Pricing(None, f"No price: the chosen {target.label} cannot run this job and {why}.")
-    why = f"the chosen {target.label} cannot run this job"
-    return Pricing(config, f"priced on {config.label}: {why}")
+    thin = " (thin price: no better-supported config fits)" if is_thin(config.price) else ""
+    note = f"won't fit on {target.label}; priced on {config.label}, the smallest rentable config"
+    return Pricing(config, f"{note} that fits{thin}")
 
 
 @dataclass(frozen=True)
@@ -208,12 +381,13 @@ def plan_view(
     not fit ``target`` is priced on the smallest rentable config that fits (:func:`pricing`)."""
     row = catalog.models.set_index("model_id").loc[model_id]
     params_b = float(row["total_params_b"])
+    target = with_price_basis(target, catalog.gpus)
     plan = finetune.plan(params_b, recipe, target.budget_gb, method)
     parts = pd.DataFrame({"part": list(plan.parts), "gb": list(plan.parts.values())})
     compute = finetune.compute_params_b(
         row["total_params_b"], row.get("active_params_b"), bool(row["is_moe"])
     )
-    priced = pricing(target, cat.rentable_configs(catalog.gpus), params_b, recipe, method)
+    priced = pricing(target, rentable_configs(catalog.gpus), params_b, recipe, method)
     cost, note = _cost(compute, samples, recipe, target, priced)
     name = str(row.get("display_name") or model_id)
     on = None if target.is_apple else priced.hardware

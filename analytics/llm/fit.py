@@ -11,6 +11,15 @@ chosen context length computed from the model's architecture (GQA-aware).
 Every numeric input passes :func:`checked` (finite, above 0, at most a generous limit) at the
 public functions and at the command line, so no NaN or infinity can reach a verdict or the JSON.
 None or NaN in an optional catalog figure (params, Q4 VRAM, architecture) means "unknown".
+
+Issue 14 additions (all beside the seed verdict, never replacing it):
+
+- the curated Q4 figure drives the verdict only when it is ground truth (``vram_q4_basis`` is
+  "published file size" or "measured memory"); otherwise the seed formula, labelled;
+- at a chosen context: Q4 weights + the fp16 KV cache give a second verdict ("at N tokens");
+- Q8_0 (8.5 bits/param) and FP16 (16 bits/param) weights as formula-labelled alternatives;
+- measured throughput by kind (:func:`measured_speeds`): llama.cpp single-stream decode speed and
+  MLPerf server throughput stay in separate columns, for exactly the chosen GPU and count.
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ from numbers import Real
 import pandas as pd
 
 from analytics.core import problems
+from analytics.llm import checkpoints
 
 RUNTIME_OVERHEAD = 1.08  # seed 002 "Hardware fit": KV-cache + runtime factor on Q4 weights
 Q4_BITS_PER_PARAM = 4.5  # seed 002: ~4.5 bits per parameter for Q4 quantisation
@@ -30,6 +40,16 @@ Q4_BYTES_PER_PARAM = Q4_BITS_PER_PARAM / BITS_PER_BYTE  # GB per billion paramet
 KV_TENSORS = 2  # the KV cache holds a key and a value tensor per layer
 KV_BYTES_PER_VALUE = 2  # fp16/bf16 KV cache
 BYTES_PER_GB = 1e9
+# llama.cpp's Q8_0 block (ggml-common.h block_q8_0): 32 int8 weights + one fp16 scale = 34 bytes
+# per 32 weights = 8.5 bits per parameter. FP16: 2 bytes per parameter. Formula figures, labelled.
+Q8_0_BITS_PER_PARAM = 34 * BITS_PER_BYTE / 32
+FP16_BITS_PER_PARAM = 16
+# The Q4 figures that are ground truth (models.vram_q4_basis, issue 14 contract); any other
+# vram_q4_gb is not used by the verdict, which then applies the seed formula.
+GROUND_TRUTH_Q4 = ("published file size", "measured memory")
+FORMULA_Q4 = f"formula ({Q4_BITS_PER_PARAM:g} bits/param)"
+BASIS_NOT_RECORDED = "curated (basis not recorded)"  # a catalog without vram_q4_basis
+KV_UNKNOWN = "KV cache unknown: architecture not in sources"
 
 COMFORTABLE, TIGHT, OFFLOAD, WONT_RUN = (
     "fits comfortably",
@@ -205,6 +225,31 @@ def _known(value: float | None) -> bool:
     return value is not None and not pd.isna(value)
 
 
+def weights_gb(params_b: float | None, bits_per_param: float) -> float | None:
+    """Formula weights of ``params_b`` billion parameters at ``bits_per_param``: params x bits/8
+    GB (None when the count is unknown)."""
+    if not _known(params_b):
+        return None
+    return checked("params_b", params_b, MAX_PARAMS_B) * bits_per_param / BITS_PER_BYTE
+
+
+def q4_basis(row: dict) -> tuple[float | None, str, str | None]:
+    """(the Q4 figure the verdict may use, its basis label, its source URL) for a models row.
+
+    The catalog's ``vram_q4_gb`` counts only when ``vram_q4_basis`` names ground truth
+    (:data:`GROUND_TRUTH_Q4`); a catalog without that column predates the basis and keeps its
+    curated figure (labelled :data:`BASIS_NOT_RECORDED`). Otherwise: the seed formula."""
+    figure = _get(row, "vram_q4_gb")
+    if figure is not None:
+        if "vram_q4_basis" not in row:
+            return figure, BASIS_NOT_RECORDED, None
+        basis = str(row.get("vram_q4_basis") or "").strip().casefold()
+        if basis in GROUND_TRUTH_Q4:
+            url = row.get("vram_q4_source_url")
+            return figure, basis, url if isinstance(url, str) and url.strip() else None
+    return None, FORMULA_Q4 if _known(_get(row, "total_params_b")) else "", None
+
+
 def fit_table(
     models: pd.DataFrame,
     budget: float,
@@ -212,31 +257,55 @@ def fit_table(
 ) -> pd.DataFrame:
     """Seed verdict per model (columns from the catalog ``models`` table) on ``budget`` GB.
 
-    Adds required_gb, budget_gb, ratio, verdict, fits, and - beside them - kv_cache_gb and
-    q4_plus_kv_gb for ``context_tokens`` where the architecture is known. Models with neither a
-    parameter count nor a curated Q4 figure get no verdict (None).
+    Adds required_gb, budget_gb, ratio, verdict, fits (seed 002 "Hardware fit"), the Q4 figure's
+    ``q4_basis`` and ``q4_source_url``; and - beside them, never replacing them - kv_cache_gb and
+    q4_plus_kv_gb (Q4 weights + fp16 KV cache) for ``context_tokens`` where the architecture is
+    known, ``context_ratio`` and ``context_verdict`` (the same thresholds on that sum; the
+    :data:`KV_UNKNOWN` text where the architecture is unknown), and the formula alternatives
+    ``q8_0_gb`` / ``fp16_gb`` (params x 8.5 or 16 bits / 8, x the seed's 1.08 overhead, so
+    they compare with ``required_gb``). Models with neither a parameter count nor a
+    ground-truth Q4 figure get no verdict (None). MoE models use total parameters throughout.
     """
     checked("budget", budget, MAX_BUDGET_GB)
     out = models.copy()
-    results = [
-        hardware_fit(_get(row, "total_params_b"), budget, _get(row, "vram_q4_gb"))
-        for row in out.to_dict("records")
-    ]
+    records = out.to_dict("records")
+    bases = [q4_basis(row) for row in records]
+    params = [_get(row, "total_params_b") for row in records]
+    results = [hardware_fit(p, budget, b[0]) for p, b in zip(params, bases, strict=True)]
     out["required_gb"] = [r.required_gb if r else None for r in results]
     out["budget_gb"] = budget
     out["ratio"] = [r.ratio if r else None for r in results]
     out["verdict"] = [r.verdict if r else None for r in results]
     out["fits"] = [bool(r and r.fits) for r in results]
-    kv = [_row_kv(row, context_tokens) for row in out.to_dict("records")]
+    out["q4_basis"] = [b[1] if r else None for b, r in zip(bases, results, strict=True)]
+    out["q4_source_url"] = [b[2] for b in bases]
+    kv = [_row_kv(row, context_tokens) for row in records]
     out["kv_cache_gb"] = kv
-    weights = [
-        q4_weights_gb(_get(r, "total_params_b"), _get(r, "vram_q4_gb"))
-        for r in out.to_dict("records")
+    weights = [q4_weights_gb(p, b[0]) for p, b in zip(params, bases, strict=True)]
+    pairs = zip(weights, kv, strict=True)
+    total = [w + k if w is not None and k is not None else None for w, k in pairs]
+    out["q4_plus_kv_gb"] = total
+    out["context_ratio"] = [None if t is None else t / budget for t in total]
+    out["context_verdict"] = [
+        _context_verdict(t, w, budget, context_tokens) for t, w in zip(total, weights, strict=True)
     ]
-    out["q4_plus_kv_gb"] = [
-        w + k if w is not None and k is not None else None for w, k in zip(weights, kv, strict=True)
-    ]
+    out["q8_0_gb"] = [_overhead(weights_gb(p, Q8_0_BITS_PER_PARAM)) for p in params]
+    out["fp16_gb"] = [_overhead(weights_gb(p, FP16_BITS_PER_PARAM)) for p in params]
     return out
+
+
+def _overhead(weights: float | None) -> float | None:
+    return None if weights is None else weights * RUNTIME_OVERHEAD
+
+
+def _context_verdict(
+    total: float | None, weights: float | None, budget: float, context_tokens: int | None
+) -> str | None:
+    """The verdict of weights + KV cache at the context, the unknown-architecture text, or None
+    (no context chosen, or no Q4 weights to add the cache to)."""
+    if not context_tokens or weights is None:
+        return None
+    return KV_UNKNOWN if total is None else verdict(total / budget)
 
 
 def _get(row: dict, key: str) -> float | None:
@@ -283,3 +352,139 @@ def measured_throughput(
     rows = rows.sort_values(["_q4", "tokens_per_s"], ascending=[False, False])
     best = rows.drop_duplicates("model_id")
     return best[cols].reset_index(drop=True)
+
+
+SINGLE_STREAM, SERVER = "single-stream", "server"
+THROUGHPUT_KINDS = (SINGLE_STREAM, SERVER)
+LLAMA_CPP_SOURCE = "GPU-Benchmarks-on-LLM-Inference"  # the llama.cpp single-stream source repo
+SCENARIO_ORDER = ("Offline", "Server", "Interactive")  # MLPerf scenario shown first, if measured
+MEASURED = "measured"
+SPEED_FIELDS = ("tokens_per_s", "quant", "scenario", "system", "measured_on", "applies",
+                "source_url", "source_name")  # fmt: skip
+"""Per kind, :func:`measured_speeds` returns ``<kind prefix>_<field>`` for each of these."""
+KIND_PREFIX = {SINGLE_STREAM: "single_stream", SERVER: "server"}
+
+
+def throughput_kinds(throughput: pd.DataFrame) -> pd.Series:
+    """Each row's kind: the ``kind`` column ("single-stream" / "server"); in a catalog without
+    it (before issue 14) a row of the llama.cpp benchmark repository is single-stream, any
+    other row's kind is unknown (empty) and it is never shown."""
+    if "kind" in throughput:
+        kind = throughput["kind"].fillna("").astype(str).str.strip().str.casefold()
+    else:
+        kind = pd.Series("", index=throughput.index)
+    url = throughput.get("source_url", pd.Series("", index=throughput.index))
+    llama_cpp = url.fillna("").astype(str).str.contains(LLAMA_CPP_SOURCE, regex=False)
+    kind = kind.where(kind != "", llama_cpp.map({True: SINGLE_STREAM, False: ""}))
+    return kind.where(kind.isin(THROUGHPUT_KINDS), "")
+
+
+def measured_speeds(
+    throughput: pd.DataFrame,
+    models: pd.DataFrame,
+    gpu_id: str,
+    gpu_count: int,
+    phase: str = "generation",
+) -> pd.DataFrame:
+    """Measured tok/s per checkpoint on exactly ``gpu_count`` x ``gpu_id`` (seed 002: only a
+    measured row, never interpolated), one column set per kind (never one number for both):
+    ``single_stream_*`` (llama.cpp decode speed of one stream) and ``server_*`` (MLPerf
+    aggregate throughput under its scenario's latency bound), each with ``SPEED_FIELDS``.
+
+    A throughput row names a catalog model (``model_id``, else one of its ``aliases``; other
+    labels match nothing). It applies to that model's checkpoint (``applies`` = "measured") and,
+    labelled "measured on <that checkpoint's name>", to the checkpoints sharing both its
+    non-empty ``weights_release`` and ``arch_key`` (the base and instruct checkpoints of one
+    release); never to anything else. Per checkpoint and kind one row is shown: its own rows
+    before a sibling's; single-stream: a Q4 quantisation first (the verdict's), then the fastest;
+    server: the first of :data:`SCENARIO_ORDER` measured, then the highest figure. Returns one
+    row per checkpoint that has any, indexed by ``checkpoint_id``.
+    """
+    cols = [f"{KIND_PREFIX[k]}_{f}" for k in THROUGHPUT_KINDS for f in SPEED_FIELDS]
+    empty = pd.DataFrame(columns=cols, index=pd.Index([], name="checkpoint_id"))
+    if throughput is None or throughput.empty or models is None or models.empty:
+        return empty
+    rows = throughput[
+        (throughput["gpu_id"].astype(str).str.casefold() == str(gpu_id).casefold())
+        & (pd.to_numeric(throughput["gpu_count"], errors="coerce") == int(gpu_count))
+        & (throughput["phase"].astype(str) == phase)
+    ].copy()
+    rows["kind"] = throughput_kinds(rows)
+    rows = rows[rows["kind"] != ""]
+    if rows.empty:
+        return empty
+    ck = checkpoints.one_row_per_checkpoint(models, None).set_index("checkpoint_id")
+    rows["_source_ck"] = rows["model_id"].astype(str).str.casefold().map(_label_checkpoints(models))
+    rows = rows[rows["_source_ck"].notna()]
+    applied = _own_and_siblings(rows, ck)
+    if applied.empty:
+        return empty
+    parts = [_pick(applied[applied["kind"] == kind], kind) for kind in THROUGHPUT_KINDS]
+    out = pd.concat(parts, axis=1)
+    return out.reindex(columns=cols).rename_axis("checkpoint_id")
+
+
+def _label_checkpoints(models: pd.DataFrame) -> dict[str, str]:
+    """Lower-cased model_id, then alias -> checkpoint_id (an id wins over another's alias)."""
+    keys = checkpoints.checkpoint_ids(models)
+    out = dict(zip(models["model_id"].astype(str).str.casefold(), keys, strict=True))
+    if "aliases" in models:
+        for raw, key in zip(models["aliases"], keys, strict=True):
+            text = raw if isinstance(raw, str) else ""
+            for alias in (a.strip().casefold() for a in text.split(";")):
+                if alias:
+                    out.setdefault(alias, key)
+    return out
+
+
+def _own_and_siblings(rows: pd.DataFrame, ck: pd.DataFrame) -> pd.DataFrame:
+    """Each row on its own checkpoint ("measured", order 0), and on every checkpoint sharing
+    its weights_release and arch_key ("measured on <name>", order 1)."""
+    release = _text_column(ck, "weights_release")
+    arch = _text_column(ck, "arch_key")
+    names = ck["display_name"].astype(str)
+    own = rows.assign(checkpoint_id=rows["_source_ck"], applies=MEASURED, _order=0)
+    siblings = []
+    for source, group in rows.groupby("_source_ck"):
+        if source not in ck.index or not release[source] or not arch[source]:
+            continue
+        same = ck.index[(release == release[source]) & (arch == arch[source])]
+        label = f"measured on {names[source]}"
+        siblings += [
+            group.assign(checkpoint_id=other, applies=label, _order=1)
+            for other in same
+            if other != source
+        ]
+    return pd.concat([own, *siblings], ignore_index=True)
+
+
+def _text_column(table: pd.DataFrame, column: str) -> pd.Series:
+    if column not in table:
+        return pd.Series("", index=table.index)
+    return table[column].fillna("").astype(str).str.strip()
+
+
+def _pick(rows: pd.DataFrame, kind: str) -> pd.DataFrame:
+    """The one row shown per checkpoint for one kind, as ``<prefix>_<field>`` columns."""
+    prefix = KIND_PREFIX[kind]
+    if rows.empty:
+        return pd.DataFrame(columns=[f"{prefix}_{f}" for f in SPEED_FIELDS])
+    rows = rows.copy()
+    for field in SPEED_FIELDS:
+        if field not in rows:
+            rows[field] = None
+    rows["tokens_per_s"] = pd.to_numeric(rows["tokens_per_s"], errors="coerce")
+    rows = rows[rows["tokens_per_s"].notna()]
+    if kind == SINGLE_STREAM:
+        rows["_pref"] = ~rows["quant"].fillna("").astype(str).str.upper().str.startswith("Q4")
+    else:
+        rank = {s.casefold(): i for i, s in enumerate(SCENARIO_ORDER)}
+        scen = rows["scenario"].fillna("").astype(str).str.casefold()
+        rows["_pref"] = scen.map(rank).fillna(len(SCENARIO_ORDER))
+    rows = rows.sort_values(
+        ["checkpoint_id", "_order", "_pref", "tokens_per_s", "source_url"],
+        ascending=[True, True, True, False, True],
+    )
+    best = rows.drop_duplicates("checkpoint_id").set_index("checkpoint_id")
+    best = best[list(SPEED_FIELDS)]
+    return best.rename(columns={f: f"{prefix}_{f}" for f in SPEED_FIELDS})

@@ -10,9 +10,12 @@ finetune:  (--model ID | --params-b P [--active-params-b A]) --method full|lora|
 ``--context``) from the current snapshot's ``models`` table (id, display name or alias). GPU names
 resolve against the ``gpus`` table (id, name or alias, case-insensitive); unknown names exit 2
 with the closest known ones. JSON names the source of each figure (``*_source``) and the hardware
-a cost is for (``priced_on``): a job that does not fit the chosen hardware is priced on the
-smallest rentable config that fits, or not at all. Every number must be finite, positive and
-within a generous limit (``fit.checked``), and ``--active-params-b`` at most ``--params-b``.
+a cost is for (``priced_on``) and what backs its price (``price``, ``price_offers``,
+``price_providers``, ``price_date``, ``price_thin``, ``price_sources``): a job that does not fit
+the chosen hardware is priced on the smallest rentable config that fits
+(``finetune_view.pricing``; thin prices only when nothing better fits), or not at all.
+Every number must be finite, positive and within a generous limit (``fit.checked``), and
+``--active-params-b`` at most ``--params-b``.
 Every error is one line on stderr with a non-zero exit (2 for bad input); nothing is written
 anywhere. JSON is strict (never ``NaN`` or ``Infinity``).
 """
@@ -24,10 +27,11 @@ import functools
 import json
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
-from analytics.core import db
+from analytics.core import db, paths, snapshot
 from analytics.llm import catalog, finetune, finetune_view
 from analytics.llm import fit as hwfit
 
@@ -53,6 +57,8 @@ class _Model:
     vram_q4_gb: float | None
     arch: tuple[float | None, float | None, float | None]  # n_layers, n_kv_heads, head_dim
     source: str  # "catalog models.csv (snapshot v...)" or "command line"
+    q4_basis: str = ""  # models.vram_q4_basis: "published file size" / "measured memory" / ""
+    q4_url: str = ""  # models.vram_q4_source_url
 
 
 @dataclass(frozen=True)
@@ -151,8 +157,41 @@ def _load(version: str) -> _Snapshot:
         con.close()
     return _Snapshot(
         version, tables, catalog.model_names(tables.models), catalog.gpu_names(tables.gpus),
-        tables.models.set_index("model_id"), catalog.rentable_configs(tables.gpus),
+        tables.models.set_index("model_id"), finetune_view.rentable_configs(tables.gpus),
     )  # fmt: skip
+
+
+def _stats(files: list[Path]) -> tuple[tuple[str, int, int], ...]:
+    """(path, size, mtime_ns) of each file: what changes when a file is rewritten."""
+    out = []
+    for path in files:
+        st = path.stat()
+        out.append((path.as_posix(), st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
+_SERVED: dict[tuple, tuple[str, tuple]] = {}  # catalog file stats -> (version, snapshot stats)
+
+
+def _serving_version() -> str:
+    """``db.serving_version()``, remembered within one process while neither the catalog files
+    nor the served snapshot's files change (the in-process runs over every checkpoint stay
+    fast); a warning (a damaged snapshot) is printed and never remembered."""
+    catalog_dir, snapshots_dir = paths.CATALOG_DIR, paths.SNAPSHOTS_DIR
+    key = (str(catalog_dir), str(snapshots_dir), _stats(snapshot.catalog_files(catalog_dir)))
+    hit = _SERVED.get(key)
+    if hit is not None:
+        version, stats = hit
+        folder = snapshots_dir / version
+        if folder.is_dir() and _stats(sorted(folder.rglob("*.*"))) == stats:
+            return version
+    served = db.serving_version()
+    if served.warning:
+        print(f"warning: {served.warning}", file=sys.stderr)
+        _SERVED.pop(key, None)
+        return served.version
+    _SERVED[key] = (served.version, _stats(sorted((snapshots_dir / served.version).rglob("*.*"))))
+    return served.version
 
 
 class _Served:
@@ -163,10 +202,7 @@ class _Served:
 
     def __call__(self) -> _Snapshot:
         if self._snapshot is None:
-            served = db.serving_version()
-            if served.warning:
-                print(f"warning: {served.warning}", file=sys.stderr)
-            self._snapshot = _load(served.version)
+            self._snapshot = _load(_serving_version())
         return self._snapshot
 
 
@@ -192,7 +228,7 @@ def _model(args: argparse.Namespace, command: str, served: _Served) -> _Model:
     found = _Model(
         model_id, _figure(row, "total_params_b"), _figure(row, "active_params_b"),
         _flag(row, "is_moe"), _flag(row, "open_weights"), _figure(row, "vram_q4_gb"), arch,
-        snap.source("models"),
+        snap.source("models"), _text(row, "vram_q4_basis"), _text(row, "vram_q4_source_url"),
     )  # fmt: skip
     return _usable(found, command)
 
@@ -201,6 +237,12 @@ def _figure(row: pd.Series, column: str) -> float | None:
     """A catalog number, None when absent."""
     value = row.get(column)
     return None if value is None or pd.isna(value) else float(value)
+
+
+def _text(row: pd.Series, column: str) -> str:
+    """A catalog text cell, "" when absent."""
+    value = row.get(column)
+    return "" if value is None or (not isinstance(value, str) and pd.isna(value)) else str(value)
 
 
 def _flag(row: pd.Series, column: str) -> bool:
@@ -228,19 +270,24 @@ def _target(args: argparse.Namespace, served: _Served) -> _Target:
         return _Target(hw, "command line", "--usd-per-hour" if usd is not None else None)
     snap = served()
     gpus = snap.tables.gpus
-    hw = catalog.hardware(gpus, catalog.resolve_gpu(gpus, args.gpu, snap.gpu_names), args.count)
+    gpu_id = catalog.resolve_gpu(gpus, args.gpu, snap.gpu_names)
+    hw = _hardware(snap.version, gpu_id, int(args.count))
     return _Target(hw, snap.source("gpus"), _price_source(snap, hw))
+
+
+@functools.lru_cache(maxsize=256)
+def _hardware(version: str, gpu_id: str, count: int) -> catalog.Hardware:
+    """A catalog GPU x count of one snapshot version, its price with the offer count."""
+    return finetune_view.hardware(_load(version).tables.gpus, gpu_id, count)
 
 
 def _price_source(snap: _Snapshot, hw: catalog.Hardware | None) -> str | None:
     """Where a catalog GPU's $/h comes from: its price sources, via the snapshot."""
     if hw is None or hw.usd_per_hour is None:
         return None
-    gpus = snap.tables.gpus
-    rows = gpus[gpus["gpu_id"] == hw.gpu_id]
-    urls = rows["price_source_url"].iloc[0] if "price_source_url" in rows else None
     where = snap.source("gpus")
-    return where if not isinstance(urls, str) else f"{where}: {urls}"
+    urls = hw.price.source_urls if hw.price is not None else ()
+    return f"{where}: {';'.join(urls)}" if urls else where
 
 
 def _figures(model: _Model, target: _Target) -> dict:
@@ -259,6 +306,8 @@ def _fit(args: argparse.Namespace, job: _Job) -> dict:
     result = hwfit.hardware_fit(model.params_b, budget, model.vram_q4_gb)
     out = _figures(model, target)
     q4_source = model.source if model.vram_q4_gb is not None else "none: estimated from params_b"
+    if model.vram_q4_gb is not None and model.q4_basis:
+        q4_source += f"; {model.q4_basis}" + (f": {model.q4_url}" if model.q4_url else "")
     out.update(vram_q4_gb=model.vram_q4_gb, vram_q4_gb_source=q4_source, **result.as_dict())
     if args.context is not None:
         kv = hwfit.kv_cache_gb(*model.arch, args.context)
@@ -311,6 +360,7 @@ def _cost(args: argparse.Namespace, model: _Model, target: _Target, served: _Ser
     on = priced.hardware
     out.update(priced_on=on.label, bf16_tflops=on.bf16_tflops, usd_per_hour=on.usd_per_hour)
     out["usd_per_hour_source"] = price_source
+    out.update(finetune_view.price_facts(on), price=finetune_view.price_label(on))
     if on.bf16_tflops is None:
         if on.kind == "custom":
             raise _UsageError("--samples needs the GPU's peak bf16 TFLOPS; fix: pass --bf16-tflops")
@@ -363,6 +413,8 @@ def _human_cost(out: dict) -> list[str]:
     cost = out["cost_usd"]
     where = f" (on {out['priced_on']})" if out.get("priced_on") and cost is not None else ""
     lines.append(f"  cost: {'—' if cost is None else f'${cost:,.2f}'}{where}")
+    if out.get("price"):
+        lines.append(f"  price: {out['price']}")
     lines += [f"  {out[k]}" for k in ("priced_on_note", "note") if out.get(k)]
     return lines
 

@@ -1,21 +1,35 @@
 """The "What fits my hardware" view (seed 002, "Hardware fit" and "Discovery"): seed verdicts
 per checkpoint on the user's hardware, measured speed and the best Elo rating of its variants
-beside them."""
+beside them.
+
+One row per checkpoint (:func:`analytics.llm.checkpoints.one_row_per_checkpoint`); measured speed
+by kind (:func:`analytics.llm.fit.measured_speeds`): llama.cpp single-stream decode tok/s and
+MLPerf server throughput in separate columns, each with what it was measured on and its source.
+"""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from analytics.llm import catalog as cat
+from analytics.llm import checkpoints
 from analytics.llm import fit as hwfit
 
+_SPEEDS = tuple(
+    f"{hwfit.KIND_PREFIX[k]}_{f}" for k in hwfit.THROUGHPUT_KINDS for f in hwfit.SPEED_FIELDS
+)
 HARDWARE_VIEW_COLUMNS = (
-    "model_id", "display_name", "verdict", "required_gb", "budget_gb", "ratio",
-    "measured_tokens_per_s", "measured_quant", "measured_source_url", "kv_cache_gb",
-    "q4_plus_kv_gb", "rating", "total_params_b", "active_params_b", "licence_class",
-    "licence_raw", "status", "smallest_config", "smallest_config_price", "checkpoint_id",
-    "variants",
+    "checkpoint_id", "model_id", "display_name", "verdict", "rating",
+    "single_stream_tokens_per_s", "server_tokens_per_s", "required_gb", "budget_gb", "ratio",
+    "q4_basis", "q4_source_url", "context_verdict", "q4_plus_kv_gb", "kv_cache_gb",
+    "context_ratio", "q8_0_gb", "fp16_gb",
+    *[c for c in _SPEEDS if c not in ("single_stream_tokens_per_s", "server_tokens_per_s")],
+    "measured_tokens_per_s", "measured_quant", "measured_source_url",
+    "total_params_b", "active_params_b", "licence_class", "licence_raw", "status",
+    "smallest_config", "smallest_config_price", "variants", "n_variants", "best_model_id",
 )  # fmt: skip
+"""The view's columns. ``measured_*`` repeat the single-stream figure under the names the view
+had before issue 14 (notebooks read them); never a server figure."""
 
 
 def inference_list(
@@ -54,26 +68,35 @@ def hardware_fit_view(
     flt: cat.ModelFilter = cat.NO_FILTER,
     show_all: bool = False,
 ) -> pd.DataFrame:
-    """The "What fits my hardware" table, one row per checkpoint: seed verdict, measured tok/s
-    where a row exists for exactly this GPU and count, KV-cache refinement, and the best Elo
-    rating of the checkpoint's variants (listed in ``variants``) beside it.
+    """The "What fits my hardware" table, one row per checkpoint: seed verdict, the Q4 figure's
+    basis, measured tok/s by kind where a row exists for exactly this GPU and count (its own, or
+    labelled "measured on ..." from the other checkpoint of its release), the context-length
+    verdict and Q8_0 / FP16 alternatives beside it, and the best Elo rating of the checkpoint's
+    variants (listed in ``variants``).
 
     Models that fit come first, highest Elo rating first (unrated models after rated ones)."""
     models = cat.filtered_models(catalog, flt)
-    table = inference_list(models, target, catalog.gpus, context_tokens, show_all)
-    speed = hwfit.measured_throughput(
-        catalog.throughput, target.gpu_id, target.count, cat.model_aliases(catalog.models)
-    ).rename(
-        columns={
-            "tokens_per_s": "measured_tokens_per_s",
-            "quant": "measured_quant",
-            "source_url": "measured_source_url",
-        }
-    )
-    table = table.merge(speed, on="model_id", how="left")
-    table = table.merge(ratings[["model_id", "rating"]], on="model_id", how="left")
-    table = cat.one_per_checkpoint(table)
-    table["checkpoint_id"] = cat.checkpoint_key(table)
+    collapsed = checkpoints.one_row_per_checkpoint(models, ratings)
+    table = inference_list(collapsed, target, catalog.gpus, context_tokens, show_all)
+    speeds = hwfit.measured_speeds(catalog.throughput, catalog.models, target.gpu_id, target.count)
+    table = table.merge(speeds, left_on="checkpoint_id", right_index=True, how="left")
+    for field in ("tokens_per_s", "quant", "source_url"):
+        table[f"measured_{field}"] = table[f"single_stream_{field}"]
     order = ["fits", "rating", "ratio", "model_id"]
     table = table.sort_values(order, ascending=[False, False, True, True], na_position="last")
-    return table[list(HARDWARE_VIEW_COLUMNS)].reset_index(drop=True)
+    return table.reindex(columns=list(HARDWARE_VIEW_COLUMNS)).reset_index(drop=True)
+
+
+def speed_coverage(catalog: cat.Catalog, target: cat.Hardware) -> dict[str, int]:
+    """How many measured generation rows of each kind the catalog has for exactly this GPU and
+    count (whatever model they name): the page says so when there are none."""
+    rows = catalog.throughput
+    if rows is None or rows.empty:
+        return {kind: 0 for kind in hwfit.THROUGHPUT_KINDS}
+    here = rows[
+        (rows["gpu_id"].astype(str).str.casefold() == target.gpu_id.casefold())
+        & (pd.to_numeric(rows["gpu_count"], errors="coerce") == target.count)
+        & (rows["phase"].astype(str) == "generation")
+    ]
+    kinds = hwfit.throughput_kinds(here)
+    return {kind: int((kinds == kind).sum()) for kind in hwfit.THROUGHPUT_KINDS}

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import duckdb
+import numpy as np
 import pandas as pd
 
 from analytics.core import db
@@ -18,7 +19,7 @@ from analytics.llm import elo, lineage, profiles, ratings
 
 MODEL_COLUMNS = (
     "model_id, display_name, organisation, family, release_date, total_params_b, "
-    "active_params_b, open_weights, licence_raw"
+    "active_params_b, open_weights, licence_raw, aliases"
 )
 TABLE_COLUMNS = (
     "rank",
@@ -42,6 +43,38 @@ TABLE_COLUMNS = (
     "release_date",
     "family",
 )
+
+ESSENTIAL_COLUMNS = (
+    "rank",
+    "display_name",
+    "rating",
+    "rating_interval",
+    "provenance",
+    "n_benchmarks",
+    "n_categories",
+    "details",
+)
+"""What the leaderboard shows first (issue 13: rank, name, rating with interval, provenance badge,
+number of benchmarks and categories, details link); the rest sits behind a column picker."""
+MORE_COLUMNS = (
+    "unrated_reason",
+    "overall_rating",
+    "overall_rank",
+    "category_profile",
+    "rating_low",
+    "rating_high",
+    "rank_low",
+    "rank_high",
+    "organisation",
+    "open_weights",
+    "licence_class",
+    "licence_raw",
+    "total_params_b",
+    "release_date",
+    "family",
+    "model_id",
+)
+"""The leaderboard's optional columns, in the column picker's order."""
 
 
 @dataclass(frozen=True)
@@ -112,20 +145,21 @@ def provenance_badges(headline: pd.DataFrame) -> pd.Series:
     self-reported 3' (precedence order)."""
     counts = headline.groupby(["model", "source"]).size().unstack(fill_value=0)
     kinds = [k for k in SOURCE_KINDS if k in counts.columns]
-
-    def badge(row: pd.Series) -> str:
-        return " · ".join(f"{kind} {int(row[kind])}" for kind in kinds if row[kind] > 0)
-
-    return counts.apply(badge, axis=1).rename("provenance")
+    parts = [  # one "kind n" array per kind, empty where the model has none (no row apply)
+        np.where(counts[k].to_numpy() > 0, k + " " + counts[k].astype(str).to_numpy(), "")
+        for k in kinds
+    ]
+    text = [" · ".join(v for v in row if v) for row in zip(*parts, strict=True)] if parts else []
+    return pd.Series(text or "", index=counts.index, dtype=object, name="provenance")
 
 
 def _assemble(fitted: pd.DataFrame, models: pd.DataFrame, headline: pd.DataFrame) -> pd.DataFrame:
     facts = models.set_index("model_id")
     table = fitted.rename(columns={"model": "model_id"}).join(facts, on="model_id")
     table = table.join(provenance_badges(headline), on="model_id")
-    table["licence_class"] = [
-        licence_class(None if pd.isna(raw) else str(raw)) for raw in table["licence_raw"]
-    ]
+    raws = table["licence_raw"].astype(object).where(table["licence_raw"].notna(), None)
+    classes = {raw: licence_class(None if raw is None else str(raw)) for raw in set(raws)}
+    table["licence_class"] = [classes[raw] for raw in raws]  # once per distinct licence text
     table["display_name"] = table["display_name"].fillna(table["model_id"])
     return table[[c for c in TABLE_COLUMNS if c in table.columns]]
 
@@ -168,6 +202,34 @@ def filter_table(
         backed = set(headline.loc[headline["source"].isin(flt.provenance), "model"])
         keep &= table["model_id"].isin(backed)
     return table[keep.astype(bool)].reset_index(drop=True)
+
+
+def search(board: Leaderboard, rows: pd.DataFrame, text: str) -> pd.DataFrame:
+    """Rows whose display name, model id or one of its aliases contains ``text`` (case-
+    insensitive, surrounding spaces ignored); ranks are left as they are (those of the full
+    table). An empty ``text`` keeps every row."""
+    needle = text.strip().casefold()
+    if not needle:
+        return rows
+    aliases = board.models.set_index("model_id")["aliases"] if "aliases" in board.models else None
+    hay = rows["display_name"].astype(str) + "\n" + rows["model_id"].astype(str)
+    if aliases is not None:
+        extra = aliases.reindex(rows["model_id"]).fillna("").astype(str).str.replace(";", "\n")
+        hay = hay + "\n" + extra.to_numpy()
+    keep = hay.str.casefold().str.contains(needle, regex=False)
+    return rows[keep.to_numpy()].reset_index(drop=True)
+
+
+def with_interval(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with ``rating_interval``: the 95% bootstrap interval as 'low – high' (empty when
+    the rows have no bootstrap)."""
+    if "rating_low" not in rows or "rating_high" not in rows:
+        return rows.assign(rating_interval=pd.Series(pd.NA, index=rows.index, dtype="string"))
+    text = [
+        pd.NA if pd.isna(lo) or pd.isna(hi) else f"{lo:.1f} – {hi:.1f}"
+        for lo, hi in zip(rows["rating_low"], rows["rating_high"], strict=True)
+    ]
+    return rows.assign(rating_interval=pd.Series(text, index=rows.index, dtype="string"))
 
 
 def category_table(board: Leaderboard, by_category: pd.DataFrame, category: str) -> pd.DataFrame:
@@ -321,6 +383,16 @@ def rating_changes(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
     key = both["rating_delta"].abs().fillna(0)
     both = both.assign(_o=order, _k=key).sort_values(["_o", "_k", "model_id"], ascending=[1, 0, 1])
     return both.drop(columns=["_o", "_k"]).reset_index(drop=True)
+
+
+def with_names(changes: pd.DataFrame, models: pd.DataFrame) -> pd.DataFrame:
+    """``changes`` (:func:`rating_changes`) with ``display_name`` after ``model_id`` (the id
+    where ``models`` does not name it, e.g. a model removed from the catalog)."""
+    names = models.set_index("model_id")["display_name"]
+    shown = changes["model_id"].map(names).fillna(changes["model_id"]).astype(str)
+    out = changes.copy()
+    out.insert(1, "display_name", shown.to_numpy())
+    return out
 
 
 def diff_versions(old_version: str, new_version: str) -> pd.DataFrame:

@@ -11,14 +11,17 @@ Never imports streamlit.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pandas as pd
 
-from analytics.core import atomic, db, paths
+from analytics.core import atomic, db, paths, problems, run_schema, safejson
 from analytics.core.licences import licence_verdict
 
 NOT_LEGAL_ADVICE = (
@@ -125,27 +128,28 @@ def with_current_metadata(runs: pd.DataFrame, catalog: pd.DataFrame) -> pd.DataF
 
 
 def ranking_table(board: Leaderboard) -> pd.DataFrame:
-    """The columns the leaderboard shows: our figures first, the authors' figure labelled."""
+    """The columns the leaderboard shows (human headers): our figures first, the authors' figure
+    labelled."""
     if board.ranked.empty:
         return board.ranked
     r = board.ranked
     return pd.DataFrame(
         {
-            "rank": r["rank"],
-            "model": r["display_name"],
-            "median latency (ms, ours)": r["median_ms"].round(2),
+            "Rank": r["rank"],
+            "Model": r["display_name"],
+            "Median latency (ms, ours)": r["median_ms"].round(2),
             "p90 latency (ms, ours)": r["p90_ms"].round(2),
-            "memory peak (MiB, ours)": r["memory_peak_mib"].round(1),
-            "memory": r["memory_kind"].str.upper(),
+            "Memory peak (MiB, ours)": r["memory_peak_mib"].round(1),
+            "Memory": r["memory_kind"].str.upper(),
             "AP (ours)": r["ap"].round(3),
             "AP50 (ours)": r["ap50"].round(3),
-            "our benchmark": r["accuracy_benchmark"],
-            "author-reported": r.apply(_paper_label, axis=1),
-            "precision": r["precision"],
-            "licence verdict": r["licence_verdict"],
-            "runs with fixes": r["runs_with_fixes"].map({True: "runs with fixes", False: ""}),
-            "power-limited": r["power_limited"],
-            "run_id": r["run_id"],
+            "Our accuracy set": r["accuracy_benchmark"],
+            "Author-reported": r.apply(_paper_label, axis=1),
+            "Precision": r["precision"],
+            "Licence verdict": r["licence_verdict"],
+            "Runs with fixes": r["runs_with_fixes"].map({True: "runs with fixes", False: ""}),
+            "Power-limited": r["power_limited"],
+            "Run ID": r["run_id"],
         }
     )
 
@@ -223,8 +227,13 @@ def accuracy_vs_paper(view: ModelView) -> pd.DataFrame:
     return out
 
 
+MISS_INDEX = -1
+"""``output_index`` of a review mark recording a missed object (``analytics.vision.review``)."""
+
+
 def outputs_for_review(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataFrame:
-    """Detections above the task threshold on the shared inputs, with any failure marks."""
+    """Detections above the task threshold on the shared inputs, with any failure marks; a
+    missed object (a mark with ``output_index`` = :data:`MISS_INDEX`) is a row without a box."""
     if not db.has_table(con, "vision_outputs"):
         return pd.DataFrame()
     out = db.query(
@@ -235,13 +244,23 @@ def outputs_for_review(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataFr
     marks = failure_marks(con, run_id)
     out["failure"] = False
     out["note"] = ""
+    out["reviewer"] = ""
+    out["reviewed_utc"] = ""
     if not marks.empty:
-        out = out.drop(columns=["failure", "note"]).merge(
-            marks[["output_index", "failure", "note"]], on="output_index", how="left"
-        )
+        kept = [c for c in REVIEW_MARK_COLUMNS if c in marks.columns]
+        out = out.drop(columns=kept[1:]).merge(marks[kept], on="output_index", how="left")
+        misses = marks[marks["output_index"] == MISS_INDEX]
+        if not misses.empty:  # a missed object has no output row: shown as its own row
+            keep = [c for c in ("input_name", *kept) if c in misses.columns]
+            out = pd.concat([out, misses[keep]], ignore_index=True)
         out["failure"] = out["failure"].fillna(False).astype(bool)
-        out["note"] = out["note"].fillna("")
+        for col in ("note", "reviewer", "reviewed_utc"):
+            out[col] = out[col].fillna("").astype(str) if col in out else ""
     return out
+
+
+REVIEW_MARK_COLUMNS = ("output_index", "failure", "note", "reviewer", "reviewed_utc")
+"""The columns of a stored review joined beside each output (``vision_failures``)."""
 
 
 def failure_marks(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataFrame:
@@ -266,3 +285,268 @@ def save_failure_marks(
     path = Path(runs_dir or paths.RUNS_DIR) / "vision_failures" / f"{run_id}.parquet"
     atomic.write_parquet(path, frame)
     return path
+
+
+# --- human labels ---------------------------------------------------------------------------
+
+COLUMN_LABELS: dict[str, str] = {
+    "adapter": "Adapter",
+    "display_name": "Model",
+    "run_id": "Run ID",
+    "run_index": "Run",
+    "created_utc": "Measured (UTC)",
+    "status": "Status",
+    "device_kind": "Device kind",
+    "device_name": "Device",
+    "precision": "Precision",
+    "median_ms": "Median latency (ms)",
+    "p90_ms": "p90 latency (ms)",
+    "run_spread": "Spread of run medians (fraction)",
+    "memory_kind": "Memory kind",
+    "memory_peak_mib": "Memory peak above idle (MiB)",
+    "sampler_interval_median_ms": "Memory sampling interval, median (ms)",
+    "sampler_ok": "Sampler kept pace",
+    "why_not_ranked": "Why not ranked",
+    "input_name": "Input image",
+    "output_index": "Output #",
+    "x": "Box x (px)",
+    "y": "Box y (px)",
+    "w": "Box width (px)",
+    "h": "Box height (px)",
+    "score": "Score",
+    "category_id": "COCO category",
+    "failure": "Failure (hand-marked)",
+    "note": "Reviewer's note",
+    "reviewer": "Reviewed by",
+    "reviewed_utc": "Reviewed (UTC)",
+    "latency_ms": "Latency per predict() call (ms)",
+    "t_s": "Time since start (s)",
+    "used_mib": "Memory (MiB)",
+}
+"""Raw column name -> the header a page shows (units in brackets); pages never show raw names."""
+
+
+def labelled(frame: pd.DataFrame, columns: Iterable[str]) -> pd.DataFrame:
+    """``frame[columns]`` with human headers (``COLUMN_LABELS``); an empty frame keeps the
+    headers, so a table always has a header row."""
+    columns = list(columns)
+    out = frame.reindex(columns=columns) if frame.empty else frame[columns]
+    return out.rename(columns=COLUMN_LABELS)
+
+
+def raw_name(label: str) -> str:
+    """The raw column behind a human header (the header itself when it is not one of ours)."""
+    return {v: k for k, v in COLUMN_LABELS.items()}.get(label, label)
+
+
+EXCLUDED_COLUMNS = ("adapter", "created_utc", "median_ms", "why_not_ranked", "run_id")
+
+
+def excluded_table(board: Leaderboard) -> pd.DataFrame:
+    """The runs left out of a ranking and why, with human headers (empty: headers only)."""
+    return labelled(board.excluded, EXCLUDED_COLUMNS)
+
+
+MODEL_RUN_COLUMNS = (
+    "run_id", "created_utc", "device_kind", "device_name", "precision", "median_ms", "p90_ms",
+    "run_spread", "memory_kind", "memory_peak_mib", "sampler_interval_median_ms", "sampler_ok",
+    "why_not_ranked",
+)  # fmt: skip
+
+
+def model_runs_table(view: ModelView) -> pd.DataFrame:
+    """One adapter's runs with human headers (memory kind as RAM/VRAM)."""
+    runs = view.runs
+    if not runs.empty:
+        runs = runs.assign(memory_kind=runs["memory_kind"].str.upper())
+    return labelled(runs, MODEL_RUN_COLUMNS)
+
+
+def accuracy_table(view: ModelView) -> pd.DataFrame:
+    """``accuracy_vs_paper`` with human headers."""
+    acc = accuracy_vs_paper(view)
+    if acc.empty:
+        acc = pd.DataFrame(columns=["run_id", "source", "benchmark", "AP", "AP50", "precision"])
+    return acc.rename(
+        columns={"run_id": "Run ID", "source": "Source", "benchmark": "Benchmark",
+                 "precision": "Precision"}
+    )  # fmt: skip
+
+
+def licence_table(catalog: pd.DataFrame, task: str) -> pd.DataFrame:
+    """The licences of one task's models with human headers; ``Code licence text`` and
+    ``Weights model card`` hold the URLs we read them at (seed 000, section 06)."""
+    rows = catalog[catalog["task"] == task]
+    code_on, weights_on = rows["code_licence_read_on"], rows["weights_licence_read_on"]
+    read_on = code_on.where(code_on == weights_on, "code " + code_on + ", weights " + weights_on)
+    return pd.DataFrame(
+        {
+            "Model": rows["display_name"],
+            "Code licence": rows["code_licence"],
+            "Code licence text": rows["code_licence_url"],
+            "Weights licence": rows["weights_licence"],
+            "Weights model card": rows["weights_licence_url"],
+            "Read on": read_on,
+            "Verdict": rows["licence_verdict"],
+        }
+    ).reset_index(drop=True)
+
+
+OUTPUT_COLUMNS = ("output_index", "input_name", "x", "y", "w", "h", "score", "failure", "note",
+                  "reviewer", "reviewed_utc")  # fmt: skip
+"""The columns of the hand-review table, in order; the last four are the stored marks."""
+
+
+def review_table(outputs: pd.DataFrame) -> pd.DataFrame:
+    """One run's outputs with their failure marks beside them, human headers."""
+    return labelled(outputs, OUTPUT_COLUMNS)
+
+
+def review_state(outputs: pd.DataFrame) -> str:
+    """'not reviewed yet', or who reviewed the run and when (one line)."""
+    who = outputs.get("reviewer", pd.Series(dtype=str))
+    reviewed = outputs[who.fillna("").astype(str) != ""] if len(outputs) else outputs
+    if reviewed.empty:
+        return "not reviewed yet"
+    names = ", ".join(sorted(set(reviewed["reviewer"])))
+    when = max(reviewed["reviewed_utc"].astype(str))
+    missed = outputs["output_index"] == MISS_INDEX
+    dets = outputs[~missed]
+    failures = int(dets["failure"].astype(bool).sum())
+    marked = f"{failures} of {len(dets)} detections marked failures"
+    if missed.any():
+        marked += f", {int(missed.sum())} missed object{'s' if missed.sum() > 1 else ''}"
+    return f"reviewed by {names} on {when[:10]}: {marked}"
+
+
+# --- Pareto front (accuracy vs latency) ----------------------------------------------------
+
+STANDARD_BENCHMARKS = ("COCO val2017",)
+"""Full standard benchmarks (seed 000, section 05); any other accuracy set is our own."""
+
+
+def pareto_front(latency_ms: pd.Series, accuracy: pd.Series) -> pd.Series:
+    """True for models no other model dominates: none is at least as fast and at least as
+    accurate, and strictly better in one of the two. Identical points are both on the front;
+    a model with a missing latency or accuracy is never on it. Aligned with ``latency_ms``."""
+    x = pd.to_numeric(latency_ms, errors="coerce").astype(float).to_numpy()
+    y = pd.to_numeric(accuracy, errors="coerce").astype(float).reindex(latency_ms.index).to_numpy()
+    valid = ~(np.isnan(x) | np.isnan(y))
+    on = valid.copy()
+    for i in np.flatnonzero(valid):
+        others = valid & (x <= x[i]) & (y >= y[i]) & ((x < x[i]) | (y > y[i]))
+        on[i] = not others.any()
+    return pd.Series(on, index=latency_ms.index)
+
+
+def accuracy_set_label(benchmarks: Iterable[str]) -> str:
+    """What the accuracy axis is measured on: our own set unless a standard benchmark."""
+    names = sorted({b for b in benchmarks if b})
+    if names and all(n in STANDARD_BENCHMARKS for n in names):
+        return f"AP on {', '.join(names)} (ours, standard benchmark)"
+    return "AP on our set, not a standard benchmark"
+
+
+def pareto_points(board: Leaderboard) -> pd.DataFrame:
+    """The ranked models with an AP on our accuracy set: latency, AP, the front flag and a
+    hover line (model, median and p90 ms, AP, AP50, memory peak with its kind, licence)."""
+    cols = ["model", "median_ms", "p90_ms", "ap", "ap50", "on_front", "hover"]
+    r = board.ranked
+    if r.empty or "ap" not in r:
+        return pd.DataFrame(columns=cols)
+    r = r[r["ap"].notna() & r["median_ms"].notna()]
+    if r.empty:
+        return pd.DataFrame(columns=cols)
+    kind = r["memory_kind"].fillna("").str.upper()
+    peak = r["memory_peak_mib"].map(lambda v: "n/a" if pd.isna(v) else f"{v:.1f} MiB")
+    ap50 = r["ap50"].map(lambda v: "n/a" if pd.isna(v) else f"{v:.3f}")
+    hover = (
+        "<b>" + r["display_name"].astype(str) + "</b><br>"
+        + "median " + r["median_ms"].map("{:.1f}".format) + " ms, p90 "
+        + r["p90_ms"].map("{:.1f}".format) + " ms<br>"
+        + "AP " + r["ap"].map("{:.3f}".format) + ", AP50 " + ap50 + "<br>"
+        + "memory peak " + peak + " (" + kind + ")<br>"
+        + "licence: " + r["licence_verdict"].astype(str)
+    )  # fmt: skip
+    return pd.DataFrame(
+        {
+            "model": r["display_name"],
+            "median_ms": r["median_ms"],
+            "p90_ms": r["p90_ms"],
+            "ap": r["ap"],
+            "ap50": r["ap50"],
+            "on_front": pareto_front(r["median_ms"], r["ap"]),
+            "hover": hover,
+            "benchmark": r["accuracy_benchmark"],
+        }
+    ).reset_index(drop=True)
+
+
+# --- memory baseline ------------------------------------------------------------------------
+
+RECORD_MAX_BYTES = 256 * 2**20
+"""Largest run record read back for its memory baselines (our own records are a few MiB)."""
+
+
+def memory_baselines(run_id: str, runs_dir: Path | None = None) -> pd.DataFrame:
+    """Per run of one measurement: the idle baseline taken before loading, the highest sample
+    and the reported peak (highest sample minus baseline; seed 000, section 04), from the stored
+    record ``records/<run_id>.json`` (the Parquet tables do not carry the baseline).
+
+    Empty when no record is stored; ``ValueError`` (one problem line) when it is unreadable.
+    """
+    cols = ["run_index", "kind", "baseline_mib", "highest_mib", "above_baseline_mib"]
+    path = Path(runs_dir or paths.RUNS_DIR) / "records" / f"{run_id}.json"
+    if not path.is_file():
+        return pd.DataFrame(columns=cols)
+    fix = "re-run the measurement; records are written by python -m measure run"
+    try:
+        record = safejson.loads(path.read_bytes(), RECORD_MAX_BYTES, run_schema.MAX_DEPTH)
+        rows = []
+        for index, run in enumerate(record.get("runs") or []):
+            memory = run.get("memory") or {}
+            used = memory.get("used_mib") or []
+            if not used:
+                continue
+            base = float(memory["baseline_mib"])
+            top = float(max(used))
+            rows.append((index, memory.get("kind", ""), base, top, top - base))
+    except (OSError, KeyError, TypeError, ValueError, AttributeError) as exc:  # JsonLimitError too
+        what = f"memory baseline unreadable ({exc})"
+        raise ValueError(problems.at(path, None, what, fix)) from None
+    return pd.DataFrame(rows, columns=cols)
+
+
+# --- measuring extras -----------------------------------------------------------------------
+
+
+def _installed(distribution: str) -> bool:
+    try:
+        importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+def missing_extras(
+    requires: Iterable[str],
+    install_lines: Iterable[str],
+    installed: Callable[[str], bool] | None = None,
+) -> list[tuple[str, str]]:
+    """(requirement, pip command) for each of an adapter's ``requires`` entries
+    ("name==version", optionally "(--no-deps)") whose distribution is not installed. The command
+    is the adapter's own install line naming that distribution, else one built from the entry.
+    Checks installed distributions without importing them (torch-heavy packages stay out);
+    ``installed`` replaces that check (tests)."""
+    installed = installed or _installed
+    lines = list(install_lines)
+    out = []
+    for spec in requires:
+        pinned = spec.split()[0]
+        name = pinned.split("==")[0]
+        if installed(name):
+            continue
+        own = [line for line in lines if name in line.split() or f" {name}==" in f" {line}"]
+        built = f"pip install {'--no-deps ' if '--no-deps' in spec else ''}{pinned}"
+        out.append((spec, own[0] if own else built))
+    return out

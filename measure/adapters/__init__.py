@@ -14,18 +14,22 @@ from pathlib import Path
 
 from measure.adapters.base import (
     PRECISIONS,
+    RANDOM_WEIGHTS_REASON,
     Adapter,
     AdapterInfo,
     MissingPackageError,
     PaperScore,
+    RandomWeightsError,
     WeightsInfo,
 )
 
 __all__ = [
+    "RANDOM_WEIGHTS_REASON",
     "Adapter",
     "AdapterInfo",
     "MissingPackageError",
     "PaperScore",
+    "RandomWeightsError",
     "WeightsInfo",
     "register",
     "registry",
@@ -59,10 +63,13 @@ def register(cls: type[Adapter]) -> type[Adapter]:
 
 
 def registry() -> dict[str, type[Adapter]]:
-    """All registered adapters by name, in registration order."""
+    """All registered adapters by name: in ``_MODULES`` order, then registration order within a
+    module (so the order never depends on which adapter module was imported first)."""
     for module in _MODULES:
         importlib.import_module(module)
-    return dict(_REGISTRY)
+    rank = {module: i for i, module in enumerate(_MODULES)}
+    ordered = sorted(_REGISTRY.items(), key=lambda kv: rank.get(kv[1].__module__, len(rank)))
+    return dict(ordered)
 
 
 def _protocol_problem(cls: type) -> str | None:
@@ -81,7 +88,28 @@ def _protocol_problem(cls: type) -> str | None:
     for attr in ("load", "predict"):
         if not callable(getattr(cls, attr)):
             return f"{attr!r} is not a method"
+    needed = _required_init_args(cls)
+    if needed:
+        return (
+            f"__init__ requires {', '.join(needed)}; the harness builds it as Class() "
+            "or Class(weights=...)"
+        )
     return None
+
+
+def _required_init_args(cls: type) -> list[str]:
+    """Constructor parameters without a default (other than ``weights``)."""
+    try:
+        params = inspect.signature(cls).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [
+        p.name
+        for p in params
+        if p.default is p.empty
+        and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        and p.name != "weights"
+    ]
 
 
 def _takes_weights(cls: type) -> bool:

@@ -19,8 +19,16 @@ PRECISIONS = ("fp16", "bf16", "fp32")
 """Precision names in protocol preference order (seed 000, section 03)."""
 
 
+RANDOM_WEIGHTS_REASON = "random weights (code-path test)"
+"""Why a run on randomly initialised weights is never a result (no record, never listed)."""
+
+
 class MissingPackageError(RuntimeError):
     """An adapter needs a package that is not installed; the message says how to install it."""
+
+
+class RandomWeightsError(RuntimeError):
+    """A randomly initialised adapter was asked for its weight files: it only tests code paths."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +85,10 @@ class Adapter:
     task: ClassVar[str] = ""
     precisions: ClassVar[tuple[str, ...]] = ("fp32",)
     info: ClassVar[AdapterInfo | None] = None
+    random_weights: bool = False
+    """True for an instance built with randomly initialised weights (tests only, e.g. the
+    torchvision detectors' ``random_init=True``): ``weight_files`` then raises, so the
+    harness, which hashes every weights file into the record, fails such a run."""
 
     def __init__(self, weights: str | None = None) -> None:
         self.weights = weights
@@ -119,13 +131,31 @@ def check_detections(detections: Any, image: str) -> list[dict]:
     return detections
 
 
+def refuse_random_weights(adapter: Any) -> None:
+    """Raise ``RandomWeightsError`` (one line) when ``adapter`` runs on random weights.
+
+    Adapters call it first in ``weight_files``: the worker asks for the weight files after
+    the timed calls, so a measurement of random weights ends as a failed run whose error
+    names ``RANDOM_WEIGHTS_REASON``; a failed run is never listable (``measure/record.py``).
+    """
+    if getattr(adapter, "random_weights", False):
+        raise RandomWeightsError(
+            f"{getattr(adapter, 'name', type(adapter).__name__)}: {RANDOM_WEIGHTS_REASON}: "
+            "randomly initialised weights are never measured or listed; "
+            "fix: load the published checkpoint (--weights FILE)"
+        )
+
+
 def require(module: str, install: str) -> Any:
     """Import ``module`` or raise a one-line error that names the install command."""
     try:
         return importlib.import_module(module)
-    except ImportError as exc:
+    except (ImportError, OSError, RuntimeError, AttributeError) as exc:
+        # Not only ImportError: a torchvision wheel built for another torch fails at import
+        # with RuntimeError ("operator torchvision::nms does not exist") or a missing symbol.
+        why = (str(exc).splitlines() or [""])[0][:200]
         raise MissingPackageError(
-            f"package {module!r} is not importable ({exc}); fix: {install}"
+            f"package {module!r} is not importable ({type(exc).__name__}: {why}); fix: {install}"
         ) from None
 
 

@@ -64,6 +64,8 @@ class _HFDetector(Adapter):
     def predict(self, image: Any) -> list[dict]:
         torch = self._torch
         array = load_image(image)
+        if not array.flags.writeable:  # PIL's arrays are read-only; the processor wraps it
+            array = array.copy()
         inputs = self._processor(images=array, return_tensors="pt").to(self._device)
         inputs["pixel_values"] = inputs["pixel_values"].to(self._dtype)
         with torch.inference_mode():
@@ -85,7 +87,11 @@ class _HFDetector(Adapter):
         return sorted(self._source.glob("*.safetensors")) + sorted(self._source.glob("*.bin"))
 
 
-def _info(title: str, hub_id: str, repo: str, ap: float, paper: str, note: str) -> AdapterInfo:
+def _info(
+    title: str, hub_id: str, repo: str, ap: float, paper: str, note: str, requires: tuple[str, ...]
+) -> AdapterInfo:
+    # code_repo is the authors' repository (seed 000, section 06); the code that runs is its
+    # port in huggingface/transformers (and timm for DETR's backbone), Apache-2.0 as well.
     return AdapterInfo(
         display_name=title,
         code_repo=repo,
@@ -107,7 +113,7 @@ def _info(title: str, hub_id: str, repo: str, ap: float, paper: str, note: str) 
         paper=PaperScore(
             value=ap, metric="box AP@[.5:.95]", benchmark="COCO val2017", url=paper, note=note
         ),
-        requires=("transformers", "timm"),
+        requires=requires,
     )
 
 
@@ -123,6 +129,7 @@ class DETR(_HFDetector):
         42.0,
         "https://arxiv.org/abs/2005.12872",
         "Carion et al. 2020, Table 1 (DETR, R50)",
+        ("transformers", "timm"),  # the checkpoint's config: use_timm_backbone, timm resnet50
     )
 
 
@@ -139,4 +146,5 @@ class RTDETR(_HFDetector):
         53.1,
         "https://arxiv.org/abs/2304.08069",
         "Zhao et al. 2024 (DETRs Beat YOLOs), RT-DETR-R50",
+        ("transformers",),  # its ResNet-vd backbone is transformers' own
     )

@@ -41,22 +41,28 @@ if curves.empty:
     st.warning(f"This run has no checkpoints (status: {status}).")
     st.stop()
 
-quality = curves[curves["metric"].isin(["accuracy", "loss"])]
+quality = fl.metric_labels(curves[curves["metric"].isin(["accuracy", "loss"])])
+costs = fl.metric_labels(curves[~curves["metric"].isin(["accuracy", "loss"])])
+AXES = {"step": "Step", "value": "", "metric": ""}
+
+
+def _facets(fig):
+    """Facet titles are the metric's label with its unit (not 'metric=comm_bytes')."""
+    fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
+    return fig.update_yaxes(matches=None, showticklabels=True)
+
+
 st.plotly_chart(
-    px.line(quality, x="step", y="value", facet_col="metric", markers=True).update_yaxes(
-        matches=None, showticklabels=True
-    ),
+    _facets(px.line(quality, x="step", y="value", facet_col="metric", markers=True, labels=AXES)),
     key="fl_quality_chart",
 )
-costs = curves[~curves["metric"].isin(["accuracy", "loss"])]
 st.plotly_chart(
-    px.line(
-        costs, x="step", y="value", facet_col="metric", facet_col_wrap=2, markers=True
-    ).update_yaxes(matches=None, showticklabels=True),
+    _facets(px.line(costs, x="step", y="value", facet_col="metric", facet_col_wrap=2,
+                    markers=True, labels=AXES)),
     key="fl_cost_chart",
-)
-st.dataframe(
-    curves.pivot(index="step", columns="metric", values="value"),
-    key="fl_curve_table",
-    placeholder="—",
-)
+)  # fmt: skip
+table = curves.pivot(index="step", columns="metric", values="value")
+fl.show_table(
+    table, "fl_curve_table", {"_index": "Step"}, hide_index=False,
+    csv=f"fl_run_{protocol}_{model}_{method}_{dataset}_{condition}.csv",
+)  # fmt: skip

@@ -52,13 +52,11 @@ def _review() -> None:
     if table.empty:
         st.info("No uploads to review.")
         return
-    st.dataframe(table, hide_index=True, key="fl_review_queue", placeholder="—")
+    fl.show_table(table, "fl_review_queue")
     name = st.selectbox("Upload", table["zip"].tolist(), key="fl_review_pick")
     row = table[table["zip"] == name].iloc[0]
     st.caption(f"sha256 {row['sha256']}; claims beside our best reference accuracy:")
-    st.dataframe(
-        flb.upload_claims(board, name), hide_index=True, key="fl_review_claims", placeholder="—"
-    )
+    fl.show_table(flb.upload_claims(board, name), "fl_review_claims")
     reason = st.text_input("Reason (needed to reject)", key="fl_review_reason")
     left, right = st.columns(2)
     accept_ok = row["status"] == review.UNVERIFIED

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 import ui.data
+from analytics.core.labels import csv_text
 from analytics.llm import benchmark_view
 from ui import llm
 from ui.params import choice, param
@@ -53,8 +54,7 @@ benchmark_id = choice(
 st.query_params["benchmark"] = benchmark_id
 facts = benchmarks.loc[benchmark_id]
 st.caption(benchmark_view.describe(facts))
-board = llm.load_board(version)
-view = benchmark_view.benchmark_table(board, benchmark_id)
+view = llm.load_benchmark_view(version, benchmark_id)
 rows = view.headline
 st.subheader(f"Headline scores ({len(rows)} models)")
 st.caption(
@@ -68,19 +68,19 @@ else:
     unit = facts["unit"] if isinstance(facts["unit"], str) else ""
     columns = headline_columns(unit)
     shown = rows.assign(details="llm_model?model=" + rows["model_id"].astype(str))
-    st.dataframe(
-        shown[list(columns)], column_config=columns, hide_index=True, key="bm_table",
-        width="stretch", placeholder="—",
+    llm.show_table(
+        shown, "bm_table", columns, columns=list(columns), width="stretch",
     )  # fmt: skip
+    download = [c for c in columns if c != "details"]
     st.download_button(
-        "Download CSV", rows.to_csv(index=False), f"benchmark_{benchmark_id}_{version}.csv",
-        "text/csv", key="bm_csv",
+        "Download CSV", csv_text(shown[download], {c: llm.header(columns[c], c) for c in download}),
+        f"benchmark_{benchmark_id}_{version}.csv", "text/csv", key="bm_csv",
     )  # fmt: skip
 others = view.others
 if not others.empty and st.toggle(
     f"Show the other sources' scores ({len(others)}, not headline)", key="bm_others"
 ):
-    st.dataframe(
-        others[list(OTHERS)], column_config=OTHERS, hide_index=True, key="bm_others_table",
-        width="stretch", placeholder="—",
+    llm.show_table(
+        others, "bm_others_table", OTHERS, columns=list(OTHERS), width="stretch",
+        csv=f"benchmark_{benchmark_id}_other_sources_{version}.csv",
     )  # fmt: skip

@@ -74,14 +74,13 @@ def _layout(fig: go.Figure, frame: charts.ChartFrame, log_x: bool) -> go.Figure:
 st.title("LLM charts")
 version = ui.data.snapshot_version()
 llm.show_freshness(version)
-board = llm.load_board(version)
 with_unrated = st.toggle(
     "Include unrated models", flag_param("unrated"), key="ch_unrated",
     help="Unrated models are below the eligibility floor or outside the main comparison graph; "
     "their Elo is shown for reference only.",
 )  # fmt: skip
 st.query_params["unrated"] = "1" if with_unrated else "0"
-data = charts.build(board.table, llm.load_prices(version), ranked_only=not with_unrated)
+data = llm.load_charts(version, ranked_only=not with_unrated)
 scope = "ranked and unrated models" if with_unrated else "ranked models only"
 left_out = "" if with_unrated else f" ({data.n_unrated} unrated models are left out)"
 st.caption(

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 import ui.data
+from analytics.core.labels import csv_text
 from analytics.llm import benchmark_view, profiles
 from ui import llm
 from ui.params import multi_param
@@ -26,6 +27,21 @@ def shared_columns(result: benchmark_view.CompareTable, names: dict[str, str]) -
         )
         columns[benchmark_view.source_column(m)] = f"{names.get(m, m)}: source"
     return columns | {"winner_name": "Winner"}
+
+
+WIN_COLUMNS = {"display_name": "Model", "shared": "Shared benchmarks", "wins": "Wins",
+               "ties": "Ties"}  # fmt: skip
+WIN_FORMATS = {
+    label: st.column_config.NumberColumn(label, format="%d")
+    for label in ("Shared benchmarks", "Wins", "Ties")
+}
+PROFILE_COLUMNS = {"_index": "Category"}
+RATING_COLUMNS = {
+    "display_name": "Model",
+    "rating": st.column_config.NumberColumn("Elo", format="%.1f"),
+    "rank": st.column_config.NumberColumn("Overall rank", format="%d"),
+    "provenance": "Provenance",
+}
 
 
 def show_shared(result: benchmark_view.CompareTable, names: dict[str, str]) -> None:
@@ -50,10 +66,8 @@ def show_shared(result: benchmark_view.CompareTable, names: dict[str, str]) -> N
         shown[list(columns)], column_config=columns, hide_index=True, key="cmp_shared",
         width="stretch", placeholder="—",
     )  # fmt: skip
-    wins = result.wins.rename(columns={
-        "display_name": "Model", "shared": "Shared benchmarks", "wins": "Wins", "ties": "Ties",
-    })  # fmt: skip
-    st.dataframe(wins.drop(columns="model_id"), hide_index=True, key="cmp_wins", placeholder="—")
+    wins = result.wins.drop(columns="model_id").rename(columns=WIN_COLUMNS)
+    llm.show_table(wins, "cmp_wins", WIN_FORMATS)
     summary = " · ".join(f"{n} {w}" for n, w in zip(wins["Model"], wins["Wins"], strict=True))
     n_ties = int((table["winner"] == benchmark_view.TIE).sum())
     st.caption(f"Wins: {summary} · tie {n_ties}, of {len(table)} shared benchmarks.")
@@ -68,7 +82,7 @@ def _csv(table: pd.DataFrame, result: benchmark_view.CompareTable, names: dict[s
     for m in result.model_ids:
         labels[benchmark_view.score_column(m)] = f"{names.get(m, m)} score"
         labels[benchmark_view.source_column(m)] = f"{names.get(m, m)} source"
-    return table.rename(columns=labels).to_csv(index=False)
+    return csv_text(table, labels)
 
 
 st.title("Compare models")
@@ -102,8 +116,13 @@ st.caption(
     "may cover different benchmarks, so see the shared table below for like-for-like scores."
 )
 table = radar.pivot(index="category", columns="model", values="value")[chosen]
-st.dataframe(table.rename(columns=names), key="cmp_table", placeholder="—")
-ratings = board.table.set_index("model_id").loc[chosen, ["rating", "rank", "provenance"]]
+profile = {
+    names[m]: st.column_config.NumberColumn(f"{names[m]} (0-100)", format="%.1f") for m in chosen
+}
+llm.show_table(
+    table.rename(columns=names), "cmp_table", PROFILE_COLUMNS | profile, hide_index=False
+)
+ratings = board.table.set_index("model_id").loc[chosen].reset_index()
 st.caption("Elo ratings of the same models, for reference (ranks are of the whole leaderboard):")
-st.dataframe(ratings.rename(index=names), key="cmp_ratings", placeholder="—")
+llm.show_table(ratings, "cmp_ratings", RATING_COLUMNS, columns=list(RATING_COLUMNS))
 show_shared(benchmark_view.compare_table(board, chosen), names)

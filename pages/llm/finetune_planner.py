@@ -29,11 +29,17 @@ SAMPLE_STEPS = sorted(
     {m * 10**k for k in range(2, 6) for m in (1, 2, 5)} | set(finetune.DATASET_PRESETS.values())
 )  # 100 … 1,000,000 in 1-2-5 steps: a log-scale control
 ft_choice = partial(choice, key_prefix="ft")  # URL-bound selectbox with this page's widget keys
+DARK_TEXT = "color: #1b1b1b"  # pastel backgrounds set their own text colour (dark-mode safe)
 VERDICT_COLOURS = {
-    finetune.FITS: "background-color: #c8e6c9",
-    finetune.TIGHT: "background-color: #fff59d",
-    finetune.WONT_FIT: "background-color: #ef9a9a",
+    finetune.FITS: f"background-color: #c8e6c9; {DARK_TEXT}",
+    finetune.TIGHT: f"background-color: #fff59d; {DARK_TEXT}",
+    finetune.WONT_FIT: f"background-color: #ef9a9a; {DARK_TEXT}",
 }
+MEASURED_CAPTION = (
+    "LoRA and QLoRA change the memory, not the seed's FLOPs estimate (the cost below counts the "
+    "full model's training FLOPs for every method). The formula is the seed's and is never "
+    "adjusted to a measurement."
+)
 LIST_COLUMNS = {
     "display_name": "Model",
     "verdict": "Verdict",
@@ -86,7 +92,7 @@ def pick_hardware(gpus: pd.DataFrame) -> tuple[str, int]:
         st.stop()
     label = "Apple profile (GPU-usable memory)" if apple else "GPU"
     ids = list(names)
-    default = (catalog.default_apple(gpus) if apple else None) or catalog.default_gpu(ids)
+    default = (finetune_view.default_apple(gpus) if apple else None) or catalog.default_gpu(ids)
     param = "apple" if apple else "gpu"
     gpu_id = ft_choice(label, ids, param, default, format_func=names.get)
     count = 1
@@ -166,7 +172,12 @@ def show_cost(view: finetune_view.FinetuneView) -> None:
     if view.cost_note and view.cost_note != view.priced_note:
         st.info(view.cost_note)
     if on is not None and on.price is not None:
-        st.caption(f"Price on {on.label}: {catalog.price_label(on)}.")
+        st.caption(f"Price on {on.label}: {finetune_view.price_label(on)}.")
+        if finetune_view.is_thin(on.price):
+            st.caption(
+                f"Thin price: fewer than {finetune_view.MIN_PRICE_OFFERS} offers or a single "
+                "provider's catalog back it; treat the $ figure with extra caution."
+            )
     st.caption(COST_CAPTION)
 
 
@@ -175,13 +186,17 @@ def show_measured(view: finetune_view.FinetuneView) -> None:
     rows = view.measured
     if rows is None or rows.empty:
         return
-    st.markdown("**Formula vs measured** (LitGPT, micro-batch 1; the formula is not adjusted)")
+    st.markdown("**Formula vs measured** (LitGPT fine-tune peak memory)")
     for r in rows.to_dict("records"):
+        on = r.get("measured_on")
+        other = f" · measured on {on}" if on and on != view.model_id else ""
         st.markdown(
-            f"- {finetune.METHOD_LABELS[r['formula_method']]} ({r['quantization']}) on "
-            f"{r['gpu_id']}: measured **{r['measured_gb']:.2f} GB**, formula "
-            f"**{r['formula_gb']:.2f} GB**, ratio {r['ratio']:.2f} · [source]({r['source_url']})"
+            f"- {finetune.METHOD_LABELS[r['formula_method']]} ({r['quantization']}, micro-batch "
+            f"1) on {r['gpu_id']}: measured **{r['measured_gb']:.2f} GB**, formula "
+            f"**{r['formula_gb']:.2f} GB**, ratio {r['ratio']:.2f} (the formula is "
+            f"{1 / r['ratio']:.2f}× the measurement){other} · LitGPT [source]({r['source_url']})"
         )
+    st.caption(MEASURED_CAPTION)
 
 
 def show_list(version: str, gpu_id: str, count: int, recipe: str, method: str) -> None:

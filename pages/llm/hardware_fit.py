@@ -1,4 +1,4 @@
-"""What fits my hardware: seed verdicts per model for a GPU (x count) or an Apple profile."""
+"""What fits my hardware: seed verdicts per checkpoint for a GPU (x count) or an Apple profile."""
 
 from __future__ import annotations
 
@@ -12,42 +12,83 @@ from ui.params import flag_param, index_of, int_param
 
 CONTEXTS = (2048, 8192, 32768, 131072)
 DEFAULT_CONTEXT = 8192
+DARK_TEXT = "color: #1b1b1b"  # pastel backgrounds set dark text: readable in dark mode too
 VERDICT_COLOURS = {
-    fit.COMFORTABLE: "background-color: #c8e6c9",
-    fit.TIGHT: "background-color: #fff59d",
-    fit.OFFLOAD: "background-color: #ffcc80",
-    fit.WONT_RUN: "background-color: #ef9a9a",
+    fit.COMFORTABLE: f"background-color: #c8e6c9; {DARK_TEXT}",
+    fit.TIGHT: f"background-color: #fff59d; {DARK_TEXT}",
+    fit.OFFLOAD: f"background-color: #ffcc80; {DARK_TEXT}",
+    fit.WONT_RUN: f"background-color: #ef9a9a; {DARK_TEXT}",
 }
-COLUMNS = {
-    "display_name": "Model",
-    "verdict": "Verdict",
-    "required_gb": "Required GB",
-    "budget_gb": "Budget GB",
-    "ratio": "Ratio",
-    "measured_tokens_per_s": "Measured tok/s",
-    "measured_quant": "Measured quant",
-    "measured_source_url": "Measured source",
-    "kv_cache_gb": "KV cache GB",
-    "q4_plus_kv_gb": "Q4 weights + KV GB",
-    "rating": "Best Elo (variants)",
-    "total_params_b": "Params (B)",
-    "active_params_b": "Active (B)",
-    "licence_class": "Licence class",
-    "licence_raw": "Licence",
-    "variants": "Variants (one checkpoint)",
-    "smallest_config": "Smallest rentable config",
-    "smallest_config_price": "Config price (source)",
+SINGLE_TOKS = "Single-stream decode tok/s"
+SERVER_TOKS = "Server tok/s (MLPerf)"
+Q8 = f"Q8_0 GB (formula, {fit.Q8_0_BITS_PER_PARAM:g} bits/param)"
+FP16 = f"FP16 GB (formula, {fit.FP16_BITS_PER_PARAM:g} bits/param)"
+
+
+def columns(context: int) -> dict[str, str]:
+    """View column -> shown label, essentials first (model, verdict, rating, speed, GB)."""
+    at = f"{context:,} tokens"
+    return {
+        "display_name": "Model",
+        "verdict": "Verdict",
+        "rating": "Best Elo (variants)",
+        "single_stream_tokens_per_s": SINGLE_TOKS,
+        "server_tokens_per_s": SERVER_TOKS,
+        "required_gb": "Required GB",
+        "q4_basis": "Q4 basis",
+        "context_verdict": f"Verdict at {at}",
+        "q4_plus_kv_gb": f"Q4 weights + KV GB at {at}",
+        "kv_cache_gb": f"KV cache GB at {at}",
+        "q8_0_gb": Q8,
+        "fp16_gb": FP16,
+        "budget_gb": "Budget GB",
+        "ratio": "Ratio",
+        "single_stream_quant": "Single-stream quant",
+        "single_stream_applies": "Single-stream: applies as",
+        "single_stream_measured_on": "Single-stream: source ran",
+        "single_stream_source_url": "Single-stream source",
+        "server_scenario": "MLPerf scenario",
+        "server_system": "MLPerf system",
+        "server_quant": "MLPerf weights",
+        "server_applies": "Server: applies as",
+        "server_measured_on": "Server: source ran",
+        "server_source_url": "Server source",
+        "q4_source_url": "Q4 source",
+        "total_params_b": "Params (B)",
+        "active_params_b": "Active (B)",
+        "licence_class": "Licence class",
+        "licence_raw": "Licence",
+        "variants": "Variants (one checkpoint)",
+        "smallest_config": "Smallest rentable config",
+        "smallest_config_price": "Config price (source)",
+        "checkpoint_id": "Checkpoint id",
+    }
+
+
+def formats(labels: dict[str, str]) -> dict[str, str]:
+    """Shown label -> number format."""
+    fmt = {
+        "required_gb": "{:.1f}", "budget_gb": "{:.1f}", "ratio": "{:.2f}",
+        "single_stream_tokens_per_s": "{:,.1f}", "server_tokens_per_s": "{:,.0f}",
+        "kv_cache_gb": "{:.2f}", "q4_plus_kv_gb": "{:.1f}", "q8_0_gb": "{:.1f}",
+        "fp16_gb": "{:.1f}", "rating": "{:.1f}", "total_params_b": "{:g}",
+        "active_params_b": "{:g}",
+    }  # fmt: skip
+    return {labels[c]: f for c, f in fmt.items()}
+
+
+LINKS = {
+    "Single-stream source": "llama.cpp bench",
+    "Server source": "MLPerf result",
+    "Q4 source": "Q4 source",
 }
-FORMATS = {
-    "Required GB": "{:.1f}",
-    "Budget GB": "{:.1f}",
-    "Ratio": "{:.2f}",
-    "Measured tok/s": "{:.1f}",
-    "KV cache GB": "{:.2f}",
-    "Q4 weights + KV GB": "{:.1f}",
-    "Best Elo (variants)": "{:.1f}",
-    "Params (B)": "{:g}",
-    "Active (B)": "{:g}",
+HELP = {
+    SINGLE_TOKS: "llama.cpp decode speed of ONE stream (batch 1), measured on exactly this GPU "
+    "and count; never interpolated.",
+    SERVER_TOKS: "MLPerf Inference aggregate throughput of the whole system (many concurrent "
+    "requests) under its scenario's latency bound; not comparable with single-stream speed.",
+    "Q4 basis": "published file size / measured memory: the curated figure (ground truth) drives "
+    f"the verdict; formula: params × {fit.Q4_BITS_PER_PARAM:g}/8 GB.",
 }
 
 
@@ -77,7 +118,7 @@ def pick_hardware(gpus: pd.DataFrame) -> tuple[str, int]:
 def pick_filters(models: pd.DataFrame) -> tuple[int, catalog.ModelFilter, bool]:
     cols = st.columns(4)
     context = cols[0].selectbox(
-        "Context length (KV-cache column)", CONTEXTS, key="hf_ctx",
+        "Context length (verdict at N tokens, KV cache)", CONTEXTS, key="hf_ctx",
         index=index_of(CONTEXTS, "ctx", DEFAULT_CONTEXT), format_func="{:,} tokens".format,
     )  # fmt: skip
     lic = cols[1].multiselect(
@@ -101,17 +142,35 @@ def pick_filters(models: pd.DataFrame) -> tuple[int, catalog.ModelFilter, bool]:
     return context, flt, show_all
 
 
-def render(table: pd.DataFrame, show_all: bool) -> None:
-    shown = table[[c for c in COLUMNS if show_all or not c.startswith("smallest_config")]]
-    renamed = shown.rename(columns=COLUMNS)
+def render(table: pd.DataFrame, show_all: bool, context: int) -> None:
+    labels = columns(context)
+    keep = [c for c in labels if show_all or not c.startswith("smallest_config")]
+    renamed = table[keep].rename(columns=labels)
+    verdicts = [labels["verdict"], labels["context_verdict"]]
+    number_formats = formats(labels)
     styled = renamed.style.format(
-        FORMATS, na_rep="—", subset=[c for c in FORMATS if c in renamed]
-    ).map(lambda v: VERDICT_COLOURS.get(v, ""), subset=["Verdict"])
-    st.dataframe(
-        styled, key="hf_table", hide_index=True,
-        column_config={"Measured source": st.column_config.LinkColumn(display_text="source")},
-        placeholder="—",
-    )  # fmt: skip
+        number_formats, na_rep="—", subset=[c for c in number_formats if c in renamed]
+    ).map(lambda v: VERDICT_COLOURS.get(v, ""), subset=verdicts)
+    config = {
+        name: st.column_config.LinkColumn(name, display_text=text) for name, text in LINKS.items()
+    }
+    config.update({name: st.column_config.Column(name, help=text) for name, text in HELP.items()})
+    config["Model"] = st.column_config.Column("Model", width="medium", pinned=True)
+    st.dataframe(styled, key="hf_table", hide_index=True, column_config=config, placeholder="—")
+
+
+def say_speed_coverage(coverage: dict[str, int], label: str) -> None:
+    """One line when the catalog has no measured row of a kind for this exact hardware."""
+    missing = [kind for kind, n in coverage.items() if n == 0]
+    if len(missing) == len(coverage):
+        st.info(
+            f"The catalog has no measured throughput for {label} (neither llama.cpp "
+            "single-stream nor MLPerf server rows): the speed columns stay empty, never "
+            "interpolated from other hardware."
+        )
+    elif missing:
+        names = {fit.SINGLE_STREAM: "llama.cpp single-stream", fit.SERVER: "MLPerf server"}
+        st.caption(f"No {' or '.join(names[k] for k in missing)} rows for {label} in the catalog.")
 
 
 st.title("What fits my hardware")
@@ -120,23 +179,40 @@ llm.show_freshness(version)
 gpu_id, count = pick_hardware(tables.gpus)
 context, flt, show_all = pick_filters(tables.models)
 table = llm.load_fit_view(version, gpu_id, count, context, flt, show_all)
+target = catalog.hardware(tables.gpus, gpu_id, count)
 n_fit = int((table["status"] == catalog.FITS).sum())
 overhead = f"{fit.RUNTIME_OVERHEAD:g}"
 st.caption(
-    f"Snapshot **{version}** · {n_fit} models fit (ratio ≤ {fit.FITS_MAX_RATIO:.1f}). Required = "
-    f"curated Q4 VRAM × {overhead}, else params × {fit.Q4_BITS_PER_PARAM:g}/{fit.BITS_PER_BYTE} "
-    f"× {overhead}; ratio = required / budget: "
+    f"Snapshot **{version}** · {n_fit} checkpoints fit {target.label} "
+    f"(ratio ≤ {fit.FITS_MAX_RATIO:.1f}). Seed verdict: required = ground-truth Q4 figure "
+    f"(published file size or measured memory) × {overhead}, else params × "
+    f"{fit.Q4_BITS_PER_PARAM:g}/{fit.BITS_PER_BYTE} × {overhead}; ratio = required / budget: "
     + " · ".join(f"≤ {limit:.1f} {name}" for limit, name in fit.THRESHOLDS)
     + f" · above: {fit.VERDICTS[-1]}."
 )
-render(table, show_all)
+say_speed_coverage(llm.load_fit_speed_coverage(version, gpu_id, count), target.label)
+render(table, show_all, context)
 st.caption(
-    "Measured tok/s appears only where the catalog has a measured generation row for exactly this "
-    "GPU and count (never interpolated); MoE models need memory for all parameters while speed "
-    f"tracks the active ones. The KV-cache column ({fit.KV_TENSORS} × layers × KV heads × head dim "
-    f"× context × {fit.KV_BYTES_PER_VALUE} bytes) is a refinement shown beside the verdict, never "
-    "replacing it. One row per checkpoint: reasoning-effort / mode variants share weights, so "
-    "they share a verdict; the best Elo of the variants is shown (“—” where none is rated). "
+    "Measured speed appears only where the catalog has a measured generation row for exactly "
+    "this GPU and count (an 8× H100 row applies to 8× H100 only; never interpolated), in two "
+    "kinds that are never mixed: llama.cpp single-stream decode tok/s and MLPerf server "
+    "throughput (scenario and system beside it). A row applies to the checkpoint it was "
+    "measured on and, marked “measured on …”, to the other checkpoint of the same weights "
+    "release with an identical architecture (base ↔ instruct); to nothing else. MoE models need "
+    "memory for all parameters while speed tracks the active ones."
+)
+st.caption(
+    f"Beside the seed verdict, never replacing it: the verdict at {context:,} tokens is Q4 "
+    f"weights + KV cache ({fit.KV_TENSORS} × layers × KV heads × head dim × context × "
+    f"{fit.KV_BYTES_PER_VALUE} bytes, fp16) against the budget, same thresholds, no extra "
+    f"overhead factor; “{fit.KV_UNKNOWN}” where the catalog lacks layers / KV heads / head dim. "
+    f"Q8_0 is {fit.Q8_0_BITS_PER_PARAM:g} bits/param (llama.cpp's Q8_0 block: 34 bytes per 32 "
+    f"weights), FP16 {fit.FP16_BITS_PER_PARAM:g} bits/param, both × {overhead} like the seed "
+    "formula: estimates, not measurements."
+)
+st.caption(
+    "One row per checkpoint: reasoning-effort / mode variants share weights, so they share a "
+    "verdict; the best Elo of the variants is shown (“—” where none is rated). "
     "Config prices: median $/GPU-hour over provider catalogs; “thin” = fewer than "
     f"{catalog.MIN_PRICE_SOURCES} provider catalogs, used only when no better-supported config "
     "fits. The catalog records no offer counts or price dates."

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 import ui.data
-from analytics.core import db
+from analytics.core import db, labels
 from analytics.core.licences import LICENCE_CLASSES
 from analytics.core.schema import SOURCE_KINDS
 from analytics.llm import elo, leaderboard, ratings
@@ -21,22 +21,28 @@ COLUMNS = {
     "rank": st.column_config.NumberColumn("Rank", format="%d"),
     "display_name": "Model",
     "rating": st.column_config.NumberColumn("Elo", format="%.1f"),
-    "rating_low": st.column_config.NumberColumn("95% low", format="%.1f"),
-    "rating_high": st.column_config.NumberColumn("95% high", format="%.1f"),
+    "rating_interval": st.column_config.TextColumn(
+        "Elo 95% interval", help="From bootstrap resamples of the benchmarks."
+    ),
+    "rating_low": st.column_config.NumberColumn("Elo 95% low", format="%.1f"),
+    "rating_high": st.column_config.NumberColumn("Elo 95% high", format="%.1f"),
     "rank_low": st.column_config.NumberColumn("Rank best", format="%d"),
     "rank_high": st.column_config.NumberColumn("Rank worst", format="%d"),
-    "category_profile": st.column_config.NumberColumn("Category profile", format="%.1f"),
+    "category_profile": st.column_config.NumberColumn("Category profile (0-100)", format="%.1f"),
     "overall_rating": st.column_config.NumberColumn("Overall Elo", format="%.1f"),
     "overall_rank": st.column_config.NumberColumn("Overall rank", format="%d"),
-    "n_benchmarks": "Benchmarks",
-    "n_categories": "Categories",
+    "n_benchmarks": st.column_config.NumberColumn("Benchmarks", format="%d"),
+    "n_categories": st.column_config.NumberColumn("Categories", format="%d"),
     "unrated_reason": "Why unrated",
     "provenance": "Provenance",
     "organisation": "Organisation",
     "open_weights": "Open weights",
     "licence_class": "Licence class",
     "licence_raw": "Licence",
-    "total_params_b": st.column_config.NumberColumn("Params (B)", format="%g"),
+    "total_params_b": st.column_config.NumberColumn("Parameters (B)", format="%g"),
+    "release_date": st.column_config.DateColumn("Released"),
+    "family": "Family",
+    "model_id": "Model ID",
     "details": st.column_config.LinkColumn("Details", display_text="open"),
 }
 
@@ -104,41 +110,99 @@ def _is_number(text: str) -> bool:
 CATEGORY_LABELS = {
     "rank": st.column_config.NumberColumn("Category rank", format="%d"),
     "rating": st.column_config.NumberColumn("Category Elo", format="%.1f"),
+    "rating_interval": "Category Elo 95% interval",
     "n_benchmarks": "Category benchmarks",
 }
+CATEGORY_ESSENTIALS = ("overall_rank",)  # a category view also shows the overall rank up front
 
 
-def show_table(rows: pd.DataFrame, key: str, category: str | None = None) -> None:
-    shown = rows.assign(details="llm_model?model=" + rows["model_id"].astype(str))
+def pick_search_and_columns(category: str | None) -> tuple[str, list[str]]:
+    """The name search box and the "More columns" picker, both mirrored in the URL."""
+    c1, c2 = st.columns([1, 2])
+    text = c1.text_input(
+        "Search by name", value=param("q", ""), key="lb_search", max_chars=100,
+        placeholder="e.g. llama", help="Matches the model's name, id and aliases "
+        "(case-insensitive). Ranks stay those of the whole leaderboard.",
+    )  # fmt: skip
+    more = [c for c in leaderboard.MORE_COLUMNS if category or c not in _CATEGORY_ONLY]
+    config = COLUMNS | CATEGORY_LABELS if category else COLUMNS
+    picked = c2.multiselect(
+        "More columns", more, default=multi_param("cols", more), key="lb_cols",
+        format_func=lambda c: llm.header(config.get(c), c),
+    )  # fmt: skip
+    st.query_params.update(q=text.strip(), cols=picked)
+    if not text.strip():
+        st.query_params.pop("q", None)
+    return text, picked
+
+
+_CATEGORY_ONLY = ("overall_rating", "overall_rank", "category_profile")
+
+
+def visible_columns(rows: pd.DataFrame, category: str | None, more: list[str]) -> list[str]:
+    """Essential columns first (with a category: also the overall rank; with unrated rows: why),
+    then the picked ones; empty columns (no rank for unrated rows) are left out, not dashed."""
+    first = list(leaderboard.ESSENTIAL_COLUMNS)
+    if category:
+        first += list(CATEGORY_ESSENTIALS)
+    if "eligible" in rows and not rows["eligible"].all():
+        first.append("unrated_reason")
+    wanted = list(dict.fromkeys(first + more))
+    return [c for c in wanted if c in rows.columns and (rows.empty or rows[c].notna().any())]
+
+
+def shown_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows as the tables show them: interval text, a details link, no empty reasons."""
+    shown = leaderboard.with_interval(rows)
+    shown = shown.assign(details="llm_model?model=" + shown["model_id"].astype(str))
     if "unrated_reason" in shown:  # ranked rows have "": no empty "Why unrated" column for them
         shown["unrated_reason"] = shown["unrated_reason"].replace("", None)
-    # Unrated rows have no rank at all: drop columns that are empty rather than print "None".
-    cols = [c for c in COLUMNS if c in shown.columns and shown[c].notna().any()]
-    st.dataframe(
-        shown[cols],
-        column_config=COLUMNS | CATEGORY_LABELS if category else COLUMNS,
-        hide_index=True,
-        key=key,
-        width="stretch",
-        placeholder="—",
-    )
+    return shown
 
 
-def show_downloads(rows: pd.DataFrame, version: str) -> None:
+def show_table(rows: pd.DataFrame, key: str, category: str | None, more: list[str]) -> None:
+    cols = visible_columns(rows, category, more)
+    config = COLUMNS | CATEGORY_LABELS if category else COLUMNS
+    if not rows.empty:  # a column empty on every row (no reason on ranked rows) is not sent
+        rows = rows.dropna(axis=1, how="all")
+    llm.show_table(rows, key, config, columns=cols, width="stretch")
+
+
+def show_downloads(
+    shown: pd.DataFrame, cols: list[str], version: str, category: str | None
+) -> None:
+    """CSV of what the tables show (visible columns, human headers); Parquet of every column of
+    the same rows, raw names, for analysis."""
+    cols = [c for c in cols if c != "details"]  # a link within the app: no use in a file
+    config = llm.column_config(shown[cols], COLUMNS | CATEGORY_LABELS if category else COLUMNS)
+    names = {c: llm.header(config[c], c) for c in cols}
     parquet = io.BytesIO()
-    rows.to_parquet(parquet, index=False)
+    shown.drop(columns="details").to_parquet(parquet, index=False)
     c1, c2 = st.columns(2)
     c1.download_button(
-        "Download CSV", rows.to_csv(index=False), f"llm_leaderboard_{version}.csv", "text/csv",
-        key="lb_csv",
+        "Download CSV", labels.csv_text(shown[cols], names), f"llm_leaderboard_{version}.csv",
+        "text/csv", key="lb_csv", help="The rows and columns shown above, human headers.",
     )  # fmt: skip
     c2.download_button(
         "Download Parquet", parquet.getvalue(), f"llm_leaderboard_{version}.parquet",
         "application/octet-stream", key="lb_parquet",
+        help="The same rows with every column, under their raw names (for analysis).",
     )  # fmt: skip
 
 
-def show_changes(version: str) -> None:
+CHANGE_COLUMNS = {
+    "display_name": "Model",
+    "change": "Change",
+    "rating_old": st.column_config.NumberColumn("Elo before", format="%.1f"),
+    "rating_new": st.column_config.NumberColumn("Elo after", format="%.1f"),
+    "rating_delta": st.column_config.NumberColumn("Elo change", format="%+.1f"),
+    "rank_old": st.column_config.NumberColumn("Rank before", format="%d"),
+    "rank_new": st.column_config.NumberColumn("Rank after", format="%d"),
+    "rank_delta": st.column_config.NumberColumn("Rank change (+ = up)", format="%+d"),
+}
+
+
+def show_changes(version: str, board: leaderboard.Leaderboard) -> None:
     st.subheader("Changes between snapshots")
     versions = db.list_versions()
     if len(versions) < 2:
@@ -149,13 +213,19 @@ def show_changes(version: str) -> None:
     new = c2.selectbox("New snapshot", versions, index=new_default, key="lb_diff_new")
     old_choices = [v for v in versions if v != new]
     old = c1.selectbox("Old snapshot", old_choices, index=len(old_choices) - 1, key="lb_diff_old")
-    changes = llm.load_diff(old, new)
-    changed = changes[changes["change"] != "unchanged"]
+    changes = leaderboard.with_names(llm.load_diff(old, new), board.models)
+    changed = changes[changes["change"] != "unchanged"].reset_index(drop=True)
     counts = changes["change"].value_counts()
     st.caption(
         " · ".join(f"{kind} {int(counts.get(kind, 0))}" for kind in ("added", "removed", "moved"))
     )
-    st.dataframe(changed, hide_index=True, key="lb_diff_table", width="stretch", placeholder="—")
+    if changed.empty:
+        st.info(f"No changes: every rating and rank is the same in {old} and {new}.")
+        return
+    llm.show_table(
+        changed, "lb_diff_table", CHANGE_COLUMNS, columns=list(CHANGE_COLUMNS),
+        csv=f"llm_changes_{old}_{new}.csv", width="stretch",
+    )  # fmt: skip
 
 
 def explain(flt: leaderboard.LeaderboardFilter) -> None:
@@ -209,17 +279,20 @@ with st.expander("How to read this"):
 board = llm.load_board(version)
 flt = pick_filter(board)
 explain(flt)
-rows = load_rows(board, flt)
+search, more = pick_search_and_columns(flt.category)
+rows = shown_rows(leaderboard.search(board, load_rows(board, flt), search))
 ranked, unrated = rows[rows["eligible"]], rows[~rows["eligible"]]
+if search.strip():
+    st.caption(f"{len(rows)} models match '{search.strip()}'.")
 st.subheader(f"Ranked ({len(ranked)})")
 if ranked.empty and flt.category:
     st.caption(f"No model has {elo.MIN_CATEGORY_BENCHMARKS} benchmarks of this category yet.")
-show_table(ranked, "lb_ranked", flt.category)
+show_table(ranked, "lb_ranked", flt.category, more)
 st.subheader(f"Unrated ({len(unrated)})")
 st.caption(
     "Below the eligibility floor, or outside the main comparison graph (then the rating is "
     "relative to its own group only): rating shown for reference, never ranked; see Why unrated."
 )
-show_table(unrated, "lb_unrated", flt.category)
-show_downloads(rows, version)
-show_changes(version)
+show_table(unrated, "lb_unrated", flt.category, more)
+show_downloads(rows, visible_columns(rows, flt.category, more), version, flt.category)
+show_changes(version, board)

@@ -48,19 +48,25 @@ def show_summary(summary: leaderboard.ModelSummary) -> None:
     st.caption(f"Provenance of headline scores: {summary.provenance}. 95% interval: {interval}.")
 
 
+LINEAGE_COLUMNS = {
+    "relation": "Relation",
+    "display_name": "Model",
+    "release_date": st.column_config.DateColumn("Released"),
+    "rating": st.column_config.NumberColumn("Elo", format="%.1f"),
+    "details": st.column_config.LinkColumn("Details", display_text="open"),
+}
+
+
 def show_lineage(board: leaderboard.Leaderboard, model_id: str) -> None:
     st.subheader("Lineage")
     family = leaderboard.lineage_of(board, model_id)
     if family.empty:
         st.caption("No predecessor or successor in the catalog (same-day releases are variants).")
         return
-    st.dataframe(
-        family.assign(details="llm_model?model=" + family["model_id"]),
-        hide_index=True, key="lm_lineage", width="stretch",
-        column_config={
-            "rating": st.column_config.NumberColumn("Elo", format="%.1f"),
-            "details": st.column_config.LinkColumn("Details", display_text="open"),
-        }, placeholder="—")  # fmt: skip
+    llm.show_table(
+        family.assign(details="llm_model?model=" + family["model_id"]), "lm_lineage",
+        LINEAGE_COLUMNS, columns=list(LINEAGE_COLUMNS), width="stretch",
+    )  # fmt: skip
 
 
 st.title("Model detail")
@@ -72,9 +78,10 @@ show_summary(leaderboard.model_summary(board, model_id))
 st.subheader("Every stored score")
 st.caption("All sources are kept apart; the headline score per benchmark follows precedence.")
 scores = leaderboard.model_scores(board, model_id)
-st.dataframe(
-    scores[list(SCORE_COLUMNS)], column_config=SCORE_COLUMNS, hide_index=True,
-    key="lm_scores", width="stretch", placeholder="—")  # fmt: skip
+llm.show_table(
+    scores, "lm_scores", SCORE_COLUMNS, columns=list(SCORE_COLUMNS),
+    csv=f"llm_scores_{model_id}_{version}.csv", width="stretch",
+)  # fmt: skip
 show_lineage(board, model_id)
 st.subheader("Capability profile")
 radar = profiles.radar_data(board.profiles, [model_id])

@@ -17,7 +17,7 @@ COLUMNS = {
     "predecessor_release_date": st.column_config.DateColumn("Predecessor released"),
     "predecessor_rating": st.column_config.NumberColumn("Predecessor Elo", format="%.1f"),
     "rating": st.column_config.NumberColumn("Elo", format="%.1f"),
-    "gain": st.column_config.NumberColumn("Gain", format="%+.1f"),
+    "gain": st.column_config.NumberColumn("Elo gain", format="%+.1f"),
 }
 
 st.title("Biggest movers")
@@ -37,9 +37,10 @@ moves = leaderboard.movers(board, top=top, ranked_only=ranked_only)
 if moves.empty:
     st.info("No lineage link with a rating gain in this snapshot.")
     st.stop()
-st.dataframe(
-    moves[list(COLUMNS)], column_config=COLUMNS, hide_index=True, key="mv_table", placeholder="—"
-)
+llm.show_table(
+    moves, "mv_table", COLUMNS, columns=list(COLUMNS), csv=f"llm_movers_{version}.csv",
+    width="stretch",
+)  # fmt: skip
 labels = moves["predecessor_name"].astype(str) + " → " + moves["display_name"].astype(str)
 fig = px.bar(
     moves.assign(edge=labels), x="gain", y="edge", orientation="h",

@@ -91,9 +91,10 @@ def show_sources(ov: overview.Overview) -> None:
         f"{ov.freshness.line()} Each source's own newest date is below; an older source is kept "
         "for the models and benchmarks only it covers, never to override a newer one."
     )
-    st.dataframe(
-        ov.source_table, column_config=SOURCE_COLUMNS, hide_index=True, width="stretch"
-    )
+    llm.show_table(
+        ov.source_table, "home_sources", SOURCE_COLUMNS, columns=list(SOURCE_COLUMNS),
+        csv=f"sources_{version}.csv", width="stretch",
+    )  # fmt: skip
 
 
 def show_links() -> None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
+import pandas as pd
 import streamlit as st
 
+from analytics.vision import charts
 from analytics.vision import runs as vision
 from ui import vision as loaders
 from ui.params import pick
@@ -12,17 +13,15 @@ from ui.params import pick
 KEYS = "vision_lb"  # widget-key prefix of this page
 
 
-def _chart(board: vision.Leaderboard) -> go.Figure:
-    r = board.ranked
-    fig = go.Figure()
-    fig.add_bar(name="median", x=r["display_name"], y=r["median_ms"])
-    fig.add_bar(name="p90", x=r["display_name"], y=r["p90_ms"])
-    fig.update_layout(
-        barmode="group",
-        yaxis_title="latency per predict() call, ms (ours)",
-        title=f"{board.task} on {board.device}",
+def _download(frame: pd.DataFrame, label: str, name: str, key: str) -> None:
+    st.download_button(
+        label,
+        frame.to_csv(index=False).encode(),
+        file_name=name,
+        mime="text/csv",
+        key=key,
+        disabled=frame.empty,
     )
-    return fig
 
 
 catalog = loaders.catalog()
@@ -40,28 +39,42 @@ task = pick("Task", sorted(catalog["task"].unique()), "task", key_prefix=KEYS)
 device = pick("Device", device_options, "device", key_prefix=KEYS)
 board = loaders.board(task, device)
 table = vision.ranking_table(board)
+slug = f"{task}_{device.replace(': ', '_').replace(' ', '-')}"
 if table.empty:
     st.info(f"No rankable run for {task} on {device}; see the runs left out below.")
 else:
     st.dataframe(table, hide_index=True, key="vision_lb_table", placeholder="—")
-    st.plotly_chart(_chart(board), key="vision_lb_chart")
+    _download(table, "Download ranking (CSV)", f"vision_ranking_{slug}.csv", "vision_lb_table_csv")
+    st.plotly_chart(charts.pareto_figure(board), key="vision_lb_chart")
+    points = vision.pareto_points(board)
+    benchmarks = sorted(set(points["benchmark"])) if not points.empty else []
+    st.caption(
+        f"Accuracy: {vision.accuracy_set_label(benchmarks)} ({'; '.join(benchmarks) or 'none'}). "
+        "Latency: our median per predict() call. A model is on the Pareto front when no other "
+        "model is both at least as fast and at least as accurate. "
+        f"{len(points)} of {len(table)} ranked models have an AP and are plotted."
+    )
     fixes = board.ranked[board.ranked["runs_with_fixes"]]
     for _, row in fixes.iterrows():
         st.markdown(
             f":orange-badge[runs with fixes] **{row['display_name']}**: patch `{row['patch_url']}`"
         )
 st.subheader("Runs left out of this ranking")
-st.dataframe(board.excluded, hide_index=True, key="vision_lb_excluded", placeholder="—")
+excluded = vision.excluded_table(board)
+st.dataframe(excluded, hide_index=True, key="vision_lb_excluded", placeholder="—")
+_download(excluded, "Download runs left out (CSV)", f"vision_left_out_{slug}.csv",
+          "vision_lb_excluded_csv")  # fmt: skip
 st.subheader("Licences")
-licences = catalog[catalog["task"] == task][
-    [
-        "display_name",
-        "code_licence",
-        "code_licence_read_on",
-        "weights_licence",
-        "weights_licence_read_on",
-        "licence_verdict",
-    ]
-]
-st.dataframe(licences, hide_index=True, key="vision_lb_licences", placeholder="—")
+st.dataframe(
+    vision.licence_table(catalog, task),
+    hide_index=True,
+    key="vision_lb_licences",
+    placeholder="—",
+    column_config={
+        "Code licence text": st.column_config.LinkColumn("Code licence text", display_text="read"),
+        "Weights model card": st.column_config.LinkColumn(
+            "Weights model card", display_text="read"
+        ),
+    },
+)
 st.caption(vision.NOT_LEGAL_ADVICE)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pandas as pd
-import plotly.express as px
 import streamlit as st
 
+from analytics.vision import charts
 from analytics.vision import runs as vision
 from measure.community.inbox import InboxError
 from ui import community
@@ -33,52 +33,55 @@ def _header(meta: pd.Series) -> None:
     st.caption(vision.NOT_LEGAL_ADVICE)
 
 
-def _charts(view: vision.ModelView) -> None:
+def _charts(view: vision.ModelView, run_id: str) -> None:
     if not view.calls.empty:
-        fig = px.histogram(
-            view.calls,
-            x="latency_ms",
-            color=view.calls["run_index"].astype(str),
-            nbins=60,
-            labels={"color": "run"},
-            title="Timed predict() calls, ms (ours)",
-        )
-        st.plotly_chart(fig, key="vision_model_hist")
+        st.plotly_chart(charts.latency_histogram(view.calls), key="vision_model_hist")
     if not view.memory.empty:
-        fig = px.line(
-            view.memory,
-            x="t_s",
-            y="used_mib",
-            color=view.memory["run_index"].astype(str),
-            labels={"color": "run", "t_s": "seconds since sampler start"},
-            title=f"Memory trace ({view.memory['kind'].iloc[0].upper()}, MiB)",
-        )
-        st.plotly_chart(fig, key="vision_model_memory")
+        baselines, problem = loaders.memory_baselines(run_id)
+        st.plotly_chart(charts.memory_figure(view.memory, baselines), key="vision_model_memory")
+        if problem:
+            st.caption(f"Idle baseline not shown: {problem}")
+        elif baselines.empty:
+            st.caption("Idle baseline not shown: no stored record for this run.")
+        else:
+            st.caption(
+                "The reported memory peak is the highest sample minus the idle baseline taken "
+                "before the model was loaded, taken from the run where that rise is "
+                "largest."
+            )
 
 
 def _review(run_id: str) -> None:
-    """Our outputs for hand review; only a signed-in maintainer can mark and save failures."""
+    """Our outputs for hand review, with the stored failure marks, reviewer and date beside each;
+    only a signed-in maintainer can mark and save failures."""
     st.subheader("Outputs on the shared inputs (hand review)")
     outputs = loaders.outputs(run_id)
     if outputs.empty:
         st.caption("No detection above the task's score threshold for this run.")
         return
-    cols = ["output_index", "input_name", "x", "y", "w", "h", "score", "failure", "note"]
+    state = vision.review_state(outputs)
+    (st.info if state == "not reviewed yet" else st.caption)(f"Review: {state}.")
+    table = vision.review_table(outputs)
     who = community.maintainer_or_none("vision_review")
     if who is None:
-        st.dataframe(outputs[cols], hide_index=True, key=f"vision_review_{run_id}")
+        st.dataframe(table, hide_index=True, key=f"vision_review_{run_id}", placeholder="—")
         st.caption("Failure marks are set by maintainers: sign in to edit them.")
         return
+    editable = [vision.COLUMN_LABELS[c] for c in ("failure", "note")]
     edited = st.data_editor(
-        outputs[cols], hide_index=True, key=f"vision_review_{run_id}", disabled=cols[:-2]
+        table,
+        hide_index=True,
+        key=f"vision_review_{run_id}",
+        disabled=[c for c in table.columns if c not in editable],
     )
     if st.button("Save review", key="vision_review_save"):
+        marks = edited.rename(columns=vision.raw_name)
         try:
-            path = loaders.save_review(run_id, edited, who)
+            path = loaders.save_review(run_id, marks, who)
         except InboxError as exc:
             st.error(f"Not saved: {exc}")
             return
-        marked = int(edited["failure"].sum())
+        marked = int(marks["failure"].sum())
         st.success(f"Saved {marked} failure marks to {path.name} as {who.name}")
 
 
@@ -97,23 +100,7 @@ else:
     runs = view.runs
     st.subheader("Our runs")
     st.dataframe(
-        runs[
-            [
-                "run_id",
-                "created_utc",
-                "device_kind",
-                "device_name",
-                "precision",
-                "median_ms",
-                "p90_ms",
-                "run_spread",
-                "memory_kind",
-                "memory_peak_mib",
-                "sampler_interval_median_ms",
-                "sampler_ok",
-                "why_not_ranked",
-            ]
-        ],
+        vision.model_runs_table(view),
         hide_index=True,
         key="vision_model_runs",
         placeholder="—",
@@ -122,10 +109,10 @@ else:
     chosen = st.selectbox("Run", run_ids, key="vision_model_run")
     st.query_params["run"] = chosen
     view = loaders.model_view(adapter, chosen)
-    _charts(view)
+    _charts(view, chosen)
     st.subheader("Accuracy: ours first, the authors' beside it")
     st.dataframe(
-        vision.accuracy_vs_paper(view), hide_index=True, key="vision_model_acc", placeholder="—"
+        vision.accuracy_table(view), hide_index=True, key="vision_model_acc", placeholder="—"
     )
     _review(chosen)
 community_results_section(adapter)

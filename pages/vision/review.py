@@ -23,6 +23,50 @@ QUEUE_COLUMNS = [
 
 AUDIT_COLUMNS = ["time_utc", "maintainer", "action", "bundle_id", "run_id", "reason"]
 
+DECIDED_COLUMNS = [
+    "id", "status", "github", "display_name", "gpu", "decided_by", "decided_utc", "reason",
+]  # fmt: skip
+
+LABELS = {
+    "id": "Bundle",
+    "github": "Contributor (GitHub)",
+    "display_name": "Model",
+    "gpu": "GPU",
+    "precision": "Precision",
+    "median_ms": "Median latency (ms, submitted)",
+    "our_median_ms": "Median latency (ms, ours)",
+    "power_limited": "Power-limited",
+    "received_utc": "Received (UTC)",
+    "flags": "Flags",
+    "status": "Status",
+    "decided_by": "Decided by",
+    "decided_utc": "Decided (UTC)",
+    "reason": "Reason",
+    "time_utc": "Time (UTC)",
+    "maintainer": "Maintainer",
+    "action": "Action",
+    "bundle_id": "Bundle",
+    "run_id": "Run ID",
+}
+"""Human headers of this page's tables (the inbox entries' raw keys are never shown)."""
+
+FIGURES = {
+    "median_ms": "median latency (ms)",
+    "p90_ms": "p90 latency (ms)",
+    "run_spread": "spread of run medians (fraction)",
+    "vram_peak_mib": "VRAM peak above idle (MiB)",
+}
+COMPARISON = {
+    "figure": "Figure",
+    "submitted": "Submitted",
+    "recomputed": "Recomputed from the calls",
+    "ours": "Ours (same GPU and precision)",
+}
+
+
+def _labelled(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.rename(columns=LABELS)
+
 
 def _queue(entries: list[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(entries, columns=[*QUEUE_COLUMNS, "flags"])
@@ -37,7 +81,10 @@ def _detail(review: inbox.Review) -> None:
         f"measured {entry['measured_utc']}, tool commit `{v.record['tool'].get('git_commit')}`"
     )
     table = status.comparison_table(v.record, v.recomputed, v.our_run)
-    st.dataframe(table, hide_index=True, key="review_compare", placeholder="—")
+    table = table.assign(figure=table["figure"].map(FIGURES).fillna(table["figure"]))
+    st.dataframe(
+        table.rename(columns=COMPARISON), hide_index=True, key="review_compare", placeholder="—"
+    )
     if v.our_run is None:
         st.caption("We have no measurement of this model on this GPU and precision.")
     for flag in v.flags:
@@ -74,7 +121,7 @@ queued = inbox.entries(status_=inbox.QUEUED)
 if not queued:
     st.info("No bundle is waiting for review.")
 else:
-    st.dataframe(_queue(queued), hide_index=True, key="review_queue", placeholder="—")
+    st.dataframe(_labelled(_queue(queued)), hide_index=True, key="review_queue", placeholder="—")
     ids = [e["id"] for e in queued]
     wanted = st.query_params.get("bundle")
     chosen = st.selectbox(
@@ -91,19 +138,7 @@ else:
 with st.expander("Decided bundles"):
     decided = [e for e in inbox.entries() if e["status"] != inbox.QUEUED]
     st.dataframe(
-        pd.DataFrame(
-            decided,
-            columns=[
-                "id",
-                "status",
-                "github",
-                "display_name",
-                "gpu",
-                "decided_by",
-                "decided_utc",
-                "reason",
-            ],
-        ),
+        _labelled(pd.DataFrame(decided, columns=DECIDED_COLUMNS)),
         hide_index=True,
         key="review_decided",
         placeholder="—",
@@ -115,7 +150,7 @@ with st.expander("Audit log"):
         st.error(f"The audit log is damaged: {exc}")
     else:
         st.dataframe(
-            pd.DataFrame(logged, columns=AUDIT_COLUMNS),
+            _labelled(pd.DataFrame(logged, columns=AUDIT_COLUMNS)),
             hide_index=True,
             key="review_audit",
             placeholder="—",

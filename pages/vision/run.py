@@ -11,8 +11,16 @@ from ui import vision as loaders
 st.title("Run a measurement")
 community.require_maintainer("vision_run")
 catalog = loaders.catalog()
+adapter = st.selectbox("Adapter", list(catalog["adapter"]), key="vision_run_adapter")
+missing = loaders.missing_extras(adapter)
+if missing:
+    st.warning(
+        f"{adapter} needs packages that are not installed here: "
+        f"{', '.join(spec for spec, _ in missing)}. Install them in this Python environment:"
+    )
+    for command in dict.fromkeys(command for _, command in missing):
+        st.code(command, language="bash")
 with st.form("vision_run_form"):
-    adapter = st.selectbox("Adapter", list(catalog["adapter"]), key="vision_run_adapter")
     device = st.text_input("Device (cpu, cuda or cuda:N)", "cpu", key="vision_run_device")
     runs = st.number_input("Runs", 1, 10, protocol.RUNS, key="vision_run_runs")
     warmup = st.number_input(

@@ -28,6 +28,7 @@ from analytics.llm.ingest import (
     llmstats,
     lmarena,
     lmarena_catalog,
+    mlperf,
     open_llm_leaderboard,
     skypilot,
     swe_bench,
@@ -97,7 +98,7 @@ FIELD_PRIORITY: dict[str, tuple[str, ...]] = {
         "livebench", "epoch-2026", "epoch",
     ),
     "context_length": ("llmstats", "artificial-analysis", "litellm", "llmfit", "llm-analysis"),
-    "vram_q4_gb": ("llmfit",),
+    "vram_q4_gb": (),  # ground truth only, set by hardware_metadata (llmfit's is an estimate)
     "n_layers": ("llmfit", "llm-analysis"),
     "n_kv_heads": ("llmfit", "llm-analysis"),
     "head_dim": ("llmfit", "llm-analysis"),
@@ -546,16 +547,15 @@ def gpu_rows(shared: Path, drops: Drops) -> list[dict]:
         drops.add("skypilot", f"priced GPU {gpu} has no spec row")
     for row in rows:
         price = prices.get(row["gpu_id"]) if row["kind"] != "apple" else None
-        row["usd_per_hour"] = price["usd_per_hour"] if price else None
-        row["price_source_url"] = price["price_source_url"] if price else None
-        row["price_date"] = None
+        row.update(skypilot.price_columns(price))
     return sorted(rows, key=lambda r: r["gpu_id"])
 
 
 def throughput_rows(
     shared: Path, resolver: Resolver, models: set[str], gpus: set[str], drops: Drops
 ) -> list[dict]:
-    """throughput.csv rows; a model label becomes the catalog id when the catalog has the model."""
+    """throughput.csv rows: llama.cpp single-stream speeds (a model label becomes the catalog id
+    when the catalog has the model) and MLPerf server throughput of catalog checkpoints only."""
     rows = gpu_benchmarks.load(shared / "gpu-benchmarks-llm-inference/README.md", drops)
     out = []
     for row in rows:
@@ -564,7 +564,119 @@ def throughput_rows(
         label = row.pop("model")
         model_id = resolver.lookup(label)
         out.append({"model_id": model_id if model_id in models else label, **row})
+    server = []
+    for row in mlperf.load(shared / "mlcommons-inference", drops):
+        if row["gpu_id"] not in gpus:
+            raise IngestError(f"MLPerf GPU {row['gpu_id']} missing from gpus_curated.csv")
+        hf_name = row.pop("hf_name")
+        model_id = resolver.lookup(hf_name)
+        if model_id not in models:
+            drops.add(mlperf.SOURCE, f"reference checkpoint {hf_name} not in the catalog")
+            continue
+        server.append({"model_id": resolver.checkpoints.get(model_id, model_id), **row})
+    keys = schema.PRIMARY_KEYS["throughput"]
+    server.sort(key=lambda r: tuple(str(r[k]) for k in keys))
+    seen = {tuple(r[k] for k in keys) for r in out}
+    for row in server:
+        key = tuple(row[k] for k in keys)
+        if key in seen:
+            drops.add(mlperf.SOURCE, "same throughput key twice after mapping (first kept)")
+            continue
+        seen.add(key)
+        out.append(row)
     return out
+
+
+Q4_BASES = ("published file size", "measured memory")
+"""vram_q4_basis values, best first: a file size is the weights alone (the seed's 1.08 factor adds
+KV cache and runtime), a measured peak already holds some of both."""
+ARCH_FIELDS = ("n_layers", "n_kv_heads", "head_dim")
+_TUNE_SUFFIX = re.compile(r"-(?:instruct|chat|it|base|hf)(?=(?:-v\d+(?:\.\d+)*)?$)")
+
+
+def weights_release(row: dict) -> str | None:
+    """'<org>/<checkpoint without its tuning suffix>' for open weights: equal only for the base
+    and instruct/chat checkpoints of one release (llama-3-8b, llama-3-8b-instruct), never across
+    releases (llama-3.1-8b) or publishers (a third party's fine-tune keeps its own name)."""
+    if not row.get("open_weights"):
+        return None
+    stem = _TUNE_SUFFIX.sub("", row["checkpoint_id"])
+    org = re.sub(r"[^a-z0-9]+", "-", str(row.get("organisation") or "").lower()).strip("-")
+    return f"{org or 'unknown'}/{stem}"
+
+
+def q4_figures(shared: Path, resolver: Resolver, models: set[str], drops: Drops) -> dict:
+    """checkpoint_id -> (vram_q4_gb, basis, source_url) from published Q4 file sizes and measured
+    4-bit memory (issue 14: ground truth only; llmfit's estimate is not used)."""
+    found = [
+        (r["model"], r["size_gb"], Q4_BASES[0], r["source_url"])
+        for r in gpu_benchmarks.q4_file_sizes(
+            shared / "gpu-benchmarks-llm-inference/README.md", drops
+        )
+    ]
+    litgpt_md = shared / "litgpt/resource-tables.md"
+    if litgpt_md.is_file():
+        found += [
+            (r["model"], r["memory_gb"], Q4_BASES[1], r["source_url"])
+            for r in litgpt.inference_memory(litgpt_md, drops)
+        ]
+    out: dict[str, tuple] = {}
+    for label, gb, basis, url in found:
+        model_id = resolver.lookup(label)
+        if model_id not in models:
+            drops.add("q4 ground truth", f"{basis} of {label}: model not in the catalog")
+            continue
+        checkpoint = resolver.checkpoints.get(model_id, model_id)
+        out[checkpoint] = min(out.get(checkpoint, (gb, basis, url)), (gb, basis, url),
+                              key=_q4_rank)
+    return out
+
+
+def _q4_rank(figure: tuple) -> tuple:
+    """Sort key of a Q4 figure (lower is preferred): basis order, then the larger size."""
+    gb, basis, _ = figure
+    return (Q4_BASES.index(basis), -gb)
+
+
+def _q4_group(row: dict) -> str | None:
+    """Models that must show one Q4 figure: one arch_key, else (unknown shapes) one release."""
+    if row["arch_key"]:
+        return f"arch {row['arch_key']}"
+    return f"release {row['weights_release']}" if row["weights_release"] else None
+
+
+def hardware_metadata(rows: list[dict], arch: dict[str, str], q4: dict[str, tuple]) -> None:
+    """arch_key, weights_release, shared architecture fields and Q4 ground truth, in place.
+
+    Identical architectures agree (issue 14): every model of one arch_key gets the group's best
+    Q4 figure (same shapes => same file size), or none and the formula; the group's layer/head
+    fields fill members that have none."""
+    releases: dict[str, set[str]] = defaultdict(set)
+    for row in rows:
+        row["arch_key"] = arch.get(row["checkpoint_id"])
+        row["weights_release"] = weights_release(row)
+        if row["arch_key"] and row["weights_release"]:
+            releases[row["weights_release"]].add(row["arch_key"])
+    for row in rows:  # base and instruct of one release share shapes: one known key fills both
+        known = releases.get(row["weights_release"] or "", set())
+        if not row["arch_key"] and len(known) == 1:
+            row["arch_key"] = next(iter(known))
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        if _q4_group(row):
+            groups[_q4_group(row)].append(row)
+    for row in rows:
+        members = groups.get(_q4_group(row), [row]) if _q4_group(row) else [row]
+        figures = [q4[m["checkpoint_id"]] for m in members if m["checkpoint_id"] in q4]
+        best = min(figures, key=_q4_rank) if figures else (None, None, None)
+        row["vram_q4_gb"], row["vram_q4_basis"], row["vram_q4_source_url"] = best
+        if all(row[f] is None for f in ARCH_FIELDS):
+            donor = next((m for m in members if all(m[f] is not None for f in ARCH_FIELDS)), None)
+            if donor is not None and donor is not row:
+                for field_name in ARCH_FIELDS:
+                    row[field_name] = donor[field_name]
+                urls = [u for u in (row["metadata_source_url"], donor["metadata_source_url"]) if u]
+                row["metadata_source_url"] = ";".join(dict.fromkeys(";".join(urls).split(";")))
 
 
 FORMER_IDS = Path(__file__).with_name("former_ids.txt")
@@ -635,6 +747,12 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
     score_table = score_rows(resolved, drops, overrides)
     scored = {r["model_id"] for r in score_table}
     model_table = model_rows(resolver, by_model, scored)
+    arch: dict[str, str] = {}
+    for name, key in llmfit.arch_keys(shared / "llmfit/hf_models.json"):
+        model_id = resolver.lookup(name)
+        if model_id in scored:
+            arch.setdefault(resolver.checkpoints.get(model_id, model_id), key)
+    hardware_metadata(model_table, arch, q4_figures(shared, resolver, scored, drops))
     used = {r["benchmark_id"] for r in score_table}
     bench_table = [b.as_row() for bid, b in sorted(all_benchmarks().items()) if bid in used]
     gpu_table = gpu_rows(shared, drops)

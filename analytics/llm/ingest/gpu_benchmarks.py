@@ -3,7 +3,15 @@
 Only the tables under "## Benchmarks" are read. LLaMA 3 tables give tg/pp at several lengths;
 we keep ``tg 512`` (generation) and ``pp 512`` (prompt processing). LLaMA / LLaMA 2 tables give
 three runs and their mean; we keep ``mean TG`` and ``mean PP``. OOM cells and runs marked
-``(CPU)`` (CPU fallback) are not GPU measurements and are dropped with a reason.
+``(CPU)`` (CPU fallback) are not GPU measurements and are dropped with a reason. Every row is a
+single-stream figure (``kind = "single-stream"``: one llama-bench stream), never an aggregate.
+
+``q4_file_sizes`` reads the "Total VRAM Requirements" table of LLaMA 3 ("Quantized size
+(Q4_K_M)"): the published size of the Q4_K_M GGUF file. Its "GB" are GiB: the same README's
+perplexity table lists the 70B Q4_K_M file at 39.60 GiB and F16 at 131.43 GiB where this table
+says 39.59 / 131.42 "GB"; so sizes are converted with 1 GiB = 1.073741824 GB (8B: 4.58 GiB =
+4.92 GB). The LLaMA / LLaMA 2 tables give Q4_0 sizes of Dec 2023 builds whose unit cannot be
+checked that way (they match neither GB nor GiB consistently): not used, counted as dropped.
 """
 
 from __future__ import annotations
@@ -42,6 +50,10 @@ GPU_LABELS = {
     "m3 max 40-core gpu 64gb": "m3-max-64gb",
 }
 SECTIONS = {"llama 3": "llama-3", "llama 2": "llama-2", "llama": "llama"}
+HEADINGS = {"llama-3": "LLaMA 3", "llama-2": "LLaMA 2", "llama": "LLaMA"}
+SOURCE_NAME = "llama.cpp GPU-Benchmarks-on-LLM-Inference"
+KIND = "single-stream"
+GIB_GB = 2**30 / 1e9  # the README's "GB" are GiB (see the module docstring)
 PHASE_COLUMNS = {
     "generation": ("tg 512", "mean tg [t/s]"),
     "prompt": ("pp 512", "mean pp [t/s]"),
@@ -108,17 +120,56 @@ def parse_table(lines: list[str], family: str, drops: Drops) -> list[dict]:
                     phase=phase,
                     tokens_per_s=value,
                     source_url=URL,
+                    kind=KIND,
+                    scenario="",
+                    measured_on=f"{HEADINGS[family]} {cells[1].strip()}",
+                    system="",
+                    source_name=SOURCE_NAME,
                 )
             )
     return out
 
 
-def load(path: Path, drops: Drops) -> list[dict]:
-    """Throughput rows from the README's Benchmarks section (first occurrence of a key kept)."""
+def _read(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise IngestError(f"{path}: unreadable ({exc}); restore the file from its source") from exc
+
+
+def q4_file_sizes(path: Path, drops: Drops) -> list[dict]:
+    """Published Q4_K_M file sizes (GB) by model label ('llama-3-8b'), from the LLaMA 3 table of
+    "Total VRAM Requirements"; the Q4_0 tables of LLaMA / LLaMA 2 are counted as dropped."""
+    text = _read(path)
+    if "## Total VRAM Requirements" not in text:
+        return []  # an older README without the table: no ground truth, the formula applies
+    section = text.split("## Total VRAM Requirements", 1)[1].split("\n## ", 1)[0]
+    out, family = [], None
+    for line in section.splitlines():
+        heading = re.match(r"^###\s+(LLaMA(?: \d)?)", line)
+        if heading:
+            family = SECTIONS[heading.group(1).lower()]
+        cells = _cells(line) if line.startswith("|") else []
+        if len(cells) < 2 or not re.match(r"^\d+B$", cells[0]):
+            continue
+        size = parse_number(cells[1].replace("GB", ""))
+        if family != "llama-3" or size is None:
+            drops.add(f"{SOURCE} q4", "Q4_0 size of a Dec 2023 build (unit unclear): not used")
+            continue
+        out.append(
+            dict(
+                model=f"{family}-{cells[0].lower()}",
+                quant="Q4_K_M",
+                size_gb=round(size * GIB_GB, 2),
+                source_url=URL,
+            )
+        )
+    return out
+
+
+def load(path: Path, drops: Drops) -> list[dict]:
+    """Throughput rows from the README's Benchmarks section (first occurrence of a key kept)."""
+    text = _read(path)
     if "## Benchmarks" not in text:
         raise IngestError(f"{path}: no '## Benchmarks' section; expected the upstream README")
     section = text.split("## Benchmarks", 1)[1].split("\n## ", 1)[0]

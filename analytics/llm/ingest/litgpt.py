@@ -4,6 +4,10 @@ Only the fine-tuning tables are read (LoRA, Adapter, Adapter v2; single and mult
 used bf16-true precision on NVIDIA A100-SXM4-40GB GPUs, minibatch 128, Alpaca. ``Max GPU RAM``
 becomes ``peak_memory_gb`` (outcome ``measured``); ``OOM`` rows are kept as outcome ``oom`` (a
 useful upper bound for the formula); ``N/A`` rows (not run) are dropped with a reason.
+
+``inference_memory`` reads the "Single-GPU Inference" table: measured peak GPU memory of 4-bit
+NF4 inference (bitsandbytes ``bnb.nf4``; ``bnb.nf4-dq`` only where the nf4 run has no figure,
+e.g. Llama 2 70B, whose nf4 cell is a CUDA error). That is "measured memory" Q4 ground truth.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ MODELS = {
     "llama 2": "llama-2-{size}b",
     "falcon": "falcon-{size}b",
 }
+INFERENCE_MODELS = {**MODELS, "codellama": "codellama-{size}b"}
+NF4_PREFERENCE = ("bnb.nf4", "bnb.nf4-dq")
 
 
 def _cells(line: str) -> list[str]:
@@ -107,4 +113,40 @@ def _parse_table(lines: list[str], method: str, drops: Drops) -> list[dict]:
             drops.add(SOURCE, "run without a memory figure (N/A)")
             continue
         out.append(row)
+    return out
+
+
+def inference_memory(path: Path, drops: Drops) -> list[dict]:
+    """Measured 4-bit (NF4) inference memory by model label ('llama-2-7b'), GB."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise IngestError(f"{path}: unreadable ({exc}); restore the file from its source") from exc
+    if "## Single-GPU Inference" not in text:
+        return []  # a file without the table: no measured memory, the formula applies
+    section = text.split("## Single-GPU Inference", 1)[1].split("\n## ", 1)[0]
+    lines = [ln for ln in section.splitlines() if ln.startswith("|")]
+    header = [h.lower() for h in _cells(lines[0])] if lines else []
+    found: dict[str, dict[str, float]] = {}
+    for line in lines[2:]:
+        row = dict(zip(header, _cells(line), strict=False))
+        quant = row.get("quantization", "").lower()
+        if not row.get("model") or quant not in NF4_PREFERENCE:
+            continue
+        size = parse_number(row["size"].replace("B", "").strip())
+        template = INFERENCE_MODELS.get(row["model"].lower())
+        if template is None or size is None:
+            raise IngestError(f"{path}: inference row {row['model']!r}: unknown model; add it")
+        memory = parse_number(row.get("max gpu ram", "").replace("GB", ""))
+        label = template.format(size=f"{size:g}")
+        if memory is None:
+            drops.add(SOURCE, f"{quant} inference run without a memory figure (error or OOM)")
+            continue
+        found.setdefault(label, {})[quant] = memory
+    out = []
+    for label, by_quant in found.items():
+        quant = next(q for q in NF4_PREFERENCE if q in by_quant)
+        out.append(
+            {"model": label, "quant": quant, "memory_gb": by_quant[quant], "source_url": URL}
+        )
     return out

@@ -1,10 +1,16 @@
 """Importer for llmfit's model catalog (``llmfit/hf_models.json``; schema in ``schema.json``).
 
 Metadata only (it never adds a model): parameter counts, MoE experts, context length, release
-date, and ``min_vram_gb`` -> ``vram_q4_gb``. Per llmfit's schema and docs, ``min_vram_gb`` is the
-memory its authors list for the model's weights at the entry's ``quantization`` (Q4_K_M for all but
-one entry; about 0.5 bytes per parameter): a curated estimate, not a measurement. Entries at any
-other quantization give no vram_q4_gb. Layer/head fields are absent from this stored version.
+date. ``min_vram_gb`` is NOT read: per llmfit's schema it is an estimate (about 0.5 bytes per
+parameter at Q4_K_M), below published Q4_K_M file sizes (Llama 3 8B: 4.1 vs 4.92 GB), so it is not
+ground truth for ``vram_q4_gb`` (issue 14; the seed formula applies where no file size or
+measurement exists). Layer/head fields are absent from this stored version.
+
+``arch_keys`` gives the architecture identity of each entry: llmfit's ``architecture`` (the
+Hugging Face ``model_type``) and ``parameters_raw`` (the exact parameter count). Two checkpoints
+with the same model type and the same count to the parameter have the same tensor shapes (layers,
+hidden size, KV heads, head dim): the base and instruct tunes of one model, or a fine-tune that
+kept the shapes. Context length and RoPE settings are not part of it (they change no weight).
 """
 
 from __future__ import annotations
@@ -18,7 +24,10 @@ FILE_URL = (
     "https://github.com/AlexsJones/llmfit/blob/026ac571bab477fcc50ba9c7a4aabbeff56828d2/"
     "llmfit-core/data/hf_models.json"
 )
-Q4_QUANTS = {"Q4_K_M"}
+
+
+ROUNDED = 1_000_000
+"""A parameter count divisible by this is a rounded size (some entries give '40000000000')."""
 
 
 def read_models(path: Path) -> list[dict]:
@@ -37,7 +46,6 @@ def model_obs(entry: dict) -> ModelObs:
     """Metadata of one llmfit entry."""
     raw = entry.get("parameters_raw")
     active = entry.get("active_parameters")
-    vram = entry.get("min_vram_gb")
     is_moe = entry.get("is_moe")
     return ModelObs(
         name=entry["name"],
@@ -49,9 +57,6 @@ def model_obs(entry: dict) -> ModelObs:
         licence_raw=entry.get("license") or None,
         hf_id=entry["name"],
         context_length=_int(entry.get("context_length")),
-        vram_q4_gb=float(vram)
-        if isinstance(vram, int | float) and entry.get("quantization") in Q4_QUANTS
-        else None,
         n_layers=_int(entry.get("num_hidden_layers")),
         n_kv_heads=_int(entry.get("num_key_value_heads")),
         head_dim=_int(entry.get("head_dim")),
@@ -63,3 +68,21 @@ def load(path: Path) -> list[ModelObs]:
     """Observations ordered by Hugging Face downloads (most-downloaded repo wins a tie)."""
     entries = sorted(read_models(path), key=lambda e: -int(e.get("hf_downloads") or 0))
     return [model_obs(e) for e in entries]
+
+
+def arch_key(entry: dict) -> str | None:
+    """'<model_type>:<exact parameter count>', or None when either is unknown."""
+    arch, raw = entry.get("architecture"), entry.get("parameters_raw")
+    if not isinstance(arch, str) or not arch.strip() or arch.strip().lower() == "unknown":
+        return None
+    if not isinstance(raw, int) or isinstance(raw, bool) or raw <= 0:
+        return None
+    if raw % ROUNDED == 0:  # e.g. 40000000000: a rounded size, not a count of the tensors
+        return None
+    return f"{arch.strip().lower()}:{raw}"
+
+
+def arch_keys(path: Path) -> list[tuple[str, str]]:
+    """(Hugging Face name, arch_key) of every entry that has one, most-downloaded first."""
+    entries = sorted(read_models(path), key=lambda e: -int(e.get("hf_downloads") or 0))
+    return [(e["name"], key) for e in entries if (key := arch_key(e))]

@@ -4,6 +4,12 @@ Statistic (documented in docs/data.md): for each provider, the median on-demand 
 (``Price / AcceleratorCount``) over its rows for that GPU; the typical price is the median of
 those provider medians, so a provider listing many regions does not outweigh the others. Spot
 prices are ignored. GPUs without a row in any catalog keep ``usd_per_hour`` empty.
+
+What backs each price is recorded beside it: ``price_offers`` (the on-demand offers, i.e. rows of
+the vms.csv files, over all providers) and ``price_providers`` (how many provider catalogs had
+one). The app calls a price from fewer than two offers, or from a single provider, "thin"
+(``analytics/llm/finetune_view.py : is_thin``). The catalogs carry no date: ``price_date`` stays
+empty and the commit in ``price_source_url`` dates the figures.
 """
 
 from __future__ import annotations
@@ -100,17 +106,36 @@ def provider_offers(path: Path, provider: str, drops: Drops) -> dict[str, list[f
     return offers
 
 
+PRICE_COLUMNS = (
+    "usd_per_hour", "price_date", "price_source_url", "price_offers", "price_providers"
+)  # fmt: skip
+"""The gpus.csv columns a price fills (schema "gpus" block)."""
+
+
 def typical_prices(root: Path, drops: Drops) -> dict[str, dict]:
-    """gpu_id -> {usd_per_hour, price_source_url}: median over providers of provider medians."""
+    """gpu_id -> {usd_per_hour, price_source_url, price_offers, price_providers}: the median over
+    providers of provider medians, the catalogs it came from, and how many offers and providers
+    back it."""
     per_provider: dict[str, dict[str, float]] = defaultdict(dict)
+    counts: dict[str, int] = defaultdict(int)
     for provider in COMMITS:
         offers = provider_offers(root / "catalogs/v8" / provider / "vms.csv", provider, drops)
         for gpu, prices in offers.items():
             per_provider[gpu][provider] = statistics.median(prices)
+            counts[gpu] += len(prices)
     out = {}
     for gpu, medians in sorted(per_provider.items()):
         out[gpu] = {
             "usd_per_hour": round(statistics.median(medians.values()), 4),
             "price_source_url": ";".join(catalog_url(p) for p in sorted(medians)),
+            "price_offers": counts[gpu],
+            "price_providers": len(medians),
         }
     return out
+
+
+def price_columns(price: dict | None) -> dict:
+    """The gpus.csv price cells of one GPU from its ``typical_prices`` entry (all empty without
+    one; ``price_date`` is always empty: the catalogs carry no date)."""
+    price = price or {}
+    return {col: price.get(col) for col in PRICE_COLUMNS}

@@ -1,0 +1,78 @@
+"""AppTest runs of the fine-tune planner for issue 14: a won't-fit job priced on the config that
+fits (and saying so), prices with what backs them, dark-mode-safe verdict colours, the Apple
+default, the model default and the formula-vs-measured note on the committed catalog."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from analytics.core import paths
+from tests.fixtures.apptest import fresh_caches, run_page
+from tests.fixtures.catalogs import make_catalog
+from tests.fixtures.store import StorePaths
+
+PAGE = "llm/finetune_planner.py"
+
+
+@pytest.fixture()
+def store(store_paths: StorePaths) -> Path:
+    """The tiny calculator catalog as the current catalog, with fresh Streamlit caches."""
+    make_catalog(store_paths.root)
+    store_paths.serve_catalog()
+    fresh_caches()
+    return store_paths.root
+
+
+def test_wont_fit_names_the_config_it_is_priced_on(store: Path) -> None:
+    # 405B QLoRA: 275.4 GB; 1x RTX 4090 cannot run it, 4x A100 80GB (320 GB) is the cheapest fit
+    at = run_page(PAGE, model="llama-3.1-405b", gpu="rtx-4090", method="qlora")
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Verdict"] == "won't fit" and metrics["Cost (rough)"] != "—"
+    (warning,) = at.warning
+    assert warning.value.startswith(
+        "Won't fit on 1× GeForce RTX 4090; priced on 4× A100 80GB, the smallest rentable config "
+        "that fits"
+    )
+    captions = " ".join(c.value for c in at.caption)
+    assert "Price on 4× A100 80GB: $1.50/GPU-hour · median over 1 provider" in captions
+    assert "date not recorded" in captions and "Thin price" in captions
+    assert "LoRA and QLoRA change the memory" in captions
+
+
+def test_verdict_colours_set_dark_text() -> None:
+    source = (paths.REPO_ROOT / "pages" / PAGE).read_text()
+    block = source[source.index("VERDICT_COLOURS = {") :].split("\n}", 1)[0]
+    assert block.count("background-color") == 3 == block.count("{DARK_TEXT}")
+    assert re.search(r'DARK_TEXT = "color: #1b1b1b"', source)
+
+
+def test_log_samples_control_with_presets(store: Path) -> None:
+    at = run_page(PAGE)
+    assert not at.exception
+    samples = at.select_slider(key="ft_samples")
+    assert {"1,000", "10,000", "100,000", "1,000,000"} <= set(samples.options)
+    assert samples.options[1] == "200"  # 100, 200, 500, ...: log steps, not a linear slider
+    preset = at.selectbox(key="ft_preset")
+    assert len(preset.options) == 4
+    preset.select(preset.options[3]).run()
+    assert at.select_slider(key="ft_samples").value == 1_000_000
+
+
+def test_committed_catalog_defaults_and_measured_note(store_paths: StorePaths) -> None:
+    if not (paths.CATALOG_DIR / "finetune_memory.csv").exists():
+        pytest.skip("data/catalog has no finetune_memory.csv")
+    fresh_caches()
+    at = run_page(PAGE, kind="Apple profile", model="llama-2-7b", method="qlora")
+    assert not at.exception
+    assert at.selectbox(key="ft_apple").value == "m4-max-128gb"  # newest Max chip, largest
+    text = " ".join(m.value for m in at.markdown)
+    # QLoRA 7B: 0.55 x 7 + 16 x 0.035 + 2 = 6.41 GB against LitGPT's 14.14 GB
+    assert "measured **14.14 GB**, formula **6.41 GB**, ratio 2.21" in text
+    assert "the formula is 0.45× the measurement" in text
+    assert any("not the seed's FLOPs estimate" in c.value for c in at.caption)
+    options = at.selectbox(key="ft_model").options
+    assert len(options) == len(set(options))
