@@ -34,7 +34,6 @@ import pandas as pd
 import scipy.linalg
 import scipy.sparse
 import scipy.sparse.csgraph
-import scipy.stats
 import threadpoolctl
 
 from analytics.core.schema import SOURCE_KINDS
@@ -1055,6 +1054,8 @@ def _intervals(samples: np.ndarray, table: pd.DataFrame) -> pd.DataFrame:
     out["rating_high"] = _nan_quantile(samples, seen, 0.975, "linear")
     ranks = np.full(samples.shape, np.nan)
     if eligible.any():
+        import scipy.stats  # here, not at the top: importing it costs pages about 1 s
+
         denoised = np.round(samples[:, eligible], _RANK_DECIMALS)
         ranks[:, eligible] = scipy.stats.rankdata(
             -denoised, method="min", axis=1, nan_policy="omit"

@@ -215,5 +215,6 @@ st.caption(
     "verdict; the best Elo of the variants is shown (“—” where none is rated). "
     "Config prices: median $/GPU-hour over provider catalogs; “thin” = fewer than "
     f"{catalog.MIN_PRICE_SOURCES} provider catalogs, used only when no better-supported config "
-    "fits. The catalog records no offer counts or price dates."
+    "fits. Each GPU's offer and provider counts are in the fine-tune planner; SkyPilot's catalogs "
+    "carry no date, so the catalog commit in the price link dates a price."
 )
