@@ -53,7 +53,7 @@ def pareto_figure(board: vision.Leaderboard) -> go.Figure:
         line={"shape": "hv", "color": "#d62728"},
         marker={"size": 13, "symbol": "star", "color": "#d62728"},
         text=front["model"],
-        textposition="top center",
+        textposition="top right",
         hovertext=front["hover"],
         hovertemplate="%{hovertext}<extra></extra>",
     )
