@@ -106,7 +106,7 @@ def test_agent_scaffolds_of_third_parties_are_not_headlines(scores):
 @pytest.mark.parametrize(
     ("model", "column", "value"),
     [
-        ("kimi-k2-instruct-0905", "release_date", "2025-09-05"),
+        ("kimi-k2-0905", "release_date", "2025-09-05"),  # Kimi-K2-Instruct-0905
         ("gemma-2-2b-it", "release_date", "2024-07-31"),
         ("deepseek-v3-0324", "active_params_b", 37.0),
         ("deepseek-r1-0528", "active_params_b", 37.0),

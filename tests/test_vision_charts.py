@@ -177,8 +177,11 @@ def test_review_state_names_the_reviewer_and_date():
     done = outputs.assign(failure=[True, False], reviewer="octocat",
                           reviewed_utc="2026-12-01T10:00:00+00:00")  # fmt: skip
     assert vision.review_state(done) == (
-        "reviewed by octocat on 2026-12-01: 1 of 2 outputs marked failures"
+        "reviewed by octocat on 2026-12-01: 1 of 2 detections marked failures"
     )
+    missed = pd.concat([done.assign(output_index=[0, 1]), done.assign(output_index=[-1, -1])])
+    state = vision.review_state(missed)
+    assert state.endswith("1 of 2 detections marked failures, 2 missed objects")
 
 
 def test_a_single_ranked_model_is_the_whole_front():

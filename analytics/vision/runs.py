@@ -410,7 +410,8 @@ def review_state(outputs: pd.DataFrame) -> str:
         return "not reviewed yet"
     names = ", ".join(sorted(set(reviewed["reviewer"])))
     when = max(reviewed["reviewed_utc"].astype(str))
-    missed = outputs["output_index"] == MISS_INDEX
+    index = outputs["output_index"] if "output_index" in outputs else pd.Series(0, outputs.index)
+    missed = index == MISS_INDEX
     dets = outputs[~missed]
     failures = int(dets["failure"].astype(bool).sum())
     marked = f"{failures} of {len(dets)} detections marked failures"
