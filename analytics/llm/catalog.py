@@ -34,6 +34,7 @@ WONT_FIT = "won't fit"
 FITS = "fits"
 TABLES = ("models", "gpus", "throughput", "scores", "benchmarks", "finetune_memory")
 MIN_PRICE_SOURCES = 2  # fewer provider catalogs behind a $/h -> "thin"
+MIN_PRICE_OFFERS = 2  # issue 14: fewer on-demand offers behind a $/h (when counted) -> "thin"
 APPLE_TIERS = ("pro", "max", "ultra")  # chip tiers above the base chip
 
 
@@ -53,8 +54,10 @@ class Price:
 
     @property
     def thin(self) -> bool:
-        """Backed by fewer than MIN_PRICE_SOURCES provider catalogs."""
-        return self.sources < MIN_PRICE_SOURCES
+        """Backed by fewer than MIN_PRICE_SOURCES provider catalogs, or (where the offers are
+        counted) by fewer than MIN_PRICE_OFFERS offers."""
+        few = self.offers is not None and self.offers < MIN_PRICE_OFFERS
+        return few or self.sources < MIN_PRICE_SOURCES
 
     def provenance(self) -> str:
         """'2 provider catalogs (lambda, vast) · date not recorded · offers not recorded'."""

@@ -23,8 +23,7 @@ from analytics.llm import checkpoints, finetune, quality
 
 DEFAULT_MODEL_PARAMS_B = (7.0, 9.0)  # the planner's default: a 7-9 B model (one GPU, LoRA)
 INSTRUCT_WORDS = ("instruct", "chat")  # a tuned-for-use release, the usual fine-tune base
-MIN_PRICE_OFFERS = 2  # issue 14: a $/h from fewer on-demand offers is "thin"
-MIN_PRICE_PROVIDERS = 2  # ... and so is one from a single marketplace's catalog
+MIN_PRICE_OFFERS = cat.MIN_PRICE_OFFERS  # the thin rule is ``catalog.Price.thin``
 APPLE_DEFAULT_TIER = "max"  # the planner's default Apple profile: the newest Max chip, largest
 _COMMIT = re.compile(r"/blob/([0-9a-f]{7,40})/")
 
@@ -58,20 +57,16 @@ def rentable_configs(gpus: pd.DataFrame) -> list[cat.Hardware]:
 
 def is_thin(price: cat.Price | None) -> bool:
     """A $/h backed by fewer than 2 offers or by a single provider catalog (or no price)."""
-    if price is None:
-        return True
-    few = price.offers is not None and price.offers < MIN_PRICE_OFFERS
-    return few or price.sources < MIN_PRICE_PROVIDERS
+    return price is None or price.thin
 
 
 def cheapest_config(
     configs: list[cat.Hardware], works: Callable[[cat.Hardware], bool]
 ) -> cat.Hardware | None:
     """First config in ``rentable_configs`` order on which ``works`` holds among those with a
-    well-supported price; a thin-priced one only when none of those works."""
-    supported = (h for h in configs if not is_thin(h.price) and works(h))
-    found = next(supported, None)
-    return found or next((h for h in configs if is_thin(h.price) and works(h)), None)
+    well-supported price; a thin-priced one only when none of those works
+    (``catalog.smallest_config``, on prices that carry their offer counts)."""
+    return cat.smallest_config(configs, works)
 
 
 def config_label(config: cat.Hardware | None) -> str:

@@ -21,6 +21,16 @@ MODEL_COLUMNS = (
     "model_id, display_name, organisation, family, release_date, total_params_b, "
     "active_params_b, open_weights, licence_raw, aliases"
 )
+_MODEL_FACTS = (
+    "organisation",
+    "open_weights",
+    "licence_class",
+    "licence_raw",
+    "total_params_b",
+    "release_date",
+    "family",
+)
+"""Model metadata columns, in the order every leaderboard table lists them."""
 TABLE_COLUMNS = (
     "rank",
     "model_id",
@@ -35,13 +45,7 @@ TABLE_COLUMNS = (
     "n_categories",
     "unrated_reason",
     "provenance",
-    "organisation",
-    "open_weights",
-    "licence_class",
-    "licence_raw",
-    "total_params_b",
-    "release_date",
-    "family",
+    *_MODEL_FACTS,
 )
 
 ESSENTIAL_COLUMNS = (
@@ -65,13 +69,7 @@ MORE_COLUMNS = (
     "rating_high",
     "rank_low",
     "rank_high",
-    "organisation",
-    "open_weights",
-    "licence_class",
-    "licence_raw",
-    "total_params_b",
-    "release_date",
-    "family",
+    *_MODEL_FACTS,
     "model_id",
 )
 """The leaderboard's optional columns, in the column picker's order."""
