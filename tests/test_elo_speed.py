@@ -172,6 +172,26 @@ def test_bootstrap_matches_the_reference_rounds(monkeypatch, dense_max: int) -> 
         np.testing.assert_allclose(got, want, atol=1e-6)
 
 
+def test_round_preconditioner_slow_modes_change_no_round(monkeypatch) -> None:
+    """The conjugate-gradient rounds correct the slow modes of the start's Hessian
+    (``_RoundSolver.prepare``); without them (Jacobi alone) the rounds land on the same point,
+    and the modes are the eigenvectors of the smallest eigenvalues of the scaled Hessian."""
+    monkeypatch.setattr(elo, "_DENSE_NEWTON_MAX", 0)
+    battles = elo.build_battles(elo.headline_scores(synthetic(60, 16, 9)))
+    theta0 = elo.fit(elo.aggregate(battles)).theta
+    with_modes = elo.bootstrap_ratings(battles, 8, seed=4, theta0=theta0, workers=1)
+    solver = battles.contributions.rounds
+    assert solver.coarse is not None
+    assert solver.coarse.shape == (len(battles.models), elo._COARSE_MODES)
+    values = 1.0 / solver.coarse_inverse
+    assert np.all(np.diff(values) >= 0) and values[0] > 0  # smallest first, positive definite
+    monkeypatch.setattr(elo._RoundSolver, "prepare", lambda self, theta: None)
+    solver.coarse = solver.coarse_inverse = None
+    jacobi = elo.bootstrap_ratings(battles, 8, seed=4, theta0=theta0, workers=1)
+    np.testing.assert_array_equal(np.isnan(with_modes), np.isnan(jacobi))
+    np.testing.assert_allclose(with_modes, jacobi, atol=1e-6)
+
+
 def test_bootstrap_is_the_same_for_any_number_of_workers() -> None:
     battles = elo.build_battles(elo.headline_scores(synthetic(50, 14, 6)))
     theta0 = elo.fit(elo.aggregate(battles)).theta

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import concurrent.futures.process
+import copy
 import functools
 import math
 import multiprocessing
@@ -777,7 +778,9 @@ def bootstrap_ratings(
     ]
     if not draws:
         return np.empty((0, len(battles.models)))
-    job = _Rounds(battles.contributions.rounds, draws, theta0, tol)
+    solver = battles.contributions.rounds
+    solver.prepare(theta0)  # once, before any worker forks
+    job = _Rounds(solver, draws, theta0, tol)
     workers = workers or _default_workers()
     work = rounds * max(len(battles.pair_i), 1)
     if workers > 1 and rounds > 1 and work >= _POOL_MIN_WORK:
@@ -871,9 +874,10 @@ class _RoundSolver:
     finds on the round's drawn pairs and models. Each Newton iterate costs one gather of
     per-model strengths ``exp(theta)`` into pair probabilities (no exponential per pair), the
     per-model expected wins (which give both the MM sweep of the stopping rule and the
-    gradient), the Hessian diagonal and the conjugate-gradient solve of
-    :func:`_newton_direction`; the log-likelihood is only evaluated when the step's own
-    gradient cannot show that it gains (:meth:`_step`).
+    gradient), the Hessian diagonal and a conjugate-gradient solve (:meth:`_direction`, with the
+    slow modes of :meth:`prepare` corrected exactly); the log-likelihood is only evaluated when
+    the step's own gradient cannot show that it gains (:meth:`_step`). A few plain MM sweeps
+    (:data:`_ROUND_MM_SWEEPS`) come first. docs/elo.md section 10 has the figures.
     """
 
     def __init__(self, contributions: _Contributions) -> None:
@@ -887,12 +891,44 @@ class _RoundSolver:
         ones, at = np.ones(n_pairs), np.arange(n_pairs)
         self.first = scipy.sparse.csr_matrix((ones, at, self.indptr_i), shape=(n, n_pairs))
         self.second = scipy.sparse.csr_matrix((ones, (pair_j, at)), shape=(n, n_pairs))
-        self.either = (self.first + self.second).tocsr()
         self.both, self.sign = c.both, c.sign
         rows = len(c.row_pair)
         self.per_pair = scipy.sparse.csr_matrix(
             (np.ones(rows), (c.row_pair, np.arange(rows))), shape=(n_pairs, rows)
         )
+        self.first_count = np.diff(self.indptr_i)  # pairs per model as first: a sorted gather
+        # the Hessian's upper triangle (row pair_i, column pair_j) and its transpose, whose
+        # values a Newton step swaps in without rebuilding (or re-checking) the structure
+        self._upper = scipy.sparse.csr_matrix((ones, pair_j, self.indptr_i), shape=(n, n))
+        self._lower = self._upper.T
+        self.coarse: np.ndarray | None = None  # (n, k) slow modes of the start's Hessian
+        self.coarse_inverse: np.ndarray | None = None  # (k,) their inverse eigenvalues
+
+    def prepare(self, theta0: np.ndarray | None) -> None:
+        """Find the slow modes of the conjugate gradients once, for every round: the
+        :data:`_COARSE_MODES` eigenvectors of the Jacobi-scaled Hessian of the full data at the
+        rounds' start with the smallest eigenvalues (docs/elo.md section 10). A round's Hessian
+        differs from it only by its resampled weights, so these modes, corrected exactly in
+        each preconditioner step, leave conjugate gradients the well-conditioned rest."""
+        n = self.n
+        if n <= _DENSE_NEWTON_MAX or n > _COARSE_MAX_MODELS or self.coarse is not None:
+            return
+        wins_i, wins_j = self.aggregate(np.ones(self.both.shape[1]))
+        theta = np.zeros(n) if theta0 is None else np.asarray(theta0, dtype=float)
+        p, q = self._win_prob(theta)
+        curv = (wins_i + wins_j) * p * q
+        sig = _sigmoid(theta)
+        diag = self._per_model(curv) + sig * (1.0 - sig)
+        scale = 1.0 / np.sqrt(diag)
+        scaled = np.diag(np.ones(n))  # D^-1/2 (-H) D^-1/2 has a unit diagonal
+        off = -curv * scale[self.pair_i] * scale[self.pair_j]
+        scaled[self.pair_i, self.pair_j] = off
+        scaled[self.pair_j, self.pair_i] = off
+        k = min(_COARSE_MODES, n - 1)
+        values, vectors = scipy.linalg.eigh(scaled, subset_by_index=[0, k - 1], driver="evr")
+        # with Z = D^-1/2 V, Z' (-H) Z = diag(values): the coarse problem is diagonal
+        self.coarse = vectors * scale[:, None]
+        self.coarse_inverse = 1.0 / np.maximum(values, 1e-300)
 
     def aggregate(self, multiplicity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Weighted wins of each pair's first and second model (:func:`aggregate`, equal to
@@ -916,13 +952,21 @@ class _RoundSolver:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Log-strengths of one round and the mask of the models it drew (see the class)."""
         total = wins_i + wins_j
-        drawn = (self.either @ total) > 0
+        drawn = self._per_model(total) > 0
         theta = np.zeros(self.n) if theta0 is None else np.array(theta0, dtype=float)
         theta[~drawn] = 0.0
         wins = self.first @ wins_i + self.second @ wins_j + 0.5  # the anchor adds 1/2
         log_wins = np.log(wins)
         p, q = self._win_prob(theta)
         expected = self._expected(total, p, q)
+        for _ in range(_ROUND_MM_SWEEPS):  # plain MM first: it never overshoots a far move
+            sweep = log_wins - np.log(expected + _sigmoid(theta))
+            if float(np.max(np.abs(sweep), initial=0.0)) < tol:
+                return theta, drawn
+            theta += sweep
+            theta[drawn] = _best_shift(theta[drawn])
+            p, q = self._win_prob(theta)
+            expected = self._expected(total, p, q)
         step = math.inf
         for _ in range(max_iter):
             sig = _sigmoid(theta)
@@ -931,11 +975,8 @@ class _RoundSolver:
                 return theta, drawn
             grad = wins - expected - sig
             curv = total * p * q
-            diag = self.either @ curv + sig * (1.0 - sig)
-            direction = _newton_direction(
-                self.n, self.pair_i, self.pair_j, self.indptr_i, curv, diag, grad,
-                _CG_ATOL_OF_TOL * tol,
-            )  # fmt: skip
+            diag = self._per_model(curv) + sig * (1.0 - sig)
+            direction = self._direction(curv, diag, grad, drawn, _CG_ATOL_OF_TOL * tol)
             if np.all(np.isfinite(direction)):
                 data = (total, wins_i, wins)
                 moved = self._step(theta, grad, _moderate(direction, grad), data)
@@ -1015,9 +1056,60 @@ class _RoundSolver:
             d = theta[self.pair_i] - theta[self.pair_j]
             return _sigmoid(d), _sigmoid(-d)
         strength = np.exp(theta - top)
-        s_i, s_j = strength[self.pair_i], strength[self.pair_j]
-        inverse = 1.0 / (s_i + s_j)
-        return s_i * inverse, s_j * inverse
+        s_i, s_j = np.repeat(strength, self.first_count), strength[self.pair_j]
+        inverse = s_i + s_j
+        np.divide(1.0, inverse, out=inverse)
+        s_i *= inverse
+        s_j *= inverse
+        return s_i, s_j
+
+    def _direction(
+        self,
+        curv: np.ndarray,
+        diag: np.ndarray,
+        grad: np.ndarray,
+        drawn: np.ndarray,
+        atol: float,
+    ) -> np.ndarray:
+        """:func:`_newton_direction` for a round: the dense solve for small fits, otherwise
+        conjugate gradients preconditioned by the Jacobi scaling plus the exact correction of
+        the slow modes found by :meth:`prepare` (restricted to the drawn models, so undrawn
+        ones stay put), to the same residual rule."""
+        if self.n <= _DENSE_NEWTON_MAX or self.coarse is None:
+            return _newton_direction(
+                self.n, self.pair_i, self.pair_j, self.indptr_i, curv, diag, grad, atol
+            )
+        upper, lower = copy.copy(self._upper), copy.copy(self._lower)
+        upper.data = lower.data = curv  # same structure, this step's values (thread-safe)
+        modes = self.coarse * drawn[:, None]
+        inverse = self.coarse_inverse
+        scale = np.maximum(diag, 1e-300)
+
+        def precondition(r: np.ndarray) -> np.ndarray:
+            return r / scale + modes @ (inverse * (r @ modes))
+
+        norm = float(np.linalg.norm(grad))
+        rtol = min(_CG_RTOL_MAX, _CG_RTOL_GRAD * float(np.max(np.abs(grad), initial=0.0)))
+        x = np.zeros(self.n)
+        r = grad.copy()
+        z = precondition(r)
+        q = z.copy()
+        rz = float(r @ z)
+        for _ in range(_CG_MAX_ITER):
+            if rz <= 0 or float(np.linalg.norm(r)) <= max(rtol * norm, atol):
+                break
+            aq = diag * q - upper @ q - lower @ q
+            alpha = rz / float(q @ aq)
+            x += alpha * q
+            r -= alpha * aq
+            z = precondition(r)
+            rz, previous = float(r @ z), rz
+            q = z + (rz / previous) * q
+        return x
+
+    def _per_model(self, values: np.ndarray) -> np.ndarray:
+        """Per model, the sum of a per-pair quantity over its pairs (either side)."""
+        return self.first @ values + self.second @ values
 
     def _expected(self, total: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
         """Per model, its expected wins in its pair battles (sums of positive terms: no
@@ -1037,6 +1129,16 @@ after the step the gradient is about that residual, and an MM step is about grad
 with W_i >= 1/2 (the anchor's half win), so the stopping rule is met with room to spare;
 solving further would only add iterations (12% fewer in all, snapshot ve5da1a7c8c)."""
 _LOCAL_STEP = 0.1  # a Newton step moving no log-strength by this much is in the local regime
+_COARSE_MODES = 8
+"""Slow modes a round's conjugate gradients correct exactly (:meth:`_RoundSolver.prepare`):
+on snapshot v9b1b9b3416 the Jacobi-scaled Hessian has five eigenvalues below 0.3 (the
+smallest, 4e-4, is the common shift only the anchor resists) and the rest in [0.36, 1.4]."""
+_COARSE_MAX_MODELS = 6000  # above this the dense eigenproblem of prepare() costs too much
+_ROUND_MM_SWEEPS = 4
+"""Plain MM sweeps a round takes from its start before Newton: a resample moves some thinly
+benchmarked models by several log-units (up to ~9 on v9b1b9b3416), which Newton reaches only
+in clipped steps; each sweep costs one gradient, no linear solve. Four cut the Newton steps per
+round from 7.5 to 6.1 (docs/elo.md section 10)."""
 _ROUND_MAX_ITER = 100  # lean round fit iterations before falling back to fit (rounds need ~10)
 
 
