@@ -16,10 +16,14 @@ def build_navigation() -> dict[str, list]:
                 page.file,
                 title=page.title,
                 icon=page.icon,
-                url_path=page.url_path,
+                url_path="overview" if page.file == HOME else page.url_path,  # served at /
                 default=page.file == HOME,
             )
         )
+        if page.file == HOME:  # the home page is served at /; its old /home links still work
+            sections[page.section].append(
+                st.Page(page.file, title=page.title, url_path=page.url_path, visibility="hidden")
+            )
     return sections
 
 

@@ -16,7 +16,7 @@ load average is printed before and after (figures from a shared machine are uppe
 faithful); ``--version`` serves an already-built snapshot when the catalog is being edited;
 ``--profile PAGE`` prints the top functions of that page's cold run (cProfile).
 
-Run: ``.venv/bin/python bench/pages.py [--repeat 1] [--profile pages/llm/leaderboard.py]``
+Run: ``.venv/bin/python bench/pages.py [--repeat 1] [--only PAGE] [--profile PAGE]``
 """
 
 from __future__ import annotations
@@ -111,7 +111,9 @@ def one(page: str, query: list[str], version: str | None) -> int:
 
 def profile(page: str, top: int = 30) -> str:
     """cProfile of one cold run of ``page`` in the script thread AppTest starts: the ``top``
-    functions by cumulative time."""
+    functions by cumulative time (the app's modules imported first, as for a cold run)."""
+    for name in APP_MODULES:
+        __import__(name)
     clear_caches()
     at = AppTest.from_file(str(REPO_ROOT / page), default_timeout=300)
     prof = cProfile.Profile()
@@ -145,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", metavar="PAGE", help="also profile this page file's cold run")
     parser.add_argument("--same-process", action="store_true", help="cold = caches cleared")
     parser.add_argument("--version", help="serve this built snapshot (not the catalog's)")
+    parser.add_argument("--only", metavar="PAGE", action="append", default=[],
+                        help="measure only this page file (repeatable)")  # fmt: skip
     parser.add_argument("--one", metavar="PAGE", help=argparse.SUPPRESS)
     parser.add_argument("--query", action="append", default=[], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -159,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         measure(navigation.HOME)  # untimed: imports
     print(f"{'page':50} {'cold s':>8} {'rerun s':>8}  note")
     jobs = [(p.file, {}) for p in navigation.existing_pages()] + list(VARIANTS)
+    jobs = [(page, query) for page, query in jobs if not args.only or page in args.only]
     for page, query in jobs:
         runs = [
             measure(page, query) if args.same_process else measure_fresh(page, query, args.version)

@@ -7,4 +7,4 @@ python3 -m venv .venv
 # facenet-pytorch ships the MTCNN weights our offline adapter runs on; its metadata pins
 # torch<2.3, numpy<2 and torchvision, so it is installed without them (docs/patches/).
 .venv/bin/pip install --quiet --disable-pip-version-check --no-deps facenet-pytorch==2.6.0
-exec .venv/bin/python -m streamlit run app.py "$@"
+exec .venv/bin/python -m ui.server "$@"  # = streamlit run app.py, deep links safe (ui/server.py)

@@ -76,12 +76,15 @@ NAV_JS = """(() => {
   const nav = document.querySelector('[data-testid="stSidebarNav"]');
   if (!nav) return null;
   const label = (el) => el.innerText.trim().split("\\n").filter(Boolean).pop() || "";
+  const dialog = document.querySelector('[role="dialog"]');
   return {
     sections: [...nav.querySelectorAll('[data-testid="stNavSectionHeader"]')].map(label),
     titles: [...nav.querySelectorAll('[data-testid="stSidebarNavLink"]')].map(label),
+    dialog: dialog ? dialog.innerText.trim() : null,
   };
 })()"""
-"""The sidebar navigation as shown: section headers and page link labels (null: no sidebar)."""
+"""The sidebar navigation as shown: section headers and page link labels (null: no sidebar),
+and the text of any dialog over the page (Streamlit's "Page not found", for one)."""
 
 
 class ScreenshotError(RuntimeError):
@@ -113,7 +116,7 @@ def _spawn(cmd: list[str], log_path: Path, cwd: Path = REPO_ROOT) -> subprocess.
 
 def start_server(port: int, log_path: Path, theme: str = "light") -> subprocess.Popen:
     cmd = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
+        sys.executable, "-m", "ui.server",  # streamlit run app.py, deep links safe
         "--server.headless", "true",
         "--server.port", str(port),
         "--server.address", "127.0.0.1",

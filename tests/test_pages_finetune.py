@@ -4,7 +4,6 @@ default, the model default and the formula-vs-measured note on the committed cat
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -41,13 +40,6 @@ def test_wont_fit_names_the_config_it_is_priced_on(store: Path) -> None:
     assert "Price on 4× A100 80GB: $1.50/GPU-hour · median over 1 provider" in captions
     assert "date not recorded" in captions and "Thin price" in captions
     assert "LoRA and QLoRA change the memory" in captions
-
-
-def test_verdict_colours_set_dark_text() -> None:
-    source = (paths.REPO_ROOT / "pages" / PAGE).read_text()
-    block = source[source.index("VERDICT_COLOURS = {") :].split("\n}", 1)[0]
-    assert block.count("background-color") == 3 == block.count("{DARK_TEXT}")
-    assert re.search(r'DARK_TEXT = "color: #1b1b1b"', source)
 
 
 def test_log_samples_control_with_presets(store: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pandas as pd
@@ -10,9 +9,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from analytics.core import paths
+from analytics.llm import fit
 from tests.fixtures.apptest import fresh_caches, run_page
 from tests.fixtures.catalogs import NV, TINY_GPUS, TINY_MODELS, make_catalog, write_schema_table
 from tests.fixtures.store import StorePaths
+from ui import llm
 
 # --- the fit catalog: the tiny calculator catalog plus the issue-14 columns (test data) ---------
 
@@ -135,12 +136,33 @@ def fit_store(store_paths: StorePaths) -> Path:
     return store_paths.root
 
 
-def _frame(at: AppTest):
-    (element,) = at.dataframe  # each page shows exactly one table
-    return element.value
-
-
 CONTEXT = "Verdict at 8,192 tokens"
+
+
+def _frame(at: AppTest):
+    """The page's one table, verdict cells without their coloured marks ('🟢 fits' -> 'fits')."""
+    (element,) = at.dataframe  # each page shows exactly one table
+    return element.value.map(llm.unmarked)
+
+
+@pytest.mark.parametrize(
+    ("page", "columns"),
+    [("llm/hardware_fit.py", ["Verdict", CONTEXT]), ("llm/finetune_planner.py", ["Verdict"])],
+)
+def test_verdicts_carry_a_theme_independent_mark(fit_store: Path, page: str, columns) -> None:
+    """Each verdict cell starts with its coloured mark (an emoji: the same colour in the light
+    and the dark theme; no pandas Styler colours that need their own text colour)."""
+    at = run_page(page, gpu="rtx-4090", all="1")
+    assert not at.exception
+    (element,) = at.dataframe
+    for column in columns:
+        cells = [c for c in element.value[column].dropna() if c != fit.KV_UNKNOWN]
+        assert cells and all(llm.unmarked(c) != c for c in cells), column
+        assert {c.split(" ", 1)[0] for c in cells} <= set(llm.MARKS)
+        plain = {llm.unmarked(c) for c in cells}
+        assert plain <= {*fit.VERDICTS, "fits", "fits (tight)", "won't fit"}
+
+
 
 
 def test_hardware_fit_page_renders(fit_store: Path) -> None:
@@ -252,13 +274,6 @@ def test_m4_max_without_measured_rows_says_so(fit_store: Path) -> None:
     assert any("no measured throughput for 1× Apple M4 Max 128GB" in i.value for i in at.info)
     table = _frame(at)
     assert table["Single-stream decode tok/s"].isna().all()
-
-
-def test_verdict_colours_set_dark_text() -> None:
-    source = (paths.REPO_ROOT / "pages" / "llm" / "hardware_fit.py").read_text()
-    block = source[source.index("VERDICT_COLOURS = {") :].split("\n}", 1)[0]
-    assert block.count("background-color") == 4 == block.count("{DARK_TEXT}")
-    assert re.search(r'DARK_TEXT = "color: #1b1b1b"', source)
 
 
 def test_finetune_planner_renders(store: Path) -> None:

@@ -75,16 +75,19 @@ def test_a_deep_link_on_a_cold_server_shows_the_app_navigation(
 ) -> None:
     """A shared link opened as the first request of a freshly started server shows the page
     table's sections and titles, never Streamlit's file-name sidebar of the pages/ folder
-    (also not for a moment while loading); /home is what that sidebar used to link to."""
+    (also not for a moment while loading) and no "Page not found" dialog; /home is what that
+    sidebar used to link to."""
     from ui import navigation
 
     shots = _load_script()
     write_catalog(store_paths.serve_catalog())
     states = shots.deep_link_sidebar(path)
     titles = [p.title for p in navigation.existing_pages()]
-    assert states[-1] == {"sections": SECTIONS, "titles": titles}, states[-1]
+    assert states[-1] == {"sections": SECTIONS, "titles": titles, "dialog": None}, states[-1]
     shown = [s for s in states if s is not None and s["titles"]]
     assert all(s["sections"] == SECTIONS for s in shown), shown  # no file-name sidebar
+    # and no "Page not found" dialog over the right page (Streamlit's v1 pages/ run: ui/server)
+    assert all(s["dialog"] is None for s in states if s is not None), states
 
 
 def test_missing_pages_fail_with_one_line(tmp_path: Path) -> None:

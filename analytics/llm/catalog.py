@@ -15,6 +15,7 @@ for the cheapest config only when no config with a better-supported price fits.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 from collections.abc import Callable
@@ -164,7 +165,9 @@ def rentable_configs(gpus: pd.DataFrame) -> list[Hardware]:
     """Every rentable GPU x count (1, 2, 4, 8), cheapest per hour first, fewer GPUs on ties."""
     kinds = gpus["kind"].isin(RENTABLE_KINDS)
     priced = gpus[kinds & gpus["usd_per_hour"].notna() & (gpus["memory_gb"] > 0)]
-    configs = [hardware(priced, g, n) for g in priced["gpu_id"] for n in RENTABLE_COUNTS]
+    single = [hardware(priced, g) for g in priced["gpu_id"]]  # one row lookup per GPU
+    configs = [h if n == 1 else dataclasses.replace(h, count=n) for h in single
+               for n in RENTABLE_COUNTS]  # fmt: skip
     return sorted(configs, key=lambda h: (h.count * h.usd_per_hour, h.count, h.gpu_id))
 
 

@@ -95,7 +95,10 @@ def one_row_per_checkpoint(models: pd.DataFrame, ratings: pd.DataFrame | None) -
     names = _checkpoint_names(table).reindex(out.index)
     out["display_name"] = names
     out["checkpoint_name"] = names
-    out["variants"] = groups["_name"].agg(lambda s: ", ".join(sorted(set(s))))
+    names_of: dict[int, set[str]] = {}
+    for group, name in zip(table["_first"].tolist(), table["_name"].tolist(), strict=True):
+        names_of.setdefault(group, set()).add(name)  # plain Python: a groupby lambda costs 0.1 s
+    out["variants"] = pd.Series({g: ", ".join(sorted(n)) for g, n in names_of.items()})
     out["n_variants"] = groups.size()
     out = out.reset_index(drop=True)
     return out.drop(columns=[c for c in out.columns if c.startswith("_")])

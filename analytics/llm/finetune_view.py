@@ -52,7 +52,9 @@ def hardware(gpus: pd.DataFrame, gpu_id: str, count: int = 1) -> cat.Hardware:
 
 def rentable_configs(gpus: pd.DataFrame) -> list[cat.Hardware]:
     """``catalog.rentable_configs`` (cheapest per hour first), prices with their offer counts."""
-    return [with_price_basis(h, gpus) for h in cat.rentable_configs(gpus)]
+    configs = cat.rentable_configs(gpus)
+    offers = {h.gpu_id: with_price_basis(h, gpus).price for h in configs if h.count == 1}
+    return [dataclasses.replace(h, price=offers.get(h.gpu_id, h.price)) for h in configs]
 
 
 def is_thin(price: cat.Price | None) -> bool:

@@ -413,7 +413,9 @@ def measured_speeds(
     rows = rows[rows["kind"] != ""]
     if rows.empty:
         return empty
-    ck = checkpoints.one_row_per_checkpoint(models, None).set_index("checkpoint_id")
+    needed = ["model_id", "checkpoint_id", "display_name", "variant", "weights_release", "arch_key"]
+    ck = checkpoints.one_row_per_checkpoint(models[[c for c in needed if c in models]], None)
+    ck = ck.set_index("checkpoint_id")  # only the fields _own_and_siblings reads: cheaper
     rows["_source_ck"] = rows["model_id"].astype(str).str.casefold().map(_label_checkpoints(models))
     rows = rows[rows["_source_ck"].notna()]
     applied = _own_and_siblings(rows, ck)

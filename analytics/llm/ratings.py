@@ -96,7 +96,9 @@ def category_cache_path(version: str, bootstrap: int, seed: int) -> Path:
     return derived_dir(version) / name
 
 
-def cached(scores: pd.DataFrame, version: str, *, bootstrap: int, seed: int) -> pd.DataFrame:
+def cached(
+    scores: pd.DataFrame | Callable[[], pd.DataFrame], version: str, *, bootstrap: int, seed: int
+) -> pd.DataFrame:
     """``elo.rate`` of a snapshot version's ``scores``, read from / written to its derived file.
 
     Without a version (ad-hoc data) nothing is cached. Writes are atomic.
@@ -106,7 +108,7 @@ def cached(scores: pd.DataFrame, version: str, *, bootstrap: int, seed: int) -> 
 
 
 def cached_categories(
-    scores: pd.DataFrame, version: str, *, bootstrap: int, seed: int
+    scores: pd.DataFrame | Callable[[], pd.DataFrame], version: str, *, bootstrap: int, seed: int
 ) -> pd.DataFrame:
     """``elo.rate_categories`` of a snapshot version's ``scores``, cached like :func:`cached`."""
     path = category_cache_path(version, bootstrap, seed) if version else None
@@ -114,13 +116,14 @@ def cached_categories(
 
 
 def _cached(
-    path: Path | None, compute: Callable[..., pd.DataFrame], scores: pd.DataFrame,
-    bootstrap: int, seed: int,
+    path: Path | None, compute: Callable[..., pd.DataFrame],
+    scores: pd.DataFrame | Callable[[], pd.DataFrame], bootstrap: int, seed: int,
 ) -> pd.DataFrame:  # fmt: skip
-    """The table at ``path``, or ``compute``'s, stored there (nothing stored without a path)."""
+    """The table at ``path``, or ``compute``'s, stored there (nothing stored without a path);
+    ``scores`` may be a function that reads them, called only when the file is missing."""
     if path is not None and path.exists():
         return pd.read_parquet(path)
-    table = compute(scores, bootstrap=bootstrap, seed=seed)
+    table = compute(scores() if callable(scores) else scores, bootstrap=bootstrap, seed=seed)
     if path is not None:
         _store(path, bootstrap, seed, table)
     return table
@@ -128,8 +131,7 @@ def _cached(
 
 def of_version(version: str, *, bootstrap: int = 0, seed: int = BOOTSTRAP_SEED) -> pd.DataFrame:
     """Ratings of a built snapshot version with ``model_id`` naming (cached as :func:`cached`)."""
-    scores = scores_of(version)
-    table = cached(scores, version, bootstrap=bootstrap, seed=seed)
+    table = cached(lambda: scores_of(version), version, bootstrap=bootstrap, seed=seed)
     return table.rename(columns={"model": "model_id"})
 
 
@@ -137,8 +139,7 @@ def categories_of_version(
     version: str, *, bootstrap: int = BOOTSTRAP_ROUNDS, seed: int = BOOTSTRAP_SEED
 ) -> pd.DataFrame:
     """Every category's ratings of a built snapshot version, ``model_id`` naming (cached)."""
-    scores = scores_of(version)
-    table = cached_categories(scores, version, bootstrap=bootstrap, seed=seed)
+    table = cached_categories(lambda: scores_of(version), version, bootstrap=bootstrap, seed=seed)
     return table.rename(columns={"model": "model_id"})
 
 

@@ -29,12 +29,8 @@ SAMPLE_STEPS = sorted(
     {m * 10**k for k in range(2, 6) for m in (1, 2, 5)} | set(finetune.DATASET_PRESETS.values())
 )  # 100 … 1,000,000 in 1-2-5 steps: a log-scale control
 ft_choice = partial(choice, key_prefix="ft")  # URL-bound selectbox with this page's widget keys
-DARK_TEXT = "color: #1b1b1b"  # pastel backgrounds set their own text colour (dark-mode safe)
-VERDICT_COLOURS = {
-    finetune.FITS: f"background-color: #c8e6c9; {DARK_TEXT}",
-    finetune.TIGHT: f"background-color: #fff59d; {DARK_TEXT}",
-    finetune.WONT_FIT: f"background-color: #ef9a9a; {DARK_TEXT}",
-}
+VERDICT_MARKS = {finetune.FITS: llm.GOOD, finetune.TIGHT: llm.CAUTION, finetune.WONT_FIT: llm.BAD}
+"""Coloured marks of the list's verdicts (their own colour: the same in both themes)."""
 MEASURED_CAPTION = (
     "LoRA and QLoRA change the memory, not the seed's FLOPs estimate (the cost below counts the "
     "full model's training FLOPs for every method). The formula is the seed's and is never "
@@ -59,12 +55,12 @@ LIST_COLUMNS = {
     "config_method": "Method there",
 }
 FORMATS = {
-    "Required GB": "{:.1f}",
-    "Capacity GB": "{:.1f}",
-    "Ratio": "{:.2f}",
-    "Params (B)": "{:g}",
-    "Best Elo (variants)": "{:.1f}",
-    **{axis: "{:.2f}" for axis in quality.AXES},
+    "Required GB": "%.1f",
+    "Capacity GB": "%.1f",
+    "Ratio": "%.2f",
+    "Params (B)": "%g",
+    "Best Elo (variants)": "%.1f",
+    **{axis: "%.2f" for axis in quality.AXES},
 }
 
 
@@ -213,10 +209,12 @@ def show_list(version: str, gpu_id: str, count: int, recipe: str, method: str) -
     table = llm.load_finetune_list(version, gpu_id, count, recipe, method, tuple(axes), show_all)
     shown = table[[c for c in LIST_COLUMNS if c in table and (show_all or "config" not in c)]]
     shown = shown.rename(columns=LIST_COLUMNS)
-    styled = shown.style.format({k: v for k, v in FORMATS.items() if k in shown}, na_rep="—").map(
-        lambda v: VERDICT_COLOURS.get(v, ""), subset=["Verdict"]
-    )
-    st.dataframe(styled, key="ft_table", hide_index=True, placeholder="—")
+    config = llm.number_columns({k: v for k, v in FORMATS.items() if k in shown})
+    config["Model"] = st.column_config.Column("Model", width="medium", pinned=True)
+    llm.show_table(
+        llm.marked(shown, VERDICT_MARKS, ["Verdict"]), "ft_table", config,
+        csv="finetune_list.csv", csv_frame=shown,
+    )  # fmt: skip
     st.caption(
         "Ranked by coverage first: a model scored on more of the selected axes outranks one "
         "scored on fewer. Thinking / non-thinking variants of the same weights share one row; "

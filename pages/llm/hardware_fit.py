@@ -12,13 +12,10 @@ from ui.params import flag_param, index_of, int_param
 
 CONTEXTS = (2048, 8192, 32768, 131072)
 DEFAULT_CONTEXT = 8192
-DARK_TEXT = "color: #1b1b1b"  # pastel backgrounds set dark text: readable in dark mode too
-VERDICT_COLOURS = {
-    fit.COMFORTABLE: f"background-color: #c8e6c9; {DARK_TEXT}",
-    fit.TIGHT: f"background-color: #fff59d; {DARK_TEXT}",
-    fit.OFFLOAD: f"background-color: #ffcc80; {DARK_TEXT}",
-    fit.WONT_RUN: f"background-color: #ef9a9a; {DARK_TEXT}",
+VERDICT_MARKS = {
+    fit.COMFORTABLE: llm.GOOD, fit.TIGHT: llm.CAUTION, fit.OFFLOAD: llm.POOR, fit.WONT_RUN: llm.BAD
 }
+"""Coloured marks of the verdicts (their own colour: the same in both themes)."""
 SINGLE_TOKS = "Single-stream decode tok/s"
 SERVER_TOKS = "Server tok/s (MLPerf)"
 Q8 = f"Q8_0 GB (formula, {fit.Q8_0_BITS_PER_PARAM:g} bits/param)"
@@ -68,11 +65,11 @@ def columns(context: int) -> dict[str, str]:
 def formats(labels: dict[str, str]) -> dict[str, str]:
     """Shown label -> number format."""
     fmt = {
-        "required_gb": "{:.1f}", "budget_gb": "{:.1f}", "ratio": "{:.2f}",
-        "single_stream_tokens_per_s": "{:,.1f}", "server_tokens_per_s": "{:,.0f}",
-        "kv_cache_gb": "{:.2f}", "q4_plus_kv_gb": "{:.1f}", "q8_0_gb": "{:.1f}",
-        "fp16_gb": "{:.1f}", "rating": "{:.1f}", "total_params_b": "{:g}",
-        "active_params_b": "{:g}",
+        "required_gb": "%.1f", "budget_gb": "%.1f", "ratio": "%.2f",
+        "single_stream_tokens_per_s": "%.1f", "server_tokens_per_s": "localized",
+        "kv_cache_gb": "%.2f", "q4_plus_kv_gb": "%.1f", "q8_0_gb": "%.1f",
+        "fp16_gb": "%.1f", "rating": "%.1f", "total_params_b": "%g",
+        "active_params_b": "%g",
     }  # fmt: skip
     return {labels[c]: f for c, f in fmt.items()}
 
@@ -147,16 +144,17 @@ def render(table: pd.DataFrame, show_all: bool, context: int) -> None:
     keep = [c for c in labels if show_all or not c.startswith("smallest_config")]
     renamed = table[keep].rename(columns=labels)
     verdicts = [labels["verdict"], labels["context_verdict"]]
-    number_formats = formats(labels)
-    styled = renamed.style.format(
-        number_formats, na_rep="—", subset=[c for c in number_formats if c in renamed]
-    ).map(lambda v: VERDICT_COLOURS.get(v, ""), subset=verdicts)
+    number_formats = {k: v for k, v in formats(labels).items() if k in renamed}
     config = {
         name: st.column_config.LinkColumn(name, display_text=text) for name, text in LINKS.items()
     }
     config.update({name: st.column_config.Column(name, help=text) for name, text in HELP.items()})
+    config.update(llm.number_columns(number_formats, HELP))
     config["Model"] = st.column_config.Column("Model", width="medium", pinned=True)
-    st.dataframe(styled, key="hf_table", hide_index=True, column_config=config, placeholder="—")
+    llm.show_table(
+        llm.marked(renamed, VERDICT_MARKS, verdicts), "hf_table", config,
+        csv="hardware_fit.csv", csv_frame=renamed,
+    )  # fmt: skip
 
 
 def say_speed_coverage(coverage: dict[str, int], label: str) -> None:
