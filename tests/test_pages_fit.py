@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -140,29 +141,32 @@ CONTEXT = "Verdict at 8,192 tokens"
 
 
 def _frame(at: AppTest):
-    """The page's one table, verdict cells without their coloured marks ('🟢 fits' -> 'fits')."""
+    """The page's one table, verdict badges as their text (['fits'] -> 'fits')."""
     (element,) = at.dataframe  # each page shows exactly one table
-    return element.value.map(llm.unmarked)
+    return element.value.map(llm.badge_text)
 
 
 @pytest.mark.parametrize(
     ("page", "columns"),
     [("llm/hardware_fit.py", ["Verdict", CONTEXT]), ("llm/finetune_planner.py", ["Verdict"])],
 )
-def test_verdicts_carry_a_theme_independent_mark(fit_store: Path, page: str, columns) -> None:
-    """Each verdict cell starts with its coloured mark (an emoji: the same colour in the light
-    and the dark theme; no pandas Styler colours that need their own text colour)."""
+def test_verdicts_are_coloured_badges(fit_store: Path, page: str, columns) -> None:
+    """Each verdict cell is a one-item list drawn by a read-only multiselect column whose
+    options are every verdict, each with a translucent colour (the text keeps the theme's
+    colour: readable in the light and dark theme; no pandas Styler)."""
     at = run_page(page, gpu="rtx-4090", all="1")
     assert not at.exception
     (element,) = at.dataframe
+    config = json.loads(element.proto.columns)
     for column in columns:
-        cells = [c for c in element.value[column].dropna() if c != fit.KV_UNKNOWN]
-        assert cells and all(llm.unmarked(c) != c for c in cells), column
-        assert {c.split(" ", 1)[0] for c in cells} <= set(llm.MARKS)
-        plain = {llm.unmarked(c) for c in cells}
-        assert plain <= {*fit.VERDICTS, "fits", "fits (tight)", "won't fit"}
-
-
+        cells = element.value[column].dropna()
+        assert len(cells) and all(len(c) == 1 for c in cells), column
+        conf = config[column]
+        assert conf["type_config"]["type"] == "multiselect" and conf["disabled"] is True
+        options = conf["type_config"]["options"]
+        assert {c[0] for c in cells} <= {o["value"] for o in options}
+        assert all(o["color"].endswith(("66", "40")) for o in options)  # translucent
+        assert {o["value"] for o in options} >= set(fit.VERDICTS) or page.endswith("planner.py")
 
 
 def test_hardware_fit_page_renders(fit_store: Path) -> None:

@@ -25,6 +25,7 @@ from analytics.llm import (
     fit_view,
     leaderboard,
     overview,
+    quality,
     ratings,
 )
 
@@ -92,31 +93,34 @@ def show_table(
         )  # fmt: skip
 
 
-MARK_SEPARATOR = " "
-GOOD, CAUTION, POOR, BAD = "🟢", "🟡", "🟠", "🔴"
-"""The verdict marks of :func:`marked`, best to worst."""
-MARKS = (GOOD, CAUTION, POOR, BAD)
+GOOD, CAUTION, POOR, BAD, UNKNOWN = "#2e9e4f66", "#e0b00066", "#f07c0066", "#e0383866", "#8a8a8a40"
+"""Verdict badge colours, best to worst (and unknown): translucent, so the badge text keeps the
+theme's own text colour and contrast in the light and the dark theme alike."""
 
 
-def marked(frame: pd.DataFrame, marks: dict[str, str], columns: list[str]) -> pd.DataFrame:
-    """A display copy of ``frame`` whose ``columns`` cells carry their verdict's coloured mark
-    (``marks``: verdict -> emoji, '🟢 fits'): the colour is the glyph's own, so it reads the
-    same in the light and the dark theme, and no pandas Styler is needed (styling a table of
-    ~900 rows cost 0.3 s of every rerun). Cells without a mark are left as they are."""
+def verdict_badges(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """A display copy of ``frame`` whose verdict ``columns`` hold one-item lists, the form
+    :func:`badge_column` draws as a coloured badge (no pandas Styler: styling a table of ~900
+    rows cost 0.3 s of every rerun). Empty cells stay empty."""
     out = frame.copy()
     for col in columns:
         if col in out:
-            values = out[col]
-            mark = values.map(marks)
-            out[col] = values.where(mark.isna(), mark + MARK_SEPARATOR + values.astype(str))
+            out[col] = [None if pd.isna(v) else [str(v)] for v in out[col]]
     return out
 
 
-def unmarked(value: object) -> object:
-    """A :func:`marked` cell's verdict text (other values unchanged)."""
-    if isinstance(value, str) and MARK_SEPARATOR in value:
-        head, rest = value.split(MARK_SEPARATOR, 1)
-        return rest if head in MARKS else value
+def badge_column(label: str, colours: dict[str, str], help: str | None = None) -> object:
+    """Column config drawing a :func:`verdict_badges` column: each verdict in its colour."""
+    return st.column_config.MultiselectColumn(
+        label, options=list(colours), color=list(colours.values()), help=help, disabled=True
+    )
+
+
+def badge_text(value: object) -> object:
+    """A :func:`verdict_badges` cell's verdict text (other values unchanged)."""
+    if isinstance(value, list | tuple) or hasattr(value, "tolist"):
+        items = list(value)
+        return items[0] if len(items) == 1 else value
     return value
 
 
@@ -251,8 +255,16 @@ def load_finetune_list(
     target = catalog.hardware(cat.gpus, gpu_id, count)
     rated = load_ratings(version)
     return finetune_view.discovery_view(
-        cat, target, recipe, method, axes, show_all=show_all, ratings=rated
-    )
+        cat, target, recipe, method, axes, show_all=show_all, ratings=rated,
+        axis_values=load_axis_values(version),
+    )  # fmt: skip
+
+
+@st.cache_data(show_spinner=False)
+def load_axis_values(version: str) -> pd.DataFrame:
+    """Quality-axis values of every model of one snapshot version (any hardware choice)."""
+    cat = load_catalog(version)
+    return quality.axis_values(cat.scores, cat.benchmarks)
 
 
 @st.cache_data(show_spinner=False)

@@ -142,14 +142,19 @@ def default_apple(gpus: pd.DataFrame) -> str | None:
 
 
 def default_model(
-    models: pd.DataFrame, scores: pd.DataFrame, ratings: pd.DataFrame | None = None
+    models: pd.DataFrame,
+    scores: pd.DataFrame,
+    ratings: pd.DataFrame | None = None,
+    rows: pd.DataFrame | None = None,
 ) -> str | None:
     """The planner's preselected model, by rule (docs/calculators.md): among fine-tunable dense
     checkpoints of 7-9 B parameters (the size most often fine-tuned: one GPU, LoRA), the one
     whose best-rated variant has the highest Elo rating; its best-rated variant is returned.
     Without a rated one: the instruct/chat one scored on the most distinct benchmarks (newest
     release, then model_id on ties), dropping the instruct condition, then the size range, when
-    nothing qualifies. None when nothing is fine-tunable."""
+    nothing qualifies. None when nothing is fine-tunable. ``rows``: the fine-tunable models'
+    ``checkpoints.one_row_per_checkpoint`` with ``ratings``, when already computed (variants of
+    a checkpoint share its size and MoE flag, so filtering rows or variants is the same)."""
     cand = finetune.finetunable(models)
     if cand.empty:
         return None
@@ -157,7 +162,11 @@ def default_model(
     lo, hi = DEFAULT_MODEL_PARAMS_B
     sized = dense[dense["total_params_b"].between(lo, hi)]
     if ratings is not None and not sized.empty:
-        rows = checkpoints.one_row_per_checkpoint(sized, ratings)
+        if rows is None:
+            rows = checkpoints.one_row_per_checkpoint(sized, ratings)
+        else:
+            moe = rows["is_moe"].fillna(False).astype(bool)
+            rows = rows[~moe & rows["total_params_b"].between(lo, hi)]
         rated = rows[rows["best_rating"].notna()]
         if not rated.empty:
             top = rated.sort_values(["best_rating", "best_model_id"], ascending=[False, True])
@@ -178,8 +187,12 @@ def model_choices(models: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFrame:
     among fine-tunable models: model_id (the best-rated variant), checkpoint_id, label ('Name ·
     8.03B · Elo 1234 · variants: ...'), search (lower-case names and aliases) and rating,
     sorted by label."""
-    cand = finetune.finetunable(models)
-    rows = checkpoints.one_row_per_checkpoint(cand, ratings)
+    rows = checkpoints.one_row_per_checkpoint(finetune.finetunable(models), ratings)
+    return _choices(models, rows)
+
+
+def _choices(models: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """:func:`model_choices` from the fine-tunable models' checkpoint rows."""
     aliases = cat.model_aliases(models)
     labels, search = [], []
     for row in rows.to_dict("records"):
@@ -203,9 +216,11 @@ def model_choices(models: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFrame:
 def planner_models(
     models: pd.DataFrame, scores: pd.DataFrame, ratings: pd.DataFrame
 ) -> tuple[pd.DataFrame, str | None]:
-    """:func:`model_choices` and the option standing for :func:`default_model`'s checkpoint."""
-    choices = model_choices(models, ratings)
-    wanted = default_model(models, scores, ratings)
+    """:func:`model_choices` and the option standing for :func:`default_model`'s checkpoint
+    (both from one set of checkpoint rows)."""
+    rows = checkpoints.one_row_per_checkpoint(finetune.finetunable(models), ratings)
+    choices = _choices(models, rows)
+    wanted = default_model(models, scores, ratings, rows=rows)
     if wanted is None:
         return choices, None
     key = checkpoints.checkpoint_ids(models)[models["model_id"] == wanted].iloc[0]
@@ -421,10 +436,12 @@ def discovery_view(
     flt: cat.ModelFilter = cat.NO_FILTER,
     show_all: bool = False,
     ratings: pd.DataFrame | None = None,
+    axis_values: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Fine-tune discovery list, one row per checkpoint: models that fit first, then by
     quality coverage tier and value over ``axes`` (seed 002 ranking honesty rules); with
-    ``ratings``, the best Elo rating of the checkpoint's variants beside it (``rating``)."""
+    ``ratings``, the best Elo rating of the checkpoint's variants beside it (``rating``);
+    ``axis_values``: ``quality.axis_values`` of the catalog's scores, if already computed."""
     models = cat.filtered_models(catalog, flt)
     table = finetune_list(models, target, catalog.gpus, recipe, method, show_all)
     if table.empty:
@@ -435,8 +452,9 @@ def discovery_view(
     else:
         table["rating"] = float("nan")
     ranked = quality.quality_ranking(
-        catalog.scores, catalog.benchmarks, table[["model_id", "checkpoint_id"]], list(axes)
-    )
+        catalog.scores, catalog.benchmarks, table[["model_id", "checkpoint_id"]], list(axes),
+        axis_values,
+    )  # fmt: skip
     keep = ["model_id", *axes, "coverage", "coverage_label", "quality", "variants"]
     table = ranked[keep].merge(table.drop(columns="checkpoint_id"), on="model_id")
     order = ["fits", "coverage", "quality", "ratio"]

@@ -99,16 +99,18 @@ def quality_ranking(
     benchmarks: pd.DataFrame,
     models: pd.DataFrame,
     selected: list[str],
+    values_of_all: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Axis values, ranked by coverage tier then value, one row per checkpoint."""
+    """Axis values, ranked by coverage tier then value, one row per checkpoint;
+    ``values_of_all``: :func:`axis_values` of these scores, when already computed (the app
+    caches it per snapshot version)."""
     if scores.empty or benchmarks.empty:
         values = pd.DataFrame({"model_id": models["model_id"]})
         for axis in AXES:
             values[axis], values[f"{axis} n"] = float("nan"), 0
     else:
-        values = models[["model_id"]].merge(
-            axis_values(scores, benchmarks), on="model_id", how="left"
-        )
+        every = axis_values(scores, benchmarks) if values_of_all is None else values_of_all
+        values = models[["model_id"]].merge(every, on="model_id", how="left")
     for axis in AXES:
         values[f"{axis} n"] = values[f"{axis} n"].fillna(0).astype(int)
     return collapse_checkpoints(rank_by_axes(values, selected), models)

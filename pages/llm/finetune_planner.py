@@ -29,8 +29,8 @@ SAMPLE_STEPS = sorted(
     {m * 10**k for k in range(2, 6) for m in (1, 2, 5)} | set(finetune.DATASET_PRESETS.values())
 )  # 100 … 1,000,000 in 1-2-5 steps: a log-scale control
 ft_choice = partial(choice, key_prefix="ft")  # URL-bound selectbox with this page's widget keys
-VERDICT_MARKS = {finetune.FITS: llm.GOOD, finetune.TIGHT: llm.CAUTION, finetune.WONT_FIT: llm.BAD}
-"""Coloured marks of the list's verdicts (their own colour: the same in both themes)."""
+# verdict badge colours (translucent: the theme's text colour stays readable in both themes)
+VERDICT_BADGES = {finetune.FITS: llm.GOOD, finetune.TIGHT: llm.CAUTION, finetune.WONT_FIT: llm.BAD}
 MEASURED_CAPTION = (
     "LoRA and QLoRA change the memory, not the seed's FLOPs estimate (the cost below counts the "
     "full model's training FLOPs for every method). The formula is the seed's and is never "
@@ -211,8 +211,9 @@ def show_list(version: str, gpu_id: str, count: int, recipe: str, method: str) -
     shown = shown.rename(columns=LIST_COLUMNS)
     config = llm.number_columns({k: v for k, v in FORMATS.items() if k in shown})
     config["Model"] = st.column_config.Column("Model", width="medium", pinned=True)
+    config["Verdict"] = llm.badge_column("Verdict", VERDICT_BADGES, VERDICT_HELP)
     llm.show_table(
-        llm.marked(shown, VERDICT_MARKS, ["Verdict"]), "ft_table", config,
+        llm.verdict_badges(shown, ["Verdict"]), "ft_table", config,
         csv="finetune_list.csv", csv_frame=shown,
     )  # fmt: skip
     st.caption(

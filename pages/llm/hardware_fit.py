@@ -12,10 +12,11 @@ from ui.params import flag_param, index_of, int_param
 
 CONTEXTS = (2048, 8192, 32768, 131072)
 DEFAULT_CONTEXT = 8192
-VERDICT_MARKS = {
-    fit.COMFORTABLE: llm.GOOD, fit.TIGHT: llm.CAUTION, fit.OFFLOAD: llm.POOR, fit.WONT_RUN: llm.BAD
-}
-"""Coloured marks of the verdicts (their own colour: the same in both themes)."""
+# verdict badge colours (translucent: the theme's text colour stays readable in both themes)
+VERDICT_BADGES = {
+    fit.COMFORTABLE: llm.GOOD, fit.TIGHT: llm.CAUTION, fit.OFFLOAD: llm.POOR, fit.WONT_RUN: llm.BAD,
+    fit.KV_UNKNOWN: llm.UNKNOWN,
+}  # fmt: skip
 SINGLE_TOKS = "Single-stream decode tok/s"
 SERVER_TOKS = "Server tok/s (MLPerf)"
 Q8 = f"Q8_0 GB (formula, {fit.Q8_0_BITS_PER_PARAM:g} bits/param)"
@@ -151,8 +152,9 @@ def render(table: pd.DataFrame, show_all: bool, context: int) -> None:
     config.update({name: st.column_config.Column(name, help=text) for name, text in HELP.items()})
     config.update(llm.number_columns(number_formats, HELP))
     config["Model"] = st.column_config.Column("Model", width="medium", pinned=True)
+    config.update({name: llm.badge_column(name, VERDICT_BADGES) for name in verdicts})
     llm.show_table(
-        llm.marked(renamed, VERDICT_MARKS, verdicts), "hf_table", config,
+        llm.verdict_badges(renamed, verdicts), "hf_table", config,
         csv="hardware_fit.csv", csv_frame=renamed,
     )  # fmt: skip
 
