@@ -28,6 +28,7 @@ import math
 import multiprocessing
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -521,13 +522,25 @@ def _newton_direction(
             return grad / diag
         return scipy.linalg.cho_solve(factor, grad, check_finite=False)
     upper = scipy.sparse.csr_matrix((curv, pair_j, indptr_i), shape=(n, n))
-    lower = upper.T
     scale = np.maximum(diag, 1e-300)
+    return _conjugate_gradients(diag, upper, upper.T, grad, lambda r: r / scale, atol)
+
+
+def _conjugate_gradients(
+    diag: np.ndarray,
+    upper: scipy.sparse.csr_matrix,
+    lower: scipy.sparse.spmatrix,
+    grad: np.ndarray,
+    precondition: Callable[[np.ndarray], np.ndarray],
+    atol: float,
+) -> np.ndarray:
+    """Preconditioned conjugate gradients for (diag - upper - lower) x = grad, stopped at the
+    relative residual of :func:`_newton_direction` (or the residual norm ``atol``)."""
     norm = float(np.linalg.norm(grad))
     rtol = min(_CG_RTOL_MAX, _CG_RTOL_GRAD * float(np.max(np.abs(grad), initial=0.0)))
-    x = np.zeros(n)
+    x = np.zeros(len(grad))
     r = grad.copy()
-    z = r / scale
+    z = precondition(r)
     q = z.copy()
     rz = float(r @ z)
     for _ in range(_CG_MAX_ITER):
@@ -537,7 +550,7 @@ def _newton_direction(
         alpha = rz / float(q @ aq)
         x += alpha * q
         r -= alpha * aq
-        z = r / scale
+        z = precondition(r)
         rz, previous = float(r @ z), rz
         q = z + (rz / previous) * q
     return x
@@ -1088,24 +1101,7 @@ class _RoundSolver:
         def precondition(r: np.ndarray) -> np.ndarray:
             return r / scale + modes @ (inverse * (r @ modes))
 
-        norm = float(np.linalg.norm(grad))
-        rtol = min(_CG_RTOL_MAX, _CG_RTOL_GRAD * float(np.max(np.abs(grad), initial=0.0)))
-        x = np.zeros(self.n)
-        r = grad.copy()
-        z = precondition(r)
-        q = z.copy()
-        rz = float(r @ z)
-        for _ in range(_CG_MAX_ITER):
-            if rz <= 0 or float(np.linalg.norm(r)) <= max(rtol * norm, atol):
-                break
-            aq = diag * q - upper @ q - lower @ q
-            alpha = rz / float(q @ aq)
-            x += alpha * q
-            r -= alpha * aq
-            z = precondition(r)
-            rz, previous = float(r @ z), rz
-            q = z + (rz / previous) * q
-        return x
+        return _conjugate_gradients(diag, upper, lower, grad, precondition, atol)
 
     def _per_model(self, values: np.ndarray) -> np.ndarray:
         """Per model, the sum of a per-pair quantity over its pairs (either side)."""
