@@ -63,6 +63,9 @@ READY_JS = """(() => {
   if (!app || app.dataset.testConnectionState !== "CONNECTED") return false;
   if (!["notRunning", "compilationError"].includes(app.dataset.testScriptState)) return false;
   if (document.querySelector('[data-testid="stAppSkeleton"]')) return false;
+  // a lazily loaded element (a plotly chart's code, say) shows this placeholder until it mounts
+  const lazy = '[data-testid="stSkeleton"], [data-testid="stSkeletonElement"]';
+  if (document.querySelector(lazy)) return false;
   if (document.querySelector('[data-testid="stElementContainer"][data-stale="true"]')) return false;
   const main = document.querySelector('[data-testid="stMainBlockContainer"]');
   if (!main || !main.querySelector('[data-testid="stElementContainer"]')) return false;
