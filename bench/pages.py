@@ -99,11 +99,16 @@ def measure_fresh(
     return out["cold"], out["warm"], out["error"]
 
 
+def import_app() -> None:
+    """Import the app's modules (:data:`APP_MODULES`): a server's start-up, not a page's render."""
+    for name in APP_MODULES:
+        __import__(name)
+
+
 def one(page: str, query: list[str], version: str | None) -> int:
     """The child of :func:`measure_fresh`: import the app, then time one page; print JSON."""
     serve(version)
-    for name in APP_MODULES:
-        __import__(name)
+    import_app()
     cold, warm, error = measure(page, dict(q.split("=", 1) for q in query))
     print(json.dumps({"cold": cold, "warm": warm, "error": error}))
     return 0
@@ -112,8 +117,7 @@ def one(page: str, query: list[str], version: str | None) -> int:
 def profile(page: str, top: int = 30) -> str:
     """cProfile of one cold run of ``page`` in the script thread AppTest starts: the ``top``
     functions by cumulative time (the app's modules imported first, as for a cold run)."""
-    for name in APP_MODULES:
-        __import__(name)
+    import_app()
     clear_caches()
     at = AppTest.from_file(str(REPO_ROOT / page), default_timeout=300)
     prof = cProfile.Profile()

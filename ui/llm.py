@@ -116,14 +116,6 @@ def badge_column(label: str, colours: dict[str, str], help: str | None = None) -
     )
 
 
-def badge_text(value: object) -> object:
-    """A :func:`verdict_badges` cell's verdict text (other values unchanged)."""
-    if isinstance(value, list | tuple) or hasattr(value, "tolist"):
-        items = list(value)
-        return items[0] if len(items) == 1 else value
-    return value
-
-
 def number_columns(formats: dict[str, str], help: dict[str, str] | None = None) -> dict:
     """Column configs of numeric columns: shown label -> printf-style format ("%.1f", or
     "localized" for thousands separators), with the column's help text where ``help`` has one."""
