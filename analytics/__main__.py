@@ -14,7 +14,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ingest": ("analytics.llm.ingest.cli", "rebuild data/catalog from the public sources"),
     "elo": ("analytics.llm.elo_cli", "Bradley-Terry Elo ratings from a long score CSV"),
     "elo-diff": ("analytics.llm.elo_cli", "rating and rank changes between two snapshots"),
-    "derive": ("analytics.llm.ratings", "recompute (--check: verify) a snapshot's cached ratings"),
+    "derive": ("analytics.llm.derive_cli", "recompute (--check: verify) a snapshot's derived data"),
     "fit": ("analytics.llm.fit_cli", "hardware-fit calculator"),
     "finetune": ("analytics.llm.fit_cli", "fine-tune fit and cost calculator"),
     "fl-score": ("analytics.fl.cli", "score a folder of federated submission ZIPs"),

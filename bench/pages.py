@@ -5,8 +5,9 @@ derived ratings too, as ``python -m analytics derive`` leaves them):
 
 - cold: a fresh Python process (``--one``), so every ``st.cache_data`` / ``st.cache_resource``
   is empty while the snapshot and the derived files on disk are present: what the first visitor
-  of a freshly started server waits for. The app's modules are imported before the clock starts
-  (imports are the server's start-up, not a page's render);
+  of a freshly started server waits for. The server's start-up work (``ui.server.prepare``: the
+  app's imports and plotly's first figure, no data) is done before the clock starts, as
+  ``python -m ui.server`` does it before any visitor;
 - warm: a second run of the same ``AppTest`` in that process (a rerun, e.g. after a widget
   change: caches full).
 
@@ -46,8 +47,6 @@ COLD_TARGET_S = 1.5  # issue 13: a cold render
 WARM_TARGET_S = 0.3  # issue 13: a rerun
 VARIANTS = (("pages/llm/leaderboard.py", {"category": "coding"}),)
 """Extra runs with URL query parameters (the category view reads its own cached file)."""
-APP_MODULES = ("ui.llm", "ui.fl", "ui.vision", "ui.community", "plotly.express", "pyarrow.parquet")
-"""Imported before a fresh process's clock starts (server start-up, not a page's render)."""
 
 
 def clear_caches() -> None:
@@ -100,9 +99,11 @@ def measure_fresh(
 
 
 def import_app() -> None:
-    """Import the app's modules (:data:`APP_MODULES`): a server's start-up, not a page's render."""
-    for name in APP_MODULES:
-        __import__(name)
+    """The server's start-up work (``ui.server.prepare``: the app's imports, plotly's first
+    figure), before the clock starts: what ``python -m ui.server`` does before any visitor."""
+    from ui import server
+
+    server.prepare()
 
 
 def one(page: str, query: list[str], version: str | None) -> int:
@@ -112,6 +113,9 @@ def one(page: str, query: list[str], version: str | None) -> int:
     cold, warm, error = measure(page, dict(q.split("=", 1) for q in query))
     print(json.dumps({"cold": cold, "warm": warm, "error": error}))
     return 0
+
+
+SORT = "cumulative"
 
 
 def profile(page: str, top: int = 30) -> str:
@@ -133,7 +137,7 @@ def profile(page: str, top: int = 30) -> str:
     finally:
         threading.setprofile(None)
     out = io.StringIO()
-    pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(top)
+    pstats.Stats(prof, stream=out).sort_stats(SORT).print_stats(top)
     return out.getvalue()
 
 
@@ -147,7 +151,9 @@ def _note(cold: float, warm: float, error: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=1, help="measure each page this often")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="measure each page this often (best; worst cold)"
+    )
     parser.add_argument("--profile", metavar="PAGE", help="also profile this page file's cold run")
     parser.add_argument("--same-process", action="store_true", help="cold = caches cleared")
     parser.add_argument("--version", help="serve this built snapshot (not the catalog's)")
@@ -165,7 +171,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average (1, 5, 15 min) before: {os.getloadavg()}, {os.cpu_count()} CPUs")
     if args.same_process:
         measure(navigation.HOME)  # untimed: imports
-    print(f"{'page':50} {'cold s':>8} {'rerun s':>8}  note")
+    worst = args.repeat > 1  # then also the slowest cold render of the repeats
+    extra = f" {'worst':>6}" if worst else ""
+    print(f"{'page':50} {'cold s':>8} {'rerun s':>8}{extra}  note")
     jobs = [(p.file, {}) for p in navigation.existing_pages()] + list(VARIANTS)
     jobs = [(page, query) for page, query in jobs if not args.only or page in args.only]
     for page, query in jobs:
@@ -175,7 +183,9 @@ def main(argv: list[str] | None = None) -> int:
         ]
         cold, warm = min(r[0] for r in runs), min(r[1] for r in runs)
         name = page + "".join(f"?{k}={v}" for k, v in query.items())
-        print(f"{name:50} {cold:8.2f} {warm:8.2f}  {_note(cold, warm, runs[-1][2])}", flush=True)
+        slowest = f" {max(r[0] for r in runs):6.2f}" if worst else ""
+        note = _note(cold, warm, runs[-1][2])
+        print(f"{name:50} {cold:8.2f} {warm:8.2f}{slowest}  {note}", flush=True)
     print(f"load average after: {os.getloadavg()}")
     if args.profile:
         print(profile(args.profile))

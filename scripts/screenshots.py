@@ -349,6 +349,35 @@ def deep_link_sidebar(path: str, timeout_s: float = 120.0) -> list[dict | None]:
             return asyncio.run(visit(ws_url, f"http://127.0.0.1:{port}/{path}"))
 
 
+def probe(path: str, expression: str, phone: bool = False, timeout_s: float = 120.0) -> object:
+    """Start a fresh server, open ``/<path>`` at phone width or 1400 px, wait until it is
+    ready and return the value of the JavaScript ``expression`` there (for browser tests)."""
+
+    async def visit(ws_url: str, url: str) -> object:
+        from tornado.websocket import websocket_connect
+
+        conn = await websocket_connect(ws_url, max_message_size=256 * 2**20)
+        try:
+            tools = DevTools(conn)
+            await tools.call(
+                "Emulation.setDeviceMetricsOverride",
+                width=PHONE_WIDTH_PX if phone else WIDTH_PX,
+                height=PHONE_HEIGHT_PX if phone else HEIGHT_PX,
+                deviceScaleFactor=1,
+                mobile=phone,
+            )
+            await tools.call("Page.navigate", url=url)
+            await asyncio.sleep(0.5)
+            await tools.wait_ready(url, timeout_s)
+            return await tools.evaluate(expression)
+        finally:
+            conn.close()
+
+    with tempfile.TemporaryDirectory(prefix="atlas-probe-") as tmp:
+        with serving(Path(tmp)) as (port, ws_url):
+            return asyncio.run(visit(ws_url, f"http://127.0.0.1:{port}/{path}"))
+
+
 def existing_pages(wanted: list[str] | None) -> list[str]:
     """Requested page URL paths whose file exists under pages/, in the given order (every page
     of the page table when ``wanted`` is None)."""

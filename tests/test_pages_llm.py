@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 
 from analytics.core import db
-from analytics.llm import elo, elo_cli, leaderboard, ratings
-from tests.fixtures.apptest import fresh_caches, run_page
+from analytics.llm import derive_cli, elo, elo_cli, leaderboard, planner_inputs, ratings
+from tests.fixtures.apptest import fresh_caches, run_page, tables
 from tests.fixtures.catalogs import LLM_NEW as NEW
 from tests.fixtures.catalogs import LLM_OLD as OLD
 from tests.fixtures.catalogs import LLM_URL as URL
@@ -202,12 +202,13 @@ def test_ratings_cache_is_keyed_by_snapshot_and_algorithm(
 def test_stale_derived_files_are_reported_and_regenerated(
     store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
-    assert ratings.main(["derive", NEW, "--check"]) == 1
+    assert derive_cli.main(["derive", NEW, "--check"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"fix: python -m analytics derive {NEW}" in err[0]
-    assert ratings.main(["derive", NEW]) == 0
-    assert len(capsys.readouterr().out.splitlines()) == len(ratings.SERVED) + 1  # + categories
-    assert ratings.main(["derive", NEW, "--check"]) == 0
+    assert derive_cli.main(["derive", NEW]) == 0
+    written = capsys.readouterr().out.splitlines()  # + categories, + the planner's two tables
+    assert len(written) == len(ratings.SERVED) + 1 + len(planner_inputs.NAMES)
+    assert derive_cli.main(["derive", NEW, "--check"]) == 0
     monkeypatch.setattr(ratings, "source_hash", lambda: "edited rating code")
     assert "stale" in ratings.stale_reason(NEW)
 
@@ -219,7 +220,7 @@ def test_leaderboard_page(store: Path) -> None:
     at = run_page("llm/leaderboard.py")
     assert not at.exception
     assert at.title[0].value == "LLM leaderboard"
-    ranked, unrated, diff = at.dataframe
+    ranked, unrated, diff = tables(at)
     assert ranked.value["display_name"].tolist()[0] == "Beta Pro 2"
     assert len(ranked.value) == 5 and unrated.value["display_name"].tolist() == ["Gamma R"]
     assert ranked.value["provenance"].str.len().gt(0).all()
@@ -252,7 +253,7 @@ def test_leaderboard_search_keeps_ranks_and_more_columns(
 ) -> None:
     at = run_page("llm/leaderboard.py", q="ACME 2", cols=["organisation", "release_date"])
     assert not at.exception
-    ranked = at.dataframe[0]
+    ranked = tables(at)[0]
     assert ranked.value["display_name"].tolist() == ["Acme 2 70B", "Acme 2 7B"]  # any case
     full = board.table.set_index("model_id")["rank"]
     assert ranked.value["rank"].tolist() == full[["acme-2-70b", "acme-2-7b"]].tolist()
@@ -260,9 +261,9 @@ def test_leaderboard_search_keeps_ranks_and_more_columns(
     assert labels[-2:] == ["Organisation", "Released"]
     assert at.multiselect(key="lb_cols").value == ["organisation", "release_date"]
     by_id = run_page("llm/leaderboard.py", q="beta-pro-2")
-    assert by_id.dataframe[0].value["display_name"].tolist() == ["Beta Pro 2"]
+    assert tables(by_id)[0].value["display_name"].tolist() == ["Beta Pro 2"]
     nothing = run_page("llm/leaderboard.py", q="no such model")
-    assert not nothing.exception and nothing.dataframe[0].value.empty
+    assert not nothing.exception and tables(nothing)[0].value.empty
 
 
 def test_leaderboard_search_matches_aliases(board: leaderboard.Leaderboard) -> None:
@@ -282,7 +283,7 @@ def test_no_changes_between_identical_snapshots(store_paths: StorePaths) -> None
     _serve(store_paths, "vtest-llm-b")
     at = run_page("llm/leaderboard.py")
     assert not at.exception
-    assert len(at.dataframe) == 2  # ranked and unrated, no empty changes table
+    assert len(tables(at)) == 2  # ranked and unrated, no empty changes table
     assert any(box.value.startswith("No changes") for box in at.info)
 
 
@@ -290,11 +291,11 @@ def test_leaderboard_page_filters_from_query_params(store: Path) -> None:
     at = run_page("llm/leaderboard.py", org="Beta Labs", category="knowledge")
     assert not at.exception
     assert at.selectbox(key="lb_category").value == "knowledge"
-    assert at.dataframe[0].value["display_name"].tolist() == ["Beta Pro 2"]
-    assert at.dataframe[1].value["display_name"].tolist() == ["Beta Pro"]  # kn1 only
+    assert tables(at)[0].value["display_name"].tolist() == ["Beta Pro 2"]
+    assert tables(at)[1].value["display_name"].tolist() == ["Beta Pro"]  # kn1 only
     at.multiselect(key="lb_org").set_value([]).run()
     assert at.query_params["category"] == "knowledge" and "org" not in at.query_params
-    assert at.dataframe[0].value["rank"].tolist() == [1, 2]
+    assert tables(at)[0].value["rank"].tolist() == [1, 2]
 
 
 def test_model_page(store: Path) -> None:

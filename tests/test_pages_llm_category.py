@@ -14,7 +14,7 @@ import pytest
 
 from analytics.core import db
 from analytics.llm import elo
-from tests.fixtures.apptest import fresh_caches, run_page
+from tests.fixtures.apptest import fresh_caches, run_page, tables
 from tests.fixtures.catalogs import llm_catalog_rows, write_parquet_tables
 from tests.fixtures.store import StorePaths
 
@@ -41,11 +41,11 @@ def store(store_paths: StorePaths) -> StorePaths:
 def test_choosing_a_category_re_ranks(store: StorePaths) -> None:
     at = run_page("llm/leaderboard.py")
     assert not at.exception
-    overall = at.dataframe[0].value
+    overall = tables(at)[0].value
     assert overall["display_name"].tolist()[0] == "Beta Pro 2"
     at.selectbox(key="lb_category").set_value("knowledge").run()
     assert not at.exception
-    ranked, unrated = at.dataframe[0].value, at.dataframe[1].value
+    ranked, unrated = tables(at)[0].value, tables(at)[1].value
     assert ranked["rank"].tolist() == list(range(1, len(ranked) + 1))  # 1 first, contiguous
     assert ranked["display_name"].tolist() == ["Gamma R", "Beta Pro 2", "Acme 2 70B", "Beta Pro"]
     assert pd.isna(ranked["overall_rank"].iloc[0])  # unrated overall, first in knowledge
@@ -61,6 +61,6 @@ def test_choosing_a_category_re_ranks(store: StorePaths) -> None:
 def test_a_category_nobody_qualifies_in_lists_everyone_unrated(store: StorePaths) -> None:
     at = run_page("llm/leaderboard.py", category="math")  # one math benchmark only
     assert not at.exception
-    assert at.dataframe[0].value.empty
-    assert len(at.dataframe[1].value) == 5  # every model with the math score
+    assert tables(at)[0].value.empty
+    assert len(tables(at)[1].value) == 5  # every model with the math score
     assert any("No model has 2 benchmarks" in c.value for c in at.caption)

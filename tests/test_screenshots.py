@@ -120,3 +120,21 @@ def test_dark_theme_and_phone_width(store_paths: StorePaths) -> None:
     with Image.open(out / "home-dark.png") as im:
         gray = im.convert("L")
         assert sum(gray.get_flattened_data()) / (im.size[0] * im.size[1]) < 80, "not dark"
+
+
+SHOWN_TABLES_JS = """[...document.querySelectorAll('div[class*="-table"]')]
+  .filter(e => /st-key-lb_ranked-(wide|phone)-table/.test(e.className))
+  .map(e => [e.className.match(/lb_ranked-(wide|phone)-table/)[1],
+             e.getBoundingClientRect().width > 0
+               && e.querySelector('[data-testid="stDataFrame"]') !== null])"""
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["1400px", "phone"])
+def test_the_leaderboard_shows_one_table_per_width(store_paths: StorePaths, phone: bool) -> None:
+    """The ranked table is drawn in one order at 1400 px (Rank, Model, Elo...) and in another at
+    phone width (Rank, Elo, Model...: Elo on screen); the browser shows exactly one of them."""
+    shots = _load_script()
+    write_catalog(store_paths.serve_catalog())
+    shown = dict(shots.probe("llm_leaderboard", SHOWN_TABLES_JS, phone=phone))
+    assert shown == {"wide": not phone, "phone": phone}, shown
+

@@ -23,6 +23,7 @@ from analytics.core import db, paths
 from analytics.llm import elo, elo_cli, finetune, fit_cli, leaderboard
 from analytics.llm import fit as hwfit
 from tests.fixtures import catalogs
+from tests.fixtures.apptest import tables
 
 ROOT = paths.REPO_ROOT
 COLUMNS = ["model", "benchmark", "category", "score"]
@@ -304,7 +305,7 @@ def test_leaderboard_page_shows_why_models_are_unrated(island_store: Path) -> No
     at = AppTest.from_file(str(ROOT / "pages" / "llm" / "leaderboard.py"), default_timeout=60)
     at.run()
     assert not at.exception
-    ranked, unrated = at.dataframe[0].value, at.dataframe[1].value
+    ranked, unrated = tables(at)[0].value, tables(at)[1].value
     assert not set(ranked["display_name"]) & {"island-a", "island-b"}
     assert "unrated_reason" not in ranked  # no empty "Why unrated" column for ranked rows
     reasons = unrated.set_index("display_name")["unrated_reason"]

@@ -25,7 +25,7 @@ from analytics.llm import (
     fit_view,
     leaderboard,
     overview,
-    quality,
+    planner_inputs,
     ratings,
 )
 
@@ -91,6 +91,35 @@ def show_table(
             "Download CSV", labels.csv_text(shown, names), csv, "text/csv", key=f"{key}_csv",
             help="The rows and columns shown, as CSV.",
         )  # fmt: skip
+
+
+PHONE_MAX_WIDTH_PX = 640  # Streamlit's own narrow-screen breakpoint (columns stack below it)
+PHONE_KEY = "-phone-table"
+"""Suffix of the key of a table's phone rendering (:func:`show_responsive_table`)."""
+_RESPONSIVE_CSS = f"""<style>
+@media (max-width: {PHONE_MAX_WIDTH_PX}px) {{ div[class*="-wide-table"] {{ display: none; }} }}
+@media (min-width: {PHONE_MAX_WIDTH_PX + 1}px) {{ div[class*="{PHONE_KEY}"] {{ display: none; }} }}
+</style>"""
+
+
+def show_responsive_table(
+    frame: pd.DataFrame,
+    key: str,
+    config: dict | None,
+    *,
+    columns: list[str],
+    phone_columns: list[str],
+    **kwargs: object,
+) -> None:
+    """:func:`show_table` twice: with ``columns`` on wide screens and ``phone_columns`` (the same
+    columns, essentials first) at phone width, the other hidden by a CSS media query on their
+    keyed containers. The browser draws only one; the phone one's key ends in
+    :data:`PHONE_KEY`."""
+    st.html(_RESPONSIVE_CSS)
+    with st.container(key=f"{key}-wide-table"):
+        show_table(frame, key, config, columns=columns, **kwargs)
+    with st.container(key=f"{key}{PHONE_KEY}"):
+        show_table(frame, f"{key}{PHONE_KEY}", config, columns=phone_columns, **kwargs)
 
 
 GOOD, CAUTION, POOR, BAD, UNKNOWN = "#2e9e4f66", "#e0b00066", "#f07c0066", "#e0383866", "#8a8a8a40"
@@ -255,15 +284,15 @@ def load_finetune_list(
 @st.cache_data(show_spinner=False)
 def load_axis_values(version: str) -> pd.DataFrame:
     """Quality-axis values of every model of one snapshot version (any hardware choice)."""
-    cat = load_catalog(version)
-    return quality.axis_values(cat.scores, cat.benchmarks)
+    return planner_inputs.axis_values(version, lambda: load_catalog(version))
 
 
 @st.cache_data(show_spinner=False)
 def load_model_choices(version: str) -> tuple[pd.DataFrame, str | None]:
     """The fine-tune planner's model options (one per checkpoint) and its default model."""
-    cat = load_catalog(version)
-    return finetune_view.planner_models(cat.models, cat.scores, load_ratings(version))
+    return planner_inputs.model_options(
+        version, lambda: load_catalog(version), lambda: load_ratings(version)
+    )
 
 
 def served_catalog() -> tuple[str, catalog.Catalog]:

@@ -1,5 +1,6 @@
 """Elo ratings of a catalog snapshot, cached in ``data/derived/<version>/`` (seed 002, "The Elo
-rating"); ``python -m analytics derive [VERSION] [--check]`` regenerates or checks them.
+rating"); ``python -m analytics derive [VERSION] [--check]`` (``analytics.llm.derive_cli``)
+regenerates or checks them.
 
 A cached file is keyed by the snapshot version (snapshots are immutable) and by
 ``elo.ALGORITHM_VERSION`` (the rating method, part of the file name), so a new method never
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -200,32 +200,3 @@ def derive(version: str | None = None) -> list[Path]:
     b, s = CATEGORY_SERVED
     jobs.append((category_cache_path(version, b, s), elo.rate_categories, b, s))
     return [_store(path, b, s, rate(scores, bootstrap=b, seed=s)) for path, rate, b, s in jobs]
-
-
-def main(argv: list[str]) -> int:
-    """``derive [VERSION] [--check]``: regenerate, or with --check only report, exit 1 if stale."""
-    args = [a for a in argv[1:] if a != "--check"]
-    if len(args) > 1:
-        print(
-            f"error: derive takes at most one VERSION; fix: {REGENERATE} [VERSION]", file=sys.stderr
-        )
-        return 2
-    try:
-        version = args[0] if args else db.ensure_snapshot()
-        if "--check" in argv[1:]:
-            return _check(version)
-        for path in derive(version):
-            print(path)
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    return 0
-
-
-def _check(version: str) -> int:
-    reason = stale_reason(version)
-    if reason:
-        print(f"error: {reason}", file=sys.stderr)
-        return 1
-    print(f"{derived_dir(version)}: up to date")
-    return 0

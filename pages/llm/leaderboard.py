@@ -113,6 +113,7 @@ CATEGORY_LABELS = {
     "rating_interval": "Category Elo 95% interval",
     "n_benchmarks": "Category benchmarks",
 }
+PHONE_FIRST = ("rank", "rating")  # then the name and the rest (phone_order)
 CATEGORY_ESSENTIALS = ("overall_rank",)  # a category view also shows the overall rank up front
 
 
@@ -165,7 +166,16 @@ def show_table(rows: pd.DataFrame, key: str, category: str | None, more: list[st
     config = COLUMNS | CATEGORY_LABELS if category else COLUMNS
     if not rows.empty:  # a column empty on every row (no reason on ranked rows) is not sent
         rows = rows.dropna(axis=1, how="all")
-    llm.show_table(rows, key, config, columns=cols, width="stretch")
+    llm.show_responsive_table(
+        rows, key, config, columns=cols, phone_columns=phone_order(cols), width="stretch"
+    )
+
+
+def phone_order(cols: list[str]) -> list[str]:
+    """At phone width the rating comes before the (often long) name, so rank and Elo are on
+    screen without scrolling sideways."""
+    first = [c for c in PHONE_FIRST if c in cols]
+    return first + [c for c in cols if c not in first]
 
 
 def show_downloads(

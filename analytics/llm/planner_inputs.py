@@ -1,0 +1,132 @@
+"""The fine-tune planner's version-level inputs, precomputed once per snapshot version into
+``data/derived/<version>/`` (issue 13: a page's first render must not redo per-version work).
+
+Two tables depend on the snapshot alone, not on any choice a visitor makes:
+
+- the model options, one per checkpoint, with the default model marked
+  (``finetune_view.planner_models`` of the catalog's models, scores and unbootstrapped ratings);
+- every model's quality-axis values (``quality.axis_values``).
+
+Each file's name carries a short hash of the code that computes it (:data:`SOURCES`), so a
+changed computation never serves an old file: it finds no file under its new name, computes and
+stores one (atomically). ``python -m analytics derive`` writes them for the current snapshot
+(the committed ones), and a test fails when they are missing for the current code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+from analytics.core import atomic, db, paths
+from analytics.llm import catalog as cat
+from analytics.llm import finetune_view, quality, ratings
+
+SOURCES = (
+    "analytics/core/db.py",
+    "analytics/core/licences.py",
+    "analytics/core/problems.py",
+    "analytics/core/schema.py",
+    "analytics/llm/catalog.py",
+    "analytics/llm/checkpoints.py",
+    "analytics/llm/elo.py",
+    "analytics/llm/finetune.py",
+    "analytics/llm/finetune_view.py",
+    "analytics/llm/fit.py",
+    "analytics/llm/planner_inputs.py",
+    "analytics/llm/profiles.py",
+    "analytics/llm/quality.py",
+    "analytics/llm/ratings.py",
+)
+"""Every module the two tables' computation runs (a test checks this list against the imports of
+``finetune_view`` and ``quality``, transitively)."""
+NAMES = ("planner_models", "axis_values")
+DEFAULT_COLUMN = "is_default"  # the model options' column marking the default model
+
+
+def source_hash() -> str:
+    """First 12 hex digits of a sha256 over :data:`SOURCES` (line endings normalised)."""
+    digest = hashlib.sha256()
+    for rel in SOURCES:
+        digest.update(rel.encode())
+        digest.update((paths.REPO_ROOT / rel).read_bytes().replace(b"\r\n", b"\n"))
+    return digest.hexdigest()[:12]
+
+
+def path(version: str, name: str) -> Path:
+    """The file of table ``name`` (one of :data:`NAMES`) for ``version`` and the current code."""
+    return ratings.derived_dir(version) / f"{name}_{source_hash()}.parquet"
+
+
+def _cached(version: str, name: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+    """The stored table, or ``compute()``'s, stored when the folder is writable."""
+    target = path(version, name)
+    if target.exists():
+        return pd.read_parquet(target)
+    table = compute()
+    try:
+        atomic.write_parquet(target, table)
+    except OSError:  # a read-only checkout: serve what was computed, store nothing
+        pass
+    return table
+
+
+def model_options(
+    version: str, catalog: Callable[[], cat.Catalog], rated: Callable[[], pd.DataFrame]
+) -> tuple[pd.DataFrame, str | None]:
+    """``finetune_view.planner_models`` of ``version`` (the options, the default model id or
+    None); ``catalog`` and ``rated`` (``ratings.of_version``) are read only when not stored."""
+
+    def compute() -> pd.DataFrame:
+        tables = catalog()
+        choices, default = finetune_view.planner_models(tables.models, tables.scores, rated())
+        return choices.assign(**{DEFAULT_COLUMN: choices["model_id"].eq(default)})
+
+    table = _cached(version, "planner_models", compute)
+    marked = table.loc[table[DEFAULT_COLUMN], "model_id"]
+    choices = table.drop(columns=DEFAULT_COLUMN)
+    return choices, (str(marked.iloc[0]) if not marked.empty else None)
+
+
+def axis_values(version: str, catalog: Callable[[], cat.Catalog]) -> pd.DataFrame:
+    """``quality.axis_values`` of ``version``'s scores (``catalog`` read only when not stored)."""
+
+    def compute() -> pd.DataFrame:
+        tables = catalog()
+        return quality.axis_values(tables.scores, tables.benchmarks)
+
+    return _cached(version, "axis_values", compute)
+
+
+def read_catalog(version: str) -> cat.Catalog:
+    """The calculators' tables of a built snapshot version."""
+    con = db.connect(version)
+    try:
+        return cat.load_catalog(con)
+    finally:
+        con.close()
+
+
+def derive(version: str) -> list[Path]:
+    """Recompute both tables of ``version`` for the current code, removing older files."""
+    folder = ratings.derived_dir(version)
+    for name in NAMES:
+        for old in folder.glob(f"{name}_*.parquet"):
+            old.unlink()
+    tables = read_catalog(version)
+    model_options(version, lambda: tables, lambda: ratings.of_version(version))
+    axis_values(version, lambda: tables)
+    return [path(version, name) for name in NAMES]
+
+
+def stale_reason(version: str) -> str | None:
+    """None when both tables of ``version`` exist for the current code; otherwise one line."""
+    for name in NAMES:
+        target = path(version, name)
+        if not target.exists():
+            where = target.relative_to(paths.SNAPSHOTS_DIR.parent)
+            return f"{where} is missing (other planner code); fix: {ratings.REGENERATE} {version}"
+    return None

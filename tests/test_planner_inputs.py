@@ -1,0 +1,113 @@
+"""The fine-tune planner's precomputed version-level inputs (``analytics.llm.planner_inputs``)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analytics.core import atomic, db, paths
+from analytics.llm import derive_cli, finetune_view, planner_inputs, quality, ratings
+
+
+def _analytics_imports(rel: str) -> set[str]:
+    """Repository paths of the ``analytics`` modules that ``rel`` imports (top level or not)."""
+    tree = ast.parse((paths.REPO_ROOT / rel).read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("analytics"):
+            names |= {f"{node.module}.{alias.name}" for alias in node.names} | {node.module}
+        elif isinstance(node, ast.Import):
+            names |= {a.name for a in node.names if a.name.startswith("analytics")}
+    found = set()
+    for name in names:
+        path = name.replace(".", "/") + ".py"
+        if (paths.REPO_ROOT / path).exists():
+            found.add(path)
+    return found
+
+
+def test_sources_cover_every_module_the_tables_are_computed_with() -> None:
+    todo = ["analytics/llm/planner_inputs.py"]
+    seen: set[str] = set()
+    while todo:
+        rel = todo.pop()
+        if rel not in seen:
+            seen.add(rel)
+            if rel != "analytics/core/db.py":  # the store's reader; its imports build snapshots
+                todo.extend(_analytics_imports(rel))
+    seen -= {"analytics/core/atomic.py", "analytics/core/paths.py"}  # storage, not computation
+    assert seen <= set(planner_inputs.SOURCES), sorted(seen - set(planner_inputs.SOURCES))
+
+
+def test_committed_planner_inputs_of_the_current_snapshot_are_current() -> None:
+    """The first planner render reads these instead of building ~900 checkpoint options."""
+    version = db.current_version()
+    assert planner_inputs.stale_reason(version) is None, planner_inputs.stale_reason(version)
+
+
+def test_committed_tables_equal_a_fresh_computation() -> None:
+    version = db.current_version()
+    tables = planner_inputs.read_catalog(version)
+    choices, default = planner_inputs.model_options(
+        version, pytest.fail, pytest.fail  # stored: neither the catalog nor ratings is read
+    )
+    want, want_default = finetune_view.planner_models(
+        tables.models, tables.scores, ratings.of_version(version)
+    )
+    pd.testing.assert_frame_equal(choices, want)
+    assert default == want_default and default is not None
+    stored = planner_inputs.axis_values(version, pytest.fail)
+    pd.testing.assert_frame_equal(stored, quality.axis_values(tables.scores, tables.benchmarks))
+
+
+@pytest.fixture()
+def version(tiny_store: Path) -> str:
+    return db.ensure_snapshot()
+
+
+def test_other_code_never_reads_the_old_file(version: str, monkeypatch) -> None:
+    first = planner_inputs.derive(version)
+    assert all(p.exists() for p in first)
+    reads = []
+
+    def catalog():
+        reads.append(1)
+        return planner_inputs.read_catalog(version)
+
+    old_choices, old_default = planner_inputs.model_options(version, catalog, pytest.fail)
+    assert reads == []  # stored
+    monkeypatch.setattr(planner_inputs, "source_hash", lambda: "edited-code")
+    assert planner_inputs.stale_reason(version).endswith(f"derive {version}")
+    choices, default = planner_inputs.model_options(
+        version, catalog, lambda: ratings.of_version(version)
+    )
+    assert reads == [1]  # recomputed under the new name, the old file untouched
+    pd.testing.assert_frame_equal(choices, old_choices)
+    assert default == old_default
+    assert planner_inputs.path(version, "planner_models").exists()
+    assert all(p.exists() for p in first)
+
+
+def test_a_read_only_folder_serves_the_computed_table(version: str, monkeypatch) -> None:
+    def refuse(*_args, **_kwargs):
+        raise PermissionError("read-only")
+
+    monkeypatch.setattr(atomic, "write_parquet", refuse)
+    table = planner_inputs.axis_values(version, lambda: planner_inputs.read_catalog(version))
+    assert not table.empty and not planner_inputs.path(version, "axis_values").exists()
+
+
+def test_derive_planner_only_and_check(version: str, capsys) -> None:
+    assert derive_cli.main(["derive", version, "--check", "--planner-only"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "axis_values" not in err[0] and "planner_models_" in err[0]
+    assert derive_cli.main(["derive", version, "--planner-only"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [Path(line).name.split("_")[0] for line in out] == ["planner", "axis"]
+    assert derive_cli.main(["derive", version, "--check", "--planner-only"]) == 0
+    assert derive_cli.main(["derive", version, "--check"]) == 1  # the ratings were not derived
+    assert derive_cli.main(["derive", "a", "b"]) == 2
+    assert "at most one VERSION" in capsys.readouterr().err
