@@ -56,7 +56,12 @@ def snapshot_version() -> str:
 
 def connection() -> duckdb.DuckDBPyConnection:
     """A cursor on the cached connection of the current snapshot (thread-safe use)."""
-    return _connection(snapshot_version()).cursor()
+    return version_cursor(snapshot_version())
+
+
+def version_cursor(version: str) -> duckdb.DuckDBPyConnection:
+    """A cursor on the cached connection of one snapshot version (thread-safe use)."""
+    return _connection(version).cursor()
 
 
 @st.cache_data(show_spinner=False)

@@ -1,8 +1,9 @@
 """The LLM track's cached loaders (and the home page's), one place for every ``st.cache_data``,
 and the labelled-table helper every page's tables go through (:func:`show_table`).
 
-Each loader is keyed by a snapshot version and reads that version's store (``db.connect``),
-never whatever snapshot is current, so a cached entry always matches its key.
+Each loader is keyed by a snapshot version and reads that version's store (a cursor of
+``ui.data``'s cached connection), never whatever snapshot is current, so a cached entry always
+matches its key.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 import ui.data
-from analytics.core import db, labels
+from analytics.core import labels
 from analytics.core.snapshot import CatalogError
 from analytics.llm import (
     benchmark_view,
@@ -34,8 +35,9 @@ FITTING = "Fitting Elo ratings for this snapshot…"
 
 
 def _read(version: str, read: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
-    """``read`` on a connection to that snapshot version, closed afterwards."""
-    con = db.connect(version)
+    """``read`` on a cursor of the version's cached connection (``ui.data``; opening a new
+    one costs ~0.1 s of views and checks), closed afterwards."""
+    con = ui.data.version_cursor(version)
     try:
         return read(con)
     finally:
@@ -183,7 +185,7 @@ def show_freshness(version: str) -> None:
 @st.cache_data(show_spinner=FITTING)
 def load_board(version: str) -> leaderboard.Leaderboard:
     """The leaderboard of one snapshot version, with bootstrap intervals (all leaderboard pages)."""
-    return leaderboard.for_version(version)
+    return _read(version, lambda con: leaderboard.build(con, version))
 
 
 @st.cache_data(show_spinner=False)
