@@ -61,6 +61,9 @@ def test_committed_tables_equal_a_fresh_computation() -> None:
     assert default == want_default and default is not None
     stored = planner_inputs.axis_values(version, pytest.fail)
     pd.testing.assert_frame_equal(stored, quality.axis_values(tables.scores, tables.benchmarks))
+    ids = planner_inputs.measured_ids(version, pytest.fail)
+    assert ids == finetune_view.measured_model_ids(tables)
+    assert len(ids) == len(tables.finetune_memory) and any(ids)
 
 
 @pytest.fixture()
@@ -106,7 +109,7 @@ def test_derive_planner_only_and_check(version: str, capsys) -> None:
     assert len(err) == 1 and "axis_values" not in err[0] and "planner_models_" in err[0]
     assert derive_cli.main(["derive", version, "--planner-only"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert [Path(line).name.split("_")[0] for line in out] == ["planner", "axis"]
+    assert [Path(line).name.split("_")[0] for line in out] == ["planner", "axis", "measured"]
     assert derive_cli.main(["derive", version, "--check", "--planner-only"]) == 0
     assert derive_cli.main(["derive", version, "--check"]) == 1  # the ratings were not derived
     assert derive_cli.main(["derive", "a", "b"]) == 2

@@ -260,7 +260,8 @@ def load_plan(
     """Fine-tune plan and rough cost for one model on one hardware choice."""
     cat = load_catalog(version)
     target = catalog.hardware(cat.gpus, gpu_id, count)
-    return finetune_view.plan_view(cat, model_id, target, recipe, method, samples)
+    measured = planner_inputs.measured_ids(version, lambda: cat)
+    return finetune_view.plan_view(cat, model_id, target, recipe, method, samples, measured)
 
 
 @st.cache_data(show_spinner=False)

@@ -129,7 +129,12 @@ def hardware(gpus: pd.DataFrame, gpu_id: str, count: int = 1) -> Hardware:
     rows = gpus[gpus["gpu_id"] == gpu_id]
     if rows.empty:
         raise KeyError(f"gpus table: no gpu_id {gpu_id!r}")
-    row = rows.iloc[0]
+    return _hardware_of(rows.iloc[0].to_dict(), count)
+
+
+def _hardware_of(row: dict, count: int = 1) -> Hardware:
+    """:func:`hardware` of one gpus row (a dict)."""
+    gpu_id = str(row["gpu_id"])
     kind = str(row["kind"])
     return Hardware(
         gpu_id=gpu_id,
@@ -165,7 +170,7 @@ def rentable_configs(gpus: pd.DataFrame) -> list[Hardware]:
     """Every rentable GPU x count (1, 2, 4, 8), cheapest per hour first, fewer GPUs on ties."""
     kinds = gpus["kind"].isin(RENTABLE_KINDS)
     priced = gpus[kinds & gpus["usd_per_hour"].notna() & (gpus["memory_gb"] > 0)]
-    single = [hardware(priced, g) for g in priced["gpu_id"]]  # one row lookup per GPU
+    single = [_hardware_of(row) for row in priced.to_dict("records")]  # one pass over rows
     configs = [h if n == 1 else dataclasses.replace(h, count=n) for h in single
                for n in RENTABLE_COUNTS]  # fmt: skip
     return sorted(configs, key=lambda h: (h.count * h.usd_per_hour, h.count, h.gpu_id))

@@ -252,16 +252,27 @@ def _release_twins(models: pd.DataFrame, model_id: str) -> set[str]:
     return set(keys.loc[same, "model_id"]) | {model_id}
 
 
-def measured_comparison(catalog: cat.Catalog, model_id: str) -> pd.DataFrame:
+def measured_model_ids(catalog: cat.Catalog) -> list[str | None]:
+    """Per ``finetune_memory`` row, the catalog model its ``model`` name refers to (id, name or
+    alias; None when none)."""
+    if catalog.finetune_memory.empty:
+        return []
+    names = cat.model_names(catalog.models)
+    return [names.get(cat.norm_name(m)) for m in catalog.finetune_memory["model"]]
+
+
+def measured_comparison(
+    catalog: cat.Catalog, model_id: str, ids: list[str | None] | None = None
+) -> pd.DataFrame:
     """The measured fine-tune memory rows (catalog ``finetune_memory``, LitGPT) of this model -
     matched by id or alias, or of a checkpoint of the same release and architecture (same
     weights_release and arch_key), named in ``measured_on`` - beside the formula
-    (``finetune.compare_measured``), with ``ratio`` = measured / formula; empty when none."""
+    (``finetune.compare_measured``), with ``ratio`` = measured / formula; empty when none.
+    ``ids``: :func:`measured_model_ids`, when already known."""
     measured = catalog.finetune_memory
     if measured.empty:
         return pd.DataFrame()
-    names = cat.model_names(catalog.models)
-    ids = [names.get(cat.norm_name(m)) for m in measured["model"]]
+    ids = measured_model_ids(catalog) if ids is None else ids
     twins = _release_twins(catalog.models, model_id)
     mine = measured.assign(measured_on=ids)[[i in twins for i in ids]]
     if mine.empty:
@@ -294,7 +305,9 @@ def finetune_list(
     """Fine-tune list over open-weight models with known size: method, required_gb, ratio,
     verdict on ``target``; ``show_all`` adds models that do not fit with ``smallest_config``."""
     cand = finetune.finetunable(models).reset_index(drop=True)
-    plans = [finetune.plan(p, recipe, target.budget_gb, method) for p in cand["total_params_b"]]
+    sizes = cand["total_params_b"]  # one plan per distinct size: checkpoints share sizes
+    by_size = {p: finetune.plan(p, recipe, target.budget_gb, method) for p in set(sizes)}
+    plans = [by_size[p] for p in sizes]
     table = cand.assign(
         method=[p.method for p in plans],
         required_gb=[p.required_gb for p in plans],
@@ -388,9 +401,11 @@ def plan_view(
     recipe: str,
     method: str,
     samples: int,
+    measured_ids: list[str | None] | None = None,
 ) -> FinetuneView:
     """Plan and rough cost of fine-tuning ``model_id`` on ``target`` (seed 002); a job that does
-    not fit ``target`` is priced on the smallest rentable config that fits (:func:`pricing`)."""
+    not fit ``target`` is priced on the smallest rentable config that fits (:func:`pricing`).
+    ``measured_ids``: :func:`measured_model_ids`, when already known."""
     row = catalog.models.set_index("model_id").loc[model_id]
     params_b = float(row["total_params_b"])
     target = with_price_basis(target, catalog.gpus)
@@ -403,7 +418,7 @@ def plan_view(
     cost, note = _cost(compute, samples, recipe, target, priced)
     name = str(row.get("display_name") or model_id)
     on = None if target.is_apple else priced.hardware
-    measured = measured_comparison(catalog, model_id)
+    measured = measured_comparison(catalog, model_id, measured_ids)
     return FinetuneView(model_id, name, plan, parts, cost, note, on, priced.note, measured)
 
 

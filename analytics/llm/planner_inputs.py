@@ -1,11 +1,13 @@
 """The fine-tune planner's version-level inputs, precomputed once per snapshot version into
 ``data/derived/<version>/`` (issue 13: a page's first render must not redo per-version work).
 
-Two tables depend on the snapshot alone, not on any choice a visitor makes:
+Three tables depend on the snapshot alone, not on any choice a visitor makes:
 
 - the model options, one per checkpoint, with the default model marked
   (``finetune_view.planner_models`` of the catalog's models, scores and unbootstrapped ratings);
-- every model's quality-axis values (``quality.axis_values``).
+- every model's quality-axis values (``quality.axis_values``);
+- the catalog model each measured fine-tune memory row refers to
+  (``finetune_view.measured_model_ids``: every model's names and aliases, matched).
 
 Each file's name carries a short hash of the code that computes it (:data:`SOURCES`), so a
 changed computation never serves an old file: it finds no file under its new name, computes and
@@ -41,9 +43,9 @@ SOURCES = (
     "analytics/llm/quality.py",
     "analytics/llm/ratings.py",
 )
-"""Every module the two tables' computation runs (a test checks this list against the imports of
+"""Every module the tables' computation runs (a test checks this list against the imports of
 ``finetune_view`` and ``quality``, transitively)."""
-NAMES = ("planner_models", "axis_values")
+NAMES = ("planner_models", "axis_values", "measured_models")
 DEFAULT_COLUMN = "is_default"  # the model options' column marking the default model
 
 
@@ -101,6 +103,18 @@ def axis_values(version: str, catalog: Callable[[], cat.Catalog]) -> pd.DataFram
     return _cached(version, "axis_values", compute)
 
 
+def measured_ids(version: str, catalog: Callable[[], cat.Catalog]) -> list[str | None]:
+    """``finetune_view.measured_model_ids`` of ``version`` (``catalog`` read only when not
+    stored), one entry per ``finetune_memory`` row, in order."""
+
+    def compute() -> pd.DataFrame:
+        ids = finetune_view.measured_model_ids(catalog())
+        return pd.DataFrame({"model_id": pd.Series(ids, dtype=object)})
+
+    ids = _cached(version, "measured_models", compute)["model_id"]
+    return [None if pd.isna(i) else str(i) for i in ids]
+
+
 def read_catalog(version: str) -> cat.Catalog:
     """The calculators' tables of a built snapshot version."""
     con = db.connect(version)
@@ -111,7 +125,7 @@ def read_catalog(version: str) -> cat.Catalog:
 
 
 def derive(version: str) -> list[Path]:
-    """Recompute both tables of ``version`` for the current code, removing older files."""
+    """Recompute the tables of ``version`` for the current code, removing older files."""
     folder = ratings.derived_dir(version)
     for name in NAMES:
         for old in folder.glob(f"{name}_*.parquet"):
@@ -119,11 +133,12 @@ def derive(version: str) -> list[Path]:
     tables = read_catalog(version)
     model_options(version, lambda: tables, lambda: ratings.of_version(version))
     axis_values(version, lambda: tables)
+    measured_ids(version, lambda: tables)
     return [path(version, name) for name in NAMES]
 
 
 def stale_reason(version: str) -> str | None:
-    """None when both tables of ``version`` exist for the current code; otherwise one line."""
+    """None when every table of ``version`` exists for the current code; otherwise one line."""
     for name in NAMES:
         target = path(version, name)
         if not target.exists():
