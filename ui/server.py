@@ -27,19 +27,32 @@ from pathlib import Path
 APP = Path(__file__).resolve().parent.parent / "app.py"
 APP_MODULES = ("ui.llm", "ui.fl", "ui.vision", "ui.community", "plotly.express", "pyarrow.parquet")
 """Imported at start-up (:func:`prepare`), before any visitor."""
+CACHE_LOGGERS = ("cache_data_api", "cache_resource_api")
 
 
 def prepare() -> None:
     """The server's one-time start-up work (see the module docstring); reads no data."""
     import importlib
+    import logging
 
     import streamlit.delta_generator
     from streamlit.runtime.pages_manager import PagesManager
 
     PagesManager.uses_pages_directory = False  # app.py navigates with st.navigation
     streamlit.delta_generator._use_warning_has_been_displayed = True  # run by streamlit run
-    for name in APP_MODULES:
-        importlib.import_module(name)
+    # before the server starts, each st.cache_data / st.cache_resource decorator logs "No
+    # runtime found, using MemoryCacheStorageManager": not so, the functions run under the
+    # runtime (their caches are made on first call); those lines are silenced here only
+    quiet = [logging.getLogger(f"streamlit.runtime.caching.{m}") for m in CACHE_LOGGERS]
+    levels = [log.level for log in quiet]
+    for log in quiet:
+        log.setLevel(logging.ERROR)
+    try:
+        for name in APP_MODULES:
+            importlib.import_module(name)
+    finally:
+        for log, level in zip(quiet, levels, strict=True):
+            log.setLevel(level)
     import pandas as pd
     import plotly.express as px
 
