@@ -203,6 +203,16 @@ class DevTools:
         result = await self.call("Runtime.evaluate", expression=expression, returnByValue=True)
         return result.get("result", {}).get("value")
 
+    async def viewport(self, phone: bool) -> None:
+        """Emulate the phone viewport (mobile) or the 1400 px desktop one."""
+        await self.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=PHONE_WIDTH_PX if phone else WIDTH_PX,
+            height=PHONE_HEIGHT_PX if phone else HEIGHT_PX,
+            deviceScaleFactor=1,
+            mobile=phone,
+        )
+
     async def wait_ready(self, url: str, timeout_s: float) -> None:
         """Poll until READY_JS holds twice in a row, then let fades settle."""
         deadline = time.monotonic() + timeout_s
@@ -268,13 +278,7 @@ async def _capture_all(
         for job in jobs:
             if job.phone != phone:
                 phone = job.phone
-                await tools.call(
-                    "Emulation.setDeviceMetricsOverride",
-                    width=PHONE_WIDTH_PX if phone else WIDTH_PX,
-                    height=PHONE_HEIGHT_PX if phone else HEIGHT_PX,
-                    deviceScaleFactor=1,
-                    mobile=phone,
-                )
+                await tools.viewport(phone)
             results.append((job, *await tools.capture(job.url, job.out, timeout_s)))
         return results
     finally:
@@ -359,13 +363,7 @@ def probe(path: str, expression: str, phone: bool = False, timeout_s: float = 12
         conn = await websocket_connect(ws_url, max_message_size=256 * 2**20)
         try:
             tools = DevTools(conn)
-            await tools.call(
-                "Emulation.setDeviceMetricsOverride",
-                width=PHONE_WIDTH_PX if phone else WIDTH_PX,
-                height=PHONE_HEIGHT_PX if phone else HEIGHT_PX,
-                deviceScaleFactor=1,
-                mobile=phone,
-            )
+            await tools.viewport(phone)
             await tools.call("Page.navigate", url=url)
             await asyncio.sleep(0.5)
             await tools.wait_ready(url, timeout_s)
