@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from analytics.core import atomic, db, paths
+from analytics.llm import catalog as cat
 from analytics.llm import derive_cli, finetune_view, planner_inputs, quality, ratings
 
 
@@ -50,7 +51,7 @@ def test_committed_planner_inputs_of_the_current_snapshot_are_current() -> None:
 
 def test_committed_tables_equal_a_fresh_computation() -> None:
     version = db.current_version()
-    tables = planner_inputs.read_catalog(version)
+    tables = cat.of_version(version)
     choices, default = planner_inputs.model_options(
         version, pytest.fail, pytest.fail  # stored: neither the catalog nor ratings is read
     )
@@ -78,7 +79,7 @@ def test_other_code_never_reads_the_old_file(version: str, monkeypatch) -> None:
 
     def catalog():
         reads.append(1)
-        return planner_inputs.read_catalog(version)
+        return cat.of_version(version)
 
     old_choices, old_default = planner_inputs.model_options(version, catalog, pytest.fail)
     assert reads == []  # stored
@@ -99,7 +100,7 @@ def test_a_read_only_folder_serves_the_computed_table(version: str, monkeypatch)
         raise PermissionError("read-only")
 
     monkeypatch.setattr(atomic, "write_parquet", refuse)
-    table = planner_inputs.axis_values(version, lambda: planner_inputs.read_catalog(version))
+    table = planner_inputs.axis_values(version, lambda: cat.of_version(version))
     assert not table.empty and not planner_inputs.path(version, "axis_values").exists()
 
 

@@ -260,7 +260,7 @@ def load_plan(
     """Fine-tune plan and rough cost for one model on one hardware choice."""
     cat = load_catalog(version)
     target = catalog.hardware(cat.gpus, gpu_id, count)
-    measured = planner_inputs.measured_ids(version, lambda: cat)
+    measured = load_measured_ids(version)
     return finetune_view.plan_view(cat, model_id, target, recipe, method, samples, measured)
 
 
@@ -288,6 +288,12 @@ def load_finetune_list(
 def load_axis_values(version: str) -> pd.DataFrame:
     """Quality-axis values of every model of one snapshot version (any hardware choice)."""
     return planner_inputs.axis_values(version, lambda: load_catalog(version))
+
+
+@st.cache_data(show_spinner=False)
+def load_measured_ids(version: str) -> list[str | None]:
+    """The catalog model of each measured fine-tune memory row of one snapshot version."""
+    return planner_inputs.measured_ids(version, lambda: load_catalog(version))
 
 
 @st.cache_data(show_spinner=False)

@@ -124,6 +124,15 @@ def load_catalog(con: duckdb.DuckDBPyConnection) -> Catalog:
     return Catalog(**frames)
 
 
+def of_version(version: str) -> Catalog:
+    """:func:`load_catalog` of a built snapshot version (its own connection, closed after)."""
+    con = db.connect(version)
+    try:
+        return load_catalog(con)
+    finally:
+        con.close()
+
+
 def hardware(gpus: pd.DataFrame, gpu_id: str, count: int = 1) -> Hardware:
     """The Hardware for a catalog ``gpu_id``; Apple profiles always count as one device."""
     rows = gpus[gpus["gpu_id"] == gpu_id]

@@ -150,11 +150,7 @@ class _Snapshot:
 @functools.lru_cache(maxsize=2)
 def _load(version: str) -> _Snapshot:
     """The tables and lookups of one snapshot version (a version is a content hash: cacheable)."""
-    con = db.connect(version)
-    try:
-        tables = catalog.load_catalog(con)
-    finally:
-        con.close()
+    tables = catalog.of_version(version)
     return _Snapshot(
         version, tables, catalog.model_names(tables.models), catalog.gpu_names(tables.gpus),
         tables.models.set_index("model_id"), finetune_view.rentable_configs(tables.gpus),

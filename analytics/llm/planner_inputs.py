@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analytics.core import atomic, db, paths
+from analytics.core import atomic, paths
 from analytics.llm import catalog as cat
 from analytics.llm import finetune_view, quality, ratings
 
@@ -115,22 +115,13 @@ def measured_ids(version: str, catalog: Callable[[], cat.Catalog]) -> list[str |
     return [None if pd.isna(i) else str(i) for i in ids]
 
 
-def read_catalog(version: str) -> cat.Catalog:
-    """The calculators' tables of a built snapshot version."""
-    con = db.connect(version)
-    try:
-        return cat.load_catalog(con)
-    finally:
-        con.close()
-
-
 def derive(version: str) -> list[Path]:
     """Recompute the tables of ``version`` for the current code, removing older files."""
     folder = ratings.derived_dir(version)
     for name in NAMES:
         for old in folder.glob(f"{name}_*.parquet"):
             old.unlink()
-    tables = read_catalog(version)
+    tables = cat.of_version(version)
     model_options(version, lambda: tables, lambda: ratings.of_version(version))
     axis_values(version, lambda: tables)
     measured_ids(version, lambda: tables)
