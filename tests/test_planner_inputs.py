@@ -115,3 +115,13 @@ def test_derive_planner_only_and_check(version: str, capsys) -> None:
     assert derive_cli.main(["derive", version, "--check"]) == 1  # the ratings were not derived
     assert derive_cli.main(["derive", "a", "b"]) == 2
     assert "at most one VERSION" in capsys.readouterr().err
+
+
+def test_a_damaged_stored_table_is_recomputed_and_replaced(version: str) -> None:
+    good = planner_inputs.axis_values(version, lambda: cat.of_version(version))
+    stored = planner_inputs.path(version, "axis_values")
+    stored.write_bytes(b"not parquet")
+    again = planner_inputs.axis_values(version, lambda: cat.of_version(version))
+    pd.testing.assert_frame_equal(again, good)
+    pd.testing.assert_frame_equal(pd.read_parquet(stored), good)  # replaced atomically
+

@@ -64,10 +64,14 @@ def path(version: str, name: str) -> Path:
 
 
 def _cached(version: str, name: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
-    """The stored table, or ``compute()``'s, stored when the folder is writable."""
+    """The stored table, or ``compute()``'s, stored when the folder is writable (also over a
+    stored file that no longer reads: it is only a cache of what ``compute`` gives)."""
     target = path(version, name)
     if target.exists():
-        return pd.read_parquet(target)
+        try:
+            return pd.read_parquet(target)
+        except (OSError, ValueError):  # damaged (pyarrow's ArrowInvalid is a ValueError)
+            pass
     table = compute()
     try:
         atomic.write_parquet(target, table)
