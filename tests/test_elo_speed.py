@@ -271,6 +271,53 @@ def test_round_aggregate_is_the_aggregate() -> None:
         np.testing.assert_allclose(wins_j, want.wins_j, rtol=0, atol=1e-12)
 
 
+def test_round_aggregate_weighs_each_benchmark_set_once() -> None:
+    """The rounds' aggregate computes 1/sqrt(n) per distinct benchmark set of the (category,
+    pair) rows: far fewer sets than rows, every row's set its own benchmarks."""
+    battles, _ = small_battles(7)
+    contributions = battles.contributions
+    aggregate = contributions.rounds.aggregate
+    sets = aggregate.set_bench.toarray() > 0
+    both = contributions.both.toarray() > 0
+    assert len(sets) < len(both) / 5
+    _, row_set = elo._benchmark_sets(contributions.both.tocsr())
+    assert (sets[row_set] == both).all()
+
+
+def test_distinct_rows_survive_a_hash_collision() -> None:
+    """Rows are grouped by a 64-bit hash; two distinct rows with one hash (forced here: unit
+    weights make (1, 2) and (2, 1) collide) are still told apart."""
+    masks = np.array([[1, 2], [2, 1], [1, 2], [0, 3], [2, 1]], dtype=np.uint64)
+    for weights in (None, np.ones(2, dtype=np.uint64)):
+        first, index = elo._distinct_rows(masks, weights)
+        np.testing.assert_array_equal(masks[first][index], masks)
+        assert len(first) == 3 and index[0] == index[2] and index[1] == index[4]
+
+
+@pytest.mark.parametrize("spread", [1.0, 700.0], ids=["strengths", "sigmoid-form"])
+def test_round_pair_terms_are_the_expected_wins_and_curvature(spread) -> None:
+    """The rounds' expected wins s_i * sum(u) and curvature u * p * s_j against the direct
+    sigmoid formulas; log-strengths more than 600 apart (exp would underflow) take the
+    sigmoid form."""
+    battles, theta0 = small_battles(8)
+    solver = battles.contributions.rounds
+    n = len(battles.benchmarks)
+    draw = np.random.default_rng(3).integers(0, n, n)
+    wins_i, wins_j = solver.aggregate(np.bincount(draw, minlength=n))
+    total = wins_i + wins_j
+    theta = theta0 * spread / max(np.ptp(theta0), 1e-9)
+    terms = elo._PairTerms(len(total))
+    expected = solver._expected(theta, total, terms)
+    assert terms.probabilities == (spread > 600)
+    d = theta[battles.pair_i] - theta[battles.pair_j]
+    p, q = elo._sigmoid(d), elo._sigmoid(-d)  # each to full relative precision
+    want = np.bincount(battles.pair_i, total * p, len(theta)) + np.bincount(
+        battles.pair_j, total * q, len(theta)
+    )
+    np.testing.assert_allclose(expected, want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(terms.curvature(), total * p * q, rtol=1e-9, atol=1e-300)
+
+
 @pytest.mark.parametrize("dense_max", [0, 10_000], ids=["conjugate-gradients", "cholesky"])
 def test_round_fit_from_a_far_start_lands_on_the_same_point(monkeypatch, dense_max) -> None:
     """A start far from the answer needs the backtracking on the log-likelihood, an absurd
