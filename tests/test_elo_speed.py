@@ -294,6 +294,29 @@ def test_distinct_rows_survive_a_hash_collision() -> None:
         assert len(first) == 3 and index[0] == index[2] and index[1] == index[4]
 
 
+def test_rounds_fitted_on_their_drawn_pairs_alone_are_the_same(monkeypatch) -> None:
+    """A round that leaves pairs out is fitted on the pairs it drew (``_PairIndex.kept``): the
+    same ratings as on the full pair list, where the others weigh 0."""
+    battles, theta0 = small_battles(9)
+    solver = battles.contributions.rounds
+    n = len(battles.benchmarks)
+    counts = np.bincount(np.random.default_rng(2).integers(0, n, n), minlength=n)
+    wins_i, wins_j = solver.aggregate(counts)
+    assert 0 < np.count_nonzero(wins_i + wins_j == 0) < len(wins_i)  # some pairs left out
+    kept = solver.pairs.kept(wins_i + wins_j > 0)
+    assert len(kept.pair_i) == np.count_nonzero(wins_i + wins_j)
+    assert kept.first_count.sum() == len(kept.pair_i)
+    calls = []
+    keep = elo._PairIndex.kept
+    monkeypatch.setattr(elo._PairIndex, "kept", lambda self, m: calls.append(1) or keep(self, m))
+    compact = elo.bootstrap_ratings(battles, 6, seed=2, theta0=theta0, workers=1)
+    assert calls  # rounds were fitted on fewer pairs
+    monkeypatch.setattr(elo, "_COMPACT_BELOW", 0.0)  # never leave pairs out
+    full = elo.bootstrap_ratings(battles, 6, seed=2, theta0=theta0, workers=1)
+    np.testing.assert_array_equal(np.isnan(compact), np.isnan(full))
+    np.testing.assert_allclose(compact, full, rtol=0, atol=1e-9)
+
+
 @pytest.mark.parametrize("spread", [1.0, 700.0], ids=["strengths", "sigmoid-form"])
 def test_round_pair_terms_are_the_expected_wins_and_curvature(spread) -> None:
     """The rounds' expected wins s_i * sum(u) and curvature u * p * s_j against the direct
@@ -307,7 +330,7 @@ def test_round_pair_terms_are_the_expected_wins_and_curvature(spread) -> None:
     total = wins_i + wins_j
     theta = theta0 * spread / max(np.ptp(theta0), 1e-9)
     terms = elo._PairTerms(len(total))
-    expected = solver._expected(theta, total, terms)
+    expected = solver._expected(theta, total, terms, solver.pairs)
     assert terms.probabilities == (spread > 600)
     d = theta[battles.pair_i] - theta[battles.pair_j]
     p, q = elo._sigmoid(d), elo._sigmoid(-d)  # each to full relative precision
