@@ -294,6 +294,24 @@ def test_distinct_rows_survive_a_hash_collision() -> None:
         assert len(first) == 3 and index[0] == index[2] and index[1] == index[4]
 
 
+def test_pair_index_per_model_sums_are_bincounts() -> None:
+    """Per-model sums over either side of the pairs, with models that are no pair's first in
+    the middle and at the end (segment sums must not run past them), after ``kept`` too."""
+    pair_i = np.array([0, 0, 2, 2, 2, 3, 3])
+    pair_j = np.array([1, 4, 3, 4, 5, 4, 5])
+    values, second = np.arange(1.0, 8.0), np.arange(10.0, 80.0, 10.0)
+    index = elo._PairIndex.of(6, pair_i, pair_j)
+    want = np.bincount(pair_i, values, 6) + np.bincount(pair_j, second, 6)
+    np.testing.assert_array_equal(index.per_model(values, second), want)
+    keep = np.array([True, False, True, True, False, True, True])
+    kept = index.kept(keep)
+    np.testing.assert_array_equal(kept.pair_i, pair_i[keep])
+    want = np.bincount(pair_i[keep], values[keep], 6) + np.bincount(pair_j[keep], values[keep], 6)
+    np.testing.assert_array_equal(kept.per_model(values[keep]), want)
+    none = index.kept(np.zeros(7, dtype=bool))
+    np.testing.assert_array_equal(none.per_model(np.zeros(0)), np.zeros(6))
+
+
 def test_rounds_fitted_on_their_drawn_pairs_alone_are_the_same(monkeypatch) -> None:
     """A round that leaves pairs out is fitted on the pairs it drew (``_PairIndex.kept``): the
     same ratings as on the full pair list, where the others weigh 0."""

@@ -910,7 +910,7 @@ class _RoundSolver:
         if n_pairs > 1 and np.any(np.diff(pair_i * max(n, 1) + pair_j) < 0):
             raise ValueError("pairs must be sorted by (first, second) model")  # build_battles's
         self.n, self.pair_i, self.pair_j = n, pair_i, pair_j
-        self.pairs = _PairIndex(n, pair_i, pair_j)
+        self.pairs = _PairIndex.of(n, pair_i, pair_j)
         self.aggregate = _RoundAggregate(c)
         self.coarse: np.ndarray | None = None  # (n, k) slow modes of the start's Hessian
         self.coarse_inverse: np.ndarray | None = None  # (k,) their inverse eigenvalues
@@ -1119,33 +1119,50 @@ class _PairIndex:
     (row pair_i, column pair_j) with its transpose, whose values each use swaps in."""
 
     def __init__(
-        self, n: int, pair_i: np.ndarray, pair_j: np.ndarray, indptr_i: np.ndarray | None = None
+        self, n: int, pair_i: np.ndarray | None, pair_j: np.ndarray, indptr_i: np.ndarray
     ) -> None:
-        self.n, self.pair_i, self.pair_j = n, pair_i, pair_j
-        if indptr_i is None:
-            indptr_i = np.concatenate([[0], np.cumsum(np.bincount(pair_i, minlength=n))])
-        self.indptr_i = indptr_i
+        self.n, self._pair_i, self.pair_j, self.indptr_i = n, pair_i, pair_j, indptr_i
         self.first_count = np.diff(indptr_i)  # pairs per model as first: a sorted gather
-        placeholder = np.ones(len(pair_j))
-        self._upper = scipy.sparse.csr_matrix((placeholder, pair_j, indptr_i), shape=(n, n))
+        # per-model sums over the first side are segment sums (np.add.reduceat) from the
+        # starts of the models that are some pair's first (each runs to the next such start)
+        self._has_first = self.first_count > 0
+        self._starts = indptr_i[:-1][self._has_first]
+        values = np.empty(len(pair_j))  # never read: every use swaps its own values in
+        self._upper = scipy.sparse.csr_matrix((values, pair_j, indptr_i), shape=(n, n))
         self._lower = self._upper.T
-        self._ones = np.ones(n)
+
+    @classmethod
+    def of(cls, n: int, pair_i: np.ndarray, pair_j: np.ndarray) -> _PairIndex:
+        return cls(
+            n, pair_i, pair_j, np.concatenate([[0], np.cumsum(np.bincount(pair_i, minlength=n))])
+        )
+
+    @property
+    def pair_i(self) -> np.ndarray:
+        """Each pair's first model (built on first use where the pairs were kept)."""
+        if self._pair_i is None:
+            self._pair_i = np.repeat(np.arange(self.n), self.first_count)
+        return self._pair_i
 
     def kept(self, keep: np.ndarray) -> _PairIndex:
         """The pairs where ``keep`` is true, in the same order."""
         kept_before = np.concatenate([[0], np.cumsum(keep)])
-        indptr = kept_before[self.indptr_i]
-        return _PairIndex(self.n, self.pair_i[keep], self.pair_j[keep], indptr)
+        return _PairIndex(self.n, None, self.pair_j[keep], kept_before[self.indptr_i])
 
     def per_model(self, values: np.ndarray, second: np.ndarray | None = None) -> np.ndarray:
         """Per model, the sum of a per-pair quantity over its pairs, either side (``second``:
-        another quantity for the side where it is the second model). Two products of the pair
-        matrices (upper triangle and its transpose) carrying the values with a vector of ones:
-        sequential over the pairs, the sums in pair order, as ``bincount`` would add them but
-        without its index checks (a sparse product of a pairs-by-models matrix would gather
-        the second side out of order: about 4x slower)."""
-        upper, lower = self.matrices(values, values if second is None else second)
-        return upper @ self._ones + lower @ self._ones
+        another quantity for the side where it is the second model): segment sums over its
+        pairs as first model (contiguous) and the product of the lower triangle carrying the
+        values with a vector of ones, a scatter in pair order; both add in pair order, as
+        ``bincount`` would, without its index checks (a sparse product of a pairs-by-models
+        matrix would gather the second side out of order: about 4x slower)."""
+        second = values if second is None else second
+        lower = copy.copy(self._lower)
+        lower.data = second
+        out = lower @ np.ones(self.n)
+        if len(self._starts):
+            out[self._has_first] += np.add.reduceat(values, self._starts)
+        return out
 
     def matrices(
         self, upper_values: np.ndarray, lower_values: np.ndarray
