@@ -427,8 +427,8 @@ class _Problem:
         n, n_pairs = self.n, len(i)
         self.total = pw.total
         ones = np.ones(n_pairs)
-        self._indptr_i = np.concatenate([[0], np.cumsum(np.bincount(i, minlength=n))])
-        indptr_j = np.concatenate([[0], np.cumsum(np.bincount(j, minlength=n))])
+        self._indptr_i = _offsets(i, n)
+        indptr_j = _offsets(j, n)
         self._first = scipy.sparse.csr_matrix(
             (ones, np.arange(n_pairs), self._indptr_i), shape=(n, n_pairs)
         )
@@ -563,6 +563,11 @@ def _conjugate_gradients(
         rz, previous = float(r @ z), rz
         q = z + (rz / previous) * q
     return x
+
+
+def _offsets(index: np.ndarray, n: int) -> np.ndarray:
+    """Offsets of each of ``n`` models' entries in an array sorted by ``index`` (CSR indptr)."""
+    return np.concatenate([[0], np.cumsum(np.bincount(index, minlength=n))])
 
 
 def _anchor_terms(theta: np.ndarray) -> float:
@@ -909,8 +914,7 @@ class _RoundSolver:
         n_pairs = len(pair_i)
         if n_pairs > 1 and np.any(np.diff(pair_i * max(n, 1) + pair_j) < 0):
             raise ValueError("pairs must be sorted by (first, second) model")  # build_battles's
-        self.n, self.pair_i, self.pair_j = n, pair_i, pair_j
-        self.pairs = _PairIndex.of(n, pair_i, pair_j)
+        self.n, self.pairs = n, _PairIndex.of(n, pair_i, pair_j)
         self.aggregate = _RoundAggregate(c)
         self.coarse: np.ndarray | None = None  # (n, k) slow modes of the start's Hessian
         self.coarse_inverse: np.ndarray | None = None  # (k,) their inverse eigenvalues
@@ -926,16 +930,17 @@ class _RoundSolver:
             return
         wins_i, wins_j = self.aggregate(np.ones(self.aggregate.n_bench))
         theta = np.zeros(n) if theta0 is None else np.asarray(theta0, dtype=float)
-        terms = _PairTerms(len(self.pair_i))
+        pair_i, pair_j = self.pairs.pair_i, self.pairs.pair_j
+        terms = _PairTerms(len(pair_i))
         self._expected(theta, wins_i + wins_j, terms, self.pairs)
         curv = terms.curvature()
         sig = _sigmoid(theta)
         diag = self.pairs.per_model(curv) + sig * (1.0 - sig)
         scale = 1.0 / np.sqrt(diag)
         scaled = np.diag(np.ones(n))  # D^-1/2 (-H) D^-1/2 has a unit diagonal
-        off = -curv * scale[self.pair_i] * scale[self.pair_j]
-        scaled[self.pair_i, self.pair_j] = off
-        scaled[self.pair_j, self.pair_i] = off
+        off = -curv * scale[pair_i] * scale[pair_j]
+        scaled[pair_i, pair_j] = off
+        scaled[pair_j, pair_i] = off
         k = min(_COARSE_MODES, n - 1)
         values, vectors = scipy.linalg.eigh(scaled, subset_by_index=[0, k - 1], driver="evr")
         # with Z = D^-1/2 V, Z' (-H) Z = diag(values): the coarse problem is diagonal
@@ -1007,11 +1012,12 @@ class _RoundSolver:
         (renumbered, order kept; the same strengths: an undrawn model only has its anchor
         draw). Slower, and it copes with starts far from the answer."""
         fought = wins_i + wins_j > 0
+        pair_i, pair_j = self.pairs.pair_i[fought], self.pairs.pair_j[fought]
         drawn = np.zeros(self.n, dtype=bool)
-        drawn[self.pair_i[fought]] = drawn[self.pair_j[fought]] = True
+        drawn[pair_i] = drawn[pair_j] = True
         index = np.cumsum(drawn) - 1
         small = Pairwise(
-            int(drawn.sum()), index[self.pair_i[fought]], index[self.pair_j[fought]],
+            int(drawn.sum()), index[pair_i], index[pair_j],
             wins_i[fought], wins_j[fought],
         )  # fmt: skip
         start = None if theta0 is None else np.asarray(theta0, dtype=float)[drawn]
@@ -1133,9 +1139,7 @@ class _PairIndex:
 
     @classmethod
     def of(cls, n: int, pair_i: np.ndarray, pair_j: np.ndarray) -> _PairIndex:
-        return cls(
-            n, pair_i, pair_j, np.concatenate([[0], np.cumsum(np.bincount(pair_i, minlength=n))])
-        )
+        return cls(n, pair_i, pair_j, _offsets(pair_i, n))
 
     @property
     def pair_i(self) -> np.ndarray:
