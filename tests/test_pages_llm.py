@@ -16,7 +16,15 @@ import pandas as pd
 import pytest
 
 from analytics.core import db
-from analytics.llm import derive_cli, elo, elo_cli, leaderboard, planner_inputs, ratings
+from analytics.llm import (
+    board_inputs,
+    derive_cli,
+    elo,
+    elo_cli,
+    leaderboard,
+    planner_inputs,
+    ratings,
+)
 from tests.fixtures.apptest import fresh_caches, run_page, tables
 from tests.fixtures.catalogs import LLM_NEW as NEW
 from tests.fixtures.catalogs import LLM_OLD as OLD
@@ -206,8 +214,9 @@ def test_stale_derived_files_are_reported_and_regenerated(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"fix: python -m analytics derive {NEW}" in err[0]
     assert derive_cli.main(["derive", NEW]) == 0
-    written = capsys.readouterr().out.splitlines()  # + categories, + the planner's two tables
-    assert len(written) == len(ratings.SERVED) + 1 + len(planner_inputs.NAMES)
+    written = capsys.readouterr().out.splitlines()  # + categories, lineage, profiles, planner's
+    want = len(ratings.SERVED) + 1 + len(board_inputs.NAMES) + len(planner_inputs.NAMES)
+    assert len(written) == want
     assert derive_cli.main(["derive", NEW, "--check"]) == 0
     monkeypatch.setattr(ratings, "source_hash", lambda: "edited rating code")
     assert "stale" in ratings.stale_reason(NEW)

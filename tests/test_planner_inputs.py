@@ -2,44 +2,19 @@
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from analytics.core import atomic, db, paths
+from analytics.core import atomic, db
 from analytics.llm import catalog as cat
 from analytics.llm import derive_cli, finetune_view, planner_inputs, quality, ratings
-
-
-def _analytics_imports(rel: str) -> set[str]:
-    """Repository paths of the ``analytics`` modules that ``rel`` imports (top level or not)."""
-    tree = ast.parse((paths.REPO_ROOT / rel).read_text(encoding="utf-8"))
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("analytics"):
-            names |= {f"{node.module}.{alias.name}" for alias in node.names} | {node.module}
-        elif isinstance(node, ast.Import):
-            names |= {a.name for a in node.names if a.name.startswith("analytics")}
-    found = set()
-    for name in names:
-        path = name.replace(".", "/") + ".py"
-        if (paths.REPO_ROOT / path).exists():
-            found.add(path)
-    return found
+from tests._sources import computation_modules
 
 
 def test_sources_cover_every_module_the_tables_are_computed_with() -> None:
-    todo = ["analytics/llm/planner_inputs.py"]
-    seen: set[str] = set()
-    while todo:
-        rel = todo.pop()
-        if rel not in seen:
-            seen.add(rel)
-            if rel != "analytics/core/db.py":  # the store's reader; its imports build snapshots
-                todo.extend(_analytics_imports(rel))
-    seen -= {"analytics/core/atomic.py", "analytics/core/paths.py"}  # storage, not computation
+    seen = computation_modules("analytics/llm/planner_inputs.py")
     assert seen <= set(planner_inputs.SOURCES), sorted(seen - set(planner_inputs.SOURCES))
 
 
@@ -110,7 +85,8 @@ def test_derive_planner_only_and_check(version: str, capsys) -> None:
     assert len(err) == 1 and "axis_values" not in err[0] and "planner_models_" in err[0]
     assert derive_cli.main(["derive", version, "--planner-only"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert [Path(line).name.split("_")[0] for line in out] == ["planner", "axis", "measured"]
+    names = [Path(line).name.split("_")[0] for line in out]
+    assert names == ["lineage", "profiles", "planner", "axis", "measured"]
     assert derive_cli.main(["derive", version, "--check", "--planner-only"]) == 0
     assert derive_cli.main(["derive", version, "--check"]) == 1  # the ratings were not derived
     assert derive_cli.main(["derive", "a", "b"]) == 2

@@ -80,24 +80,17 @@ def frontier_over_time(
     for key, part in rows.groupby(group, sort=True):
         day_best = part.groupby("_x", sort=True).first()  # highest rating on each date
         best = day_best["_y"].cummax()
-        holder, record, prev = [], [], -np.inf
-        current = None
-        for day, value in best.items():
-            if day_best.loc[day, "_y"] > prev:  # a strictly better model released on this day
-                current = day_best.loc[day, "model_id"]
-                record.append(True)
-            else:
-                record.append(False)
-            holder.append(current)
-            prev = max(prev, value)
+        # a record: the day's best is strictly above every earlier day's (the first day is one)
+        record = day_best["_y"] > best.shift(1, fill_value=-np.inf)
+        holder = day_best["model_id"].where(record).ffill()  # the last record's model holds it
         out.append(
             pd.DataFrame(
                 {
                     group: key,
                     x: best.index,
                     "best": best.to_numpy(),
-                    "model_id": holder,
-                    "is_record": record,
+                    "model_id": holder.to_numpy(),
+                    "is_record": record.to_numpy(),
                 }
             )  # fmt: skip
         )

@@ -1,14 +1,15 @@
 """``python -m analytics derive [VERSION] [--check] [--planner-only]``: recompute (or, with
-``--check``, only verify) a snapshot's derived files: its cached ratings (``ratings``) and the
-fine-tune planner's version-level inputs (``planner_inputs``). ``--planner-only`` skips the
-ratings (seconds instead of minutes, after an edit to planner or catalog code)."""
+``--check``, only verify) a snapshot's derived files: its cached ratings (``ratings``), the
+leaderboard's lineage and profiles (``board_inputs``) and the fine-tune planner's version-level
+inputs (``planner_inputs``). ``--planner-only`` skips the ratings (seconds instead of minutes,
+after an edit to planner, leaderboard or catalog code)."""
 
 from __future__ import annotations
 
 import sys
 
 from analytics.core import db
-from analytics.llm import planner_inputs, ratings
+from analytics.llm import board_inputs, leaderboard, planner_inputs, ratings
 
 FLAGS = ("--check", "--planner-only")
 
@@ -29,6 +30,7 @@ def main(argv: list[str]) -> int:
         if "--check" in argv[1:]:
             return _check(version, planner_only)
         written = [] if planner_only else ratings.derive(version)
+        written += leaderboard.derive_inputs(version)
         for path in [*written, *planner_inputs.derive(version)]:
             print(path)
     except FileNotFoundError as exc:
@@ -38,7 +40,7 @@ def main(argv: list[str]) -> int:
 
 
 def _check(version: str, planner_only: bool) -> int:
-    reason = planner_inputs.stale_reason(version)
+    reason = planner_inputs.stale_reason(version) or board_inputs.stale_reason(version)
     if not planner_only:
         reason = ratings.stale_reason(version) or reason
     if reason:

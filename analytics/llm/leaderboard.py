@@ -7,6 +7,7 @@ Everything here is a pure function of the snapshot version, so callers may cache
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -15,7 +16,7 @@ import pandas as pd
 from analytics.core import db
 from analytics.core.licences import licence_class
 from analytics.core.schema import SOURCE_KINDS
-from analytics.llm import elo, lineage, profiles, ratings
+from analytics.llm import board_inputs, elo, lineage, ratings
 
 MODEL_COLUMNS = (
     "model_id, display_name, organisation, family, release_date, total_params_b, "
@@ -109,8 +110,7 @@ def build(
     seed: int = ratings.BOOTSTRAP_SEED,
 ) -> Leaderboard:
     """Fit the catalog on ``con`` and assemble the leaderboard."""
-    models = db.query(con, f"SELECT {MODEL_COLUMNS} FROM models ORDER BY model_id")
-    benchmarks = db.query(con, "SELECT * FROM benchmarks ORDER BY benchmark_id")
+    models, benchmarks = _models(con), _benchmarks(con)
     scores = ratings.load_scores(con)
     headline = elo.headline_scores(scores)
     fitted = ratings.cached(scores, version, bootstrap=bootstrap, seed=seed)
@@ -121,8 +121,8 @@ def build(
         table=table,
         scores=flagged,
         models=models,
-        profiles=profiles.category_profiles(headline, benchmarks),
-        lineage=lineage.predecessors(models),
+        profiles=board_inputs.profiles_of(version, lambda: headline, lambda: benchmarks),
+        lineage=board_inputs.lineage_of(version, lambda: models),
         categories=tuple(sorted(benchmarks["category"].unique())),
     )
 
@@ -136,6 +136,30 @@ def for_version(
         return build(con, version, bootstrap=bootstrap, seed=seed)
     finally:
         con.close()
+
+
+def derive_inputs(version: str) -> list[Path]:
+    """Recompute ``board_inputs``' tables of a built snapshot ``version`` for the current code
+    (older ones removed first; the ratings are neither read nor computed): the leaderboard's
+    first render reads them."""
+    board_inputs.remove(version)
+    con = db.connect(version)
+    try:
+        board_inputs.lineage_of(version, lambda: _models(con))
+        board_inputs.profiles_of(
+            version, lambda: elo.headline_scores(ratings.load_scores(con)), lambda: _benchmarks(con)
+        )
+    finally:
+        con.close()
+    return [board_inputs.path(version, name) for name in board_inputs.NAMES]
+
+
+def _models(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    return db.query(con, f"SELECT {MODEL_COLUMNS} FROM models ORDER BY model_id")
+
+
+def _benchmarks(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    return db.query(con, "SELECT * FROM benchmarks ORDER BY benchmark_id")
 
 
 def provenance_badges(headline: pd.DataFrame) -> pd.Series:

@@ -17,13 +17,12 @@ stores one (atomically). ``python -m analytics derive`` writes them for the curr
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 
-from analytics.core import atomic, paths
+from analytics.core import derived
 from analytics.llm import catalog as cat
 from analytics.llm import finetune_view, quality, ratings
 
@@ -50,12 +49,8 @@ DEFAULT_COLUMN = "is_default"  # the model options' column marking the default m
 
 
 def source_hash() -> str:
-    """First 12 hex digits of a sha256 over :data:`SOURCES` (line endings normalised)."""
-    digest = hashlib.sha256()
-    for rel in SOURCES:
-        digest.update(rel.encode())
-        digest.update((paths.REPO_ROOT / rel).read_bytes().replace(b"\r\n", b"\n"))
-    return digest.hexdigest()[:12]
+    """Short hash of :data:`SOURCES` (``derived.code_hash``)."""
+    return derived.code_hash(SOURCES)
 
 
 def path(version: str, name: str) -> Path:
@@ -64,20 +59,8 @@ def path(version: str, name: str) -> Path:
 
 
 def _cached(version: str, name: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
-    """The stored table, or ``compute()``'s, stored when the folder is writable (also over a
-    stored file that no longer reads: it is only a cache of what ``compute`` gives)."""
-    target = path(version, name)
-    if target.exists():
-        try:
-            return pd.read_parquet(target)
-        except (OSError, ValueError):  # damaged (pyarrow's ArrowInvalid is a ValueError)
-            pass
-    table = compute()
-    try:
-        atomic.write_parquet(target, table)
-    except OSError:  # a read-only checkout: serve what was computed, store nothing
-        pass
-    return table
+    """The stored table of ``name``, or ``compute()``'s, stored (``derived.cached_table``)."""
+    return derived.cached_table(path(version, name), compute)
 
 
 def model_options(
@@ -134,9 +117,5 @@ def derive(version: str) -> list[Path]:
 
 def stale_reason(version: str) -> str | None:
     """None when every table of ``version`` exists for the current code; otherwise one line."""
-    for name in NAMES:
-        target = path(version, name)
-        if not target.exists():
-            where = target.relative_to(paths.SNAPSHOTS_DIR.parent)
-            return f"{where} is missing (other planner code); fix: {ratings.REGENERATE} {version}"
-    return None
+    targets = [path(version, name) for name in NAMES]
+    return derived.missing_reason(targets, "planner", f"{ratings.REGENERATE} {version}")

@@ -1,0 +1,84 @@
+"""The leaderboard's version-level tables besides its ratings, precomputed once per snapshot
+version into ``data/derived/<version>/`` (issue 13: "precompute what the pages need ... lineage,
+profiles"), so a page's first render reads them instead of computing them:
+
+- ``lineage``: every model's predecessor (``lineage.predecessors``, seed 002 "Movers &
+  lineage"), behind the movers page and each model's family;
+- ``profiles``: every model's category capability profile (``profiles.category_profiles`` of the
+  headline scores), behind the compare radar, the model page and the category view.
+
+Stored as ``analytics.core.derived`` stores every such table: file names carry a short hash of
+the code computing them (:data:`SOURCES`), so changed code never serves an old file. The
+leaderboard (``leaderboard.build``) reads them through :func:`lineage_of` and
+:func:`profiles_of`; ``python -m analytics derive`` writes them for the current snapshot (the
+committed ones), and a test fails when they are missing for the current code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+from analytics.core import derived
+from analytics.llm import lineage, profiles, ratings
+
+SOURCES = (
+    "analytics/core/db.py",
+    "analytics/core/schema.py",
+    "analytics/llm/board_inputs.py",
+    "analytics/llm/elo.py",  # the headline pick (elo.headline_scores)
+    "analytics/llm/leaderboard.py",  # the models and benchmarks tables read (derive_inputs)
+    "analytics/llm/lineage.py",
+    "analytics/llm/profiles.py",
+    "analytics/llm/ratings.py",
+)
+"""Every module the tables' computation runs (a test checks this list against the imports of
+this module, transitively, and for the leaderboard module that reads their inputs)."""
+NAMES = ("lineage", "profiles")
+
+
+def source_hash() -> str:
+    """Short hash of :data:`SOURCES` (``derived.code_hash``)."""
+    return derived.code_hash(SOURCES)
+
+
+def path(version: str, name: str) -> Path:
+    """The file of table ``name`` (one of :data:`NAMES`) for ``version`` and the current code."""
+    return ratings.derived_dir(version) / f"{name}_{source_hash()}.parquet"
+
+
+def lineage_of(version: str, models: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+    """``lineage.predecessors`` of ``version``'s models (``models()``, the models table in
+    ``model_id`` order, is read only when not stored); no version: computed, not stored."""
+    return _cached(version, "lineage", lambda: lineage.predecessors(models()))
+
+
+def profiles_of(
+    version: str, headline: Callable[[], pd.DataFrame], benchmarks: Callable[[], pd.DataFrame]
+) -> pd.DataFrame:
+    """``profiles.category_profiles`` of ``version`` (``headline()``: ``elo.headline_scores`` of
+    its scores; ``benchmarks()``: its benchmarks table; both read only when not stored); no
+    version: computed, not stored."""
+    return _cached(
+        version, "profiles", lambda: profiles.category_profiles(headline(), benchmarks())
+    )
+
+
+def _cached(version: str, name: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+    return derived.cached_table(path(version, name), compute) if version else compute()
+
+
+def remove(version: str) -> None:
+    """Delete every stored table of ``version`` (any code hash), before a fresh derive."""
+    folder = ratings.derived_dir(version)
+    for name in NAMES:
+        for old in folder.glob(f"{name}_*.parquet"):
+            old.unlink()
+
+
+def stale_reason(version: str) -> str | None:
+    """None when every table of ``version`` exists for the current code; otherwise one line."""
+    targets = [path(version, name) for name in NAMES]
+    return derived.missing_reason(targets, "leaderboard", f"{ratings.REGENERATE} {version}")
