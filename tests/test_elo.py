@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analytics.core import db
+from analytics.core.schema import SOURCE_KINDS
 from analytics.llm import elo, elo_cli, ratings
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "elo_cases.json").read_text())
@@ -280,6 +281,40 @@ def test_headline_tie_break_is_deterministic() -> None:
     assert elo.headline_scores(rows).loc[0, "score"] == 2.0
     assert elo.headline_scores(rows.iloc[::-1]).loc[0, "score"] == 2.0
 
+
+def test_headline_pick_equals_the_multi_key_sort_it_replaces() -> None:
+    """The pick (one stable sort of integer keys) against the pandas sort it replaced, on rows
+    with every kind of tie and missing value, in any row order."""
+    rng = np.random.default_rng(7)
+    n = 600
+    rows = pd.DataFrame(
+        {
+            "model": rng.choice(["m1", "m2", "m10", "M3"], n),
+            "benchmark": rng.choice(["b", "a", "B2"], n),
+            "category": "math",
+            "score": np.where(rng.random(n) < 0.1, np.nan, rng.integers(0, 4, n).astype(float)),
+            "source": rng.choice(["independent", "arena", "curated", "self-reported"], n),
+            "date": pd.to_datetime(rng.choice(["2024-01-01", "2025-02-03", None], n)),
+            "source_name": rng.choice(["alpha", "zeta", "Beta", None], n),
+        }
+    )
+    rows["row"] = np.arange(n)  # tells identical-looking rows apart
+    rank = rows["source"].map({k: i for i, k in enumerate(SOURCE_KINDS)})
+    for frame in (rows, rows.sample(frac=1, random_state=3)):
+        want = (
+            frame.assign(_rank=rank)
+            .sort_values(
+                ["model", "benchmark", "_rank", "date", "source_name", "score"],
+                ascending=[True, True, True, False, True, False],
+                na_position="last",
+                kind="mergesort",
+            )
+            .drop_duplicates(["model", "benchmark"])
+            .drop(columns="_rank")
+            .reset_index(drop=True)
+        )
+        pd.testing.assert_frame_equal(elo.headline_scores(frame), want)
+        assert len(want) == 12
 
 def test_unknown_source_and_inconsistent_benchmark_are_rejected() -> None:
     with pytest.raises(ValueError, match="source 'vendor'"):

@@ -142,32 +142,44 @@ def headline_scores(scores: pd.DataFrame) -> pd.DataFrame:
 
     Precedence is ``schema.SOURCE_KINDS`` (independent > arena > admin-run > curated >
     self-reported, seed 002 "Provenance"). Remaining ties go to the source name, then the higher
-    score, so the pick never depends on row order.
+    score, so the pick never depends on row order. One stable sort of integer keys (missing
+    values last in every key), then the first row of each model x benchmark.
     """
     _require(scores, REQUIRED_COLUMNS)
-    frame = scores.copy()
-    frame["_rank"] = _source_rank(frame)
-    frame["_date"] = pd.to_datetime(frame["date"]) if "date" in frame else pd.NaT
-    keys = ["model", "benchmark", "_rank", "_date"]
-    ascending = [True, True, True, False]
-    if "source_name" in frame:
-        keys, ascending = keys + ["source_name"], ascending + [True]
-    frame = frame.sort_values(
-        keys + ["score"], ascending=ascending + [False], na_position="last", kind="mergesort"
-    )
-    picked = frame.drop_duplicates(["model", "benchmark"], keep="first")
-    return picked.drop(columns=["_rank", "_date"]).reset_index(drop=True)
+    keys = [_ascending_codes(scores["model"]), _ascending_codes(scores["benchmark"])]
+    keys.append(_source_rank(scores).to_numpy())
+    if "date" in scores:
+        date = pd.to_datetime(scores["date"]).to_numpy()
+        stamp = date.view(np.int64)  # in the array's own unit: the order is all that counts
+        keys.append(np.where(np.isnat(date), np.iinfo(np.int64).max, -stamp))  # newest first
+    if "source_name" in scores:
+        keys.append(_ascending_codes(scores["source_name"]))
+    score = pd.to_numeric(scores["score"]).to_numpy(dtype=float)
+    keys.append(np.where(np.isnan(score), np.inf, -score))  # higher first, none last
+    order = np.lexsort(keys[::-1])  # stable; the first key sorts first
+    model, bench = keys[0][order], keys[1][order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = (model[1:] != model[:-1]) | (bench[1:] != bench[:-1])
+    return scores.iloc[order[first]].reset_index(drop=True)
+
+
+def _ascending_codes(values: pd.Series) -> np.ndarray:
+    """Integer codes in the sort order of ``values`` (missing values last)."""
+    codes, uniques = pd.factorize(values, sort=True)
+    return np.where(codes < 0, len(uniques), codes)
 
 
 def _source_rank(frame: pd.DataFrame) -> pd.Series:
+    """Each row's place of its source kind in ``SOURCE_KINDS`` (0 = highest precedence)."""
     if "source" not in frame:
         return pd.Series(0, index=frame.index)
+    codes, kinds = pd.factorize(frame["source"])  # one lookup per distinct kind, not per row
     order = {kind: i for i, kind in enumerate(SOURCE_KINDS)}
-    unknown = sorted(set(frame["source"].dropna().astype(str)) - set(order))
-    if unknown or frame["source"].isna().any():
+    unknown = sorted(str(k) for k in kinds if k not in order)
+    if unknown or (codes < 0).any():
         bad = unknown[0] if unknown else "(empty)"
         raise ValueError(f"source {bad!r} is not one of: {', '.join(SOURCE_KINDS)}")
-    return frame["source"].map(order).astype(int)
+    return pd.Series(np.array([order[k] for k in kinds], dtype=int)[codes], index=frame.index)
 
 
 def _require(frame: pd.DataFrame, columns: tuple[str, ...]) -> None:
