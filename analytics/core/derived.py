@@ -28,6 +28,18 @@ def code_hash(sources: Iterable[str]) -> str:
     return digest.hexdigest()[:HASH_DIGITS]
 
 
+def table_path(folder: Path, name: str, digest: str) -> Path:
+    """Where table ``name`` computed by code of hash ``digest`` is stored in ``folder``."""
+    return folder / f"{name}_{digest}.parquet"
+
+
+def remove_tables(folder: Path, names: Iterable[str]) -> None:
+    """Delete every stored version (any code hash) of the tables ``names`` in ``folder``."""
+    for name in names:
+        for old in folder.glob(f"{name}_*.parquet"):
+            old.unlink()
+
+
 def cached_table(target: Path, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
     """The table stored at ``target``, or ``compute()``'s, stored there when the folder is
     writable (also over a stored file that no longer reads: it is only a cache of what

@@ -46,7 +46,7 @@ def source_hash() -> str:
 
 def path(version: str, name: str) -> Path:
     """The file of table ``name`` (one of :data:`NAMES`) for ``version`` and the current code."""
-    return ratings.derived_dir(version) / f"{name}_{source_hash()}.parquet"
+    return derived.table_path(ratings.derived_dir(version), name, source_hash())
 
 
 def lineage_of(version: str, models: Callable[[], pd.DataFrame]) -> pd.DataFrame:
@@ -72,10 +72,7 @@ def _cached(version: str, name: str, compute: Callable[[], pd.DataFrame]) -> pd.
 
 def remove(version: str) -> None:
     """Delete every stored table of ``version`` (any code hash), before a fresh derive."""
-    folder = ratings.derived_dir(version)
-    for name in NAMES:
-        for old in folder.glob(f"{name}_*.parquet"):
-            old.unlink()
+    derived.remove_tables(ratings.derived_dir(version), NAMES)
 
 
 def stale_reason(version: str) -> str | None:

@@ -55,7 +55,7 @@ def source_hash() -> str:
 
 def path(version: str, name: str) -> Path:
     """The file of table ``name`` (one of :data:`NAMES`) for ``version`` and the current code."""
-    return ratings.derived_dir(version) / f"{name}_{source_hash()}.parquet"
+    return derived.table_path(ratings.derived_dir(version), name, source_hash())
 
 
 def _cached(version: str, name: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
@@ -104,10 +104,7 @@ def measured_ids(version: str, catalog: Callable[[], cat.Catalog]) -> list[str |
 
 def derive(version: str) -> list[Path]:
     """Recompute the tables of ``version`` for the current code, removing older files."""
-    folder = ratings.derived_dir(version)
-    for name in NAMES:
-        for old in folder.glob(f"{name}_*.parquet"):
-            old.unlink()
+    derived.remove_tables(ratings.derived_dir(version), NAMES)
     tables = cat.of_version(version)
     model_options(version, lambda: tables, lambda: ratings.of_version(version))
     axis_values(version, lambda: tables)
