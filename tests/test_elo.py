@@ -371,23 +371,23 @@ def test_bootstrap_of_a_single_benchmark_collapses() -> None:
 
 
 def category_example() -> pd.DataFrame:
-    """A beats B on both math benchmarks; B beats A (and C) on the only code benchmark."""
-    rows = [("A", "m1", "math", 10), ("A", "m2", "math", 10)]
-    rows += [("B", "m1", "math", 5), ("B", "m2", "math", 5)]
+    """A beats B on all three math benchmarks; B beats A (and C) on the only code benchmark."""
+    rows = [("A", "m1", "math", 10), ("A", "m2", "math", 10), ("A", "m3", "math", 10)]
+    rows += [("B", "m1", "math", 5), ("B", "m2", "math", 5), ("B", "m3", "math", 5)]
     rows += [("A", "c1", "code", 1), ("B", "c1", "code", 9), ("C", "c1", "code", 5)]
     return frame(rows)
 
 
 def test_category_fit_golden() -> None:
-    """Math alone: the battles are A>B twice, weight 1/sqrt(2) each (seed 002 weights), plus the
-    anchor draws; by symmetry A = 1000 + r, B = 1000 - r with x = r ln10 / 400 solving
-    sqrt(2) (1 - sigma(2x)) + 1/2 - sigma(x) = 0 (the gradient of the log-likelihood)."""
+    """Math alone: the battles are A>B three times, weight 1/sqrt(3) each (seed 002 weights),
+    plus the anchor draws; by symmetry A = 1000 + r, B = 1000 - r with x = r ln10 / 400 solving
+    sqrt(3) (1 - sigma(2x)) + 1/2 - sigma(x) = 0 (the gradient of the log-likelihood)."""
     import scipy.optimize
 
     def sigma(x: float) -> float:
         return 1 / (1 + math.exp(-x))
 
-    x = scipy.optimize.brentq(lambda t: math.sqrt(2) * (1 - sigma(2 * t)) + 0.5 - sigma(t), 0, 20)
+    x = scipy.optimize.brentq(lambda t: math.sqrt(3) * (1 - sigma(2 * t)) + 0.5 - sigma(t), 0, 20)
     r = 400 * x / math.log(10)
     table = elo.rate_categories(category_example())
     math_rows = table[table["category"] == "math"].set_index("model")
@@ -404,13 +404,15 @@ def test_category_fit_golden() -> None:
 
 
 def test_category_floor_and_main_graph() -> None:
-    rows = [("A", "m1", "math", 3), ("A", "m2", "math", 2), ("B", "m1", "math", 1)]
-    rows += [("D", "m3", "math", 1), ("D", "m4", "math", 1), ("E", "m3", "math", 0)]
-    rows += [("E", "m4", "math", 0), ("F", "m3", "math", 2), ("F", "m4", "math", 5)]
+    rows = [("A", "m1", "math", 3), ("A", "m2", "math", 2), ("A", "m6", "math", 2)]
+    rows += [("B", "m1", "math", 1), ("B", "m2", "math", 1)]
+    rows += [("D", "m3", "math", 1), ("D", "m4", "math", 1), ("D", "m5", "math", 1)]
+    rows += [("E", "m3", "math", 0), ("E", "m4", "math", 0), ("E", "m5", "math", 0)]
+    rows += [("F", "m3", "math", 2), ("F", "m4", "math", 5), ("F", "m5", "math", 3)]
     table = elo.rate_categories(frame(rows)).set_index("model")
     both = f"{elo.UNRATED_CATEGORY_FLOOR}; {elo.UNRATED_DISCONNECTED}"
-    assert table.loc["B", "unrated_reason"] == both  # one math benchmark, and not in main graph
-    assert table.loc["A", "unrated_reason"] == elo.UNRATED_DISCONNECTED  # m1/m2 apart from m3/m4
+    assert table.loc["B", "unrated_reason"] == both  # two math benchmarks, not in the main graph
+    assert table.loc["A", "unrated_reason"] == elo.UNRATED_DISCONNECTED  # m1/m2/m6 apart from m3-5
     assert table.loc[["F", "D", "E"], "rank"].tolist() == [1, 2, 3]
 
 

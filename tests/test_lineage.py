@@ -56,18 +56,38 @@ def test_models_without_date_or_family_have_no_lineage() -> None:
     assert "undated" not in edges.values() and "orphan" not in edges.values()
 
 
-def test_size_tie_breaks_by_id_and_unknown_size_goes_last() -> None:
+def test_size_tie_breaks_by_id_and_unknown_size_is_its_own_class() -> None:
     frame = models(
         [
-            ("a-old-x", "a", "2023-01-01", None),
-            ("a-old-b", "a", "2023-01-01", 10),
-            ("a-old-a", "a", "2023-01-01", 10),
-            ("a-new", "a", "2024-01-01", 12),
+            ("a-1-x", "a", "2023-01-01", None),
+            ("a-1-b", "a", "2023-01-01", 10),
+            ("a-1-a", "a", "2023-01-01", 10),
+            ("a-2", "a", "2024-01-01", 12),
         ]
     )
-    assert edges_of(frame)["a-new"] == "a-old-a"
-    frame.loc[3, "total_params_b"] = None  # unknown size: every gap is unknown, id decides
-    assert edges_of(frame)["a-new"] == "a-old-a"
+    assert edges_of(frame)["a-2"] == "a-1-a"  # same size class and date: the smaller id
+    frame.loc[3, "total_params_b"] = None  # undisclosed size follows an undisclosed size only
+    assert edges_of(frame)["a-2"] == "a-1-x"
+
+
+def test_a_predecessor_is_in_the_same_product_line_and_size_class() -> None:
+    frame = models(
+        [
+            ("gemini-2.5-pro", "gemini", "2025-06-17", None),
+            ("gemini-2.5-flash-lite", "gemini", "2025-07-22", None),
+            ("gemini-3-pro-preview", "gemini", "2025-11-18", None),
+            ("gemma-3-270m", "gemma", "2025-08-14", 0.27),
+            ("gemma-3-27b-it", "gemma", "2025-03-12", 27),
+            ("gemma-4-31b", "gemma", "2026-04-02", 31),
+        ]
+    )
+    edges = edges_of(frame)
+    assert edges["gemini-3-pro-preview"] == "gemini-2.5-pro"  # not the newer Flash-Lite
+    assert edges["gemma-4-31b"] == "gemma-3-27b-it"  # not the newer, tiny Gemma 3 270M
+    assert edges["gemini-2.5-flash-lite"] is None and edges["gemma-3-270m"] is None
+    assert lineage.product_line("gemini-2.5-flash-lite-preview", "gemini", None) == (
+        "gemini|flash lite|?"
+    )
 
 
 def test_successors() -> None:

@@ -105,7 +105,7 @@ def test_compare_table_two_models(board: leaderboard.Leaderboard) -> None:
     result = benchmark_view.compare_table(board, ["beta-pro-2", "acme-2-70b"])
     table = result.table.set_index("benchmark")
     # hal: neither has it; every other benchmark of acme-2-70b is shared
-    assert set(table.index) == {"kn1", "kn2", "ma1", "co1", "arena"}
+    assert set(table.index) == {"kn1", "kn2", "kn3", "ma1", "co1", "arena"}
     assert table.loc["kn1", benchmark_view.score_column("acme-2-70b")] == 70.0  # the headline
     assert table.loc["kn1", benchmark_view.source_column("acme-2-70b")] == (
         "src-independent (independent)"
@@ -115,8 +115,8 @@ def test_compare_table_two_models(board: leaderboard.Leaderboard) -> None:
     )
     assert set(table["winner"]) == {"beta-pro-2"}
     wins = result.wins.set_index("model_id")
-    assert wins["wins"].to_dict() == {"beta-pro-2": 5, "acme-2-70b": 0}
-    assert wins["shared"].to_dict() == {"beta-pro-2": 5, "acme-2-70b": 5}
+    assert wins["wins"].to_dict() == {"beta-pro-2": 6, "acme-2-70b": 0}
+    assert wins["shared"].to_dict() == {"beta-pro-2": 6, "acme-2-70b": 6}
     assert wins.loc["beta-pro-2", "display_name"] == "Beta Pro 2"
 
 
@@ -200,11 +200,11 @@ def test_compare_page_shows_the_shared_table(store: Path) -> None:
     assert not at.exception
     assert len(at.get("plotly_chart")) == 1  # the radar stays
     profile, ratings_table, shared, wins = at.dataframe
-    assert set(shared.value["benchmark_name"]) == {"KN1", "KN2", "MA1", "CO1", "ARENA"}
+    assert set(shared.value["benchmark_name"]) == {"KN1", "KN2", "KN3", "MA1", "CO1", "ARENA"}
     assert shared.value["winner_name"].eq("Beta Pro 2").all()
     assert shared.value["page"].tolist()[0].startswith("llm_benchmark?benchmark=")
     assert {"Benchmark", "Beta Pro 2", "Acme 2 70B: source", "Winner"} <= set(_labels(shared))
-    assert wins.value["Wins"].tolist() == [5, 0]
+    assert wins.value["Wins"].tolist() == [6, 0]
     assert any("10 % of the benchmark range" in c.value for c in at.caption)
-    assert any(c.value.startswith("Wins: Beta Pro 2 5 · Acme 2 70B 0") for c in at.caption)
+    assert any(c.value.startswith("Wins: Beta Pro 2 6 · Acme 2 70B 0") for c in at.caption)
     assert [b.label for b in at.get("download_button")] == ["Download CSV"]

@@ -39,7 +39,7 @@ def test_notebook_on_the_test_snapshot(
     write_snapshot(store_paths.snapshots, LLM_NEW)
     monkeypatch.setenv("MODELATLAS_VERSION", LLM_NEW)
     text = execute()
-    assert "24 stored scores, 6 models, 6 benchmarks" in text
+    assert "26 stored scores, 6 models, 7 benchmarks" in text
     assert "5 ranked, 1 unrated" in text
 
 

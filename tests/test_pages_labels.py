@@ -192,7 +192,7 @@ def test_leaderboard_tables_show_the_essential_columns_first(store_paths: StoreP
     at = _run("pages/llm/leaderboard.py", {})
     assert shown_headers(at.dataframe[0]) == [
         "Rank", "Model", "Elo", "Elo 95% interval", "Provenance", "Benchmarks", "Categories",
-        "Details",
+        "Sources", "Details",
     ]  # fmt: skip
     assert at.multiselect(key="lb_cols").value == []
 

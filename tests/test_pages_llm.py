@@ -8,7 +8,6 @@ catalog.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from analytics.llm import (
     planner_inputs,
     ratings,
 )
-from tests.fixtures.apptest import fresh_caches, run_page, tables
+from tests.fixtures.apptest import fresh_caches, run_page, shown_labels, tables
 from tests.fixtures.catalogs import LLM_NEW as NEW
 from tests.fixtures.catalogs import LLM_OLD as OLD
 from tests.fixtures.catalogs import LLM_URL as URL
@@ -74,8 +73,9 @@ def test_table_ranks_eligible_models_first(board: leaderboard.Leaderboard) -> No
 def test_provenance_badge_and_licence_class(board: leaderboard.Leaderboard) -> None:
     table = board.table.set_index("model_id")
     # kn1: independent 70 beats the newer self-reported 75
-    assert table.loc["acme-2-70b", "provenance"] == "independent 2 · arena 1 · self-reported 2"
-    assert table.loc["gamma-r", "provenance"] == "independent 1"
+    assert table.loc["acme-2-70b", "provenance"] == "independent 3 · arena 1 · self-reported 2"
+    assert table.loc["gamma-r", "provenance"] == "independent 1 · one source"
+    assert table.loc["gamma-r", "n_sources"] == 1 and table.loc["acme-2-70b", "n_sources"] > 1
     assert table.loc["acme-1-7b", "licence_class"] == "permissive"
     assert table.loc["acme-2-70b", "licence_class"] == "conditional / custom"
     assert table.loc["gamma-r", "licence_class"] == "research-only"
@@ -83,7 +83,7 @@ def test_provenance_badge_and_licence_class(board: leaderboard.Leaderboard) -> N
 
 def test_every_stored_score_is_kept_with_one_headline(board: leaderboard.Leaderboard) -> None:
     rows = leaderboard.model_scores(board, "acme-2-70b")
-    assert len(rows) == 6  # both kn1 rows are kept
+    assert len(rows) == 7  # both kn1 rows are kept
     kn1 = rows[rows.benchmark == "kn1"]
     assert kn1[["source", "is_headline"]].values.tolist() == [
         ["independent", True],
@@ -114,7 +114,7 @@ def test_category_filter_switches_to_the_category_leaderboard(
     by_category = ratings.categories_of_version(NEW, bootstrap=50)
     flt = leaderboard.LeaderboardFilter(category="knowledge")
     rows = leaderboard.filter_table(board, flt, by_category).set_index("model_id")
-    # kn1 + kn2: only acme-2-70b and beta-pro-2 have both; kn1-only models are listed unrated
+    # kn1-3: only acme-2-70b and beta-pro-2 have all three; the others are listed unrated
     assert rows.index[:2].tolist() == ["beta-pro-2", "acme-2-70b"]
     assert rows["rank"].tolist()[:2] == [1, 2] and rows["rank"].iloc[2:].isna().all()
     assert set(rows.index) == {"beta-pro-2", "acme-2-70b", "acme-1-7b", "acme-2-7b",
@@ -123,8 +123,8 @@ def test_category_filter_switches_to_the_category_leaderboard(
     assert rows.loc["beta-pro-2", "overall_rank"] == 1 and pd.isna(
         rows.loc["gamma-r", "overall_rank"]
     )
-    assert rows.loc["acme-2-70b", "provenance"] == "independent 1 · self-reported 1"
-    assert rows.loc["beta-pro-2", "category_profile"] == 79.0
+    assert rows.loc["acme-2-70b", "provenance"] == "independent 2 · self-reported 1"
+    assert rows.loc["beta-pro-2", "category_profile"] == 76.7  # (80 + 78 + 72) / 3
     acme = leaderboard.LeaderboardFilter(category="knowledge", organisations=("Acme",))
     hidden = leaderboard.filter_table(board, acme, by_category)
     assert hidden["model_id"].tolist()[0] == "acme-2-70b"  # other filters only hide rows:
@@ -138,17 +138,14 @@ def test_model_summary_and_lineage(board: leaderboard.Leaderboard) -> None:
     assert unrated.rank is None and unrated.rank_text.startswith("unrated")
     empty = leaderboard.model_summary(board, "delta-noscore")
     assert empty.rating is None and empty.interval_text == "—"
-    fam = leaderboard.lineage_of(board, "acme-1-7b")
-    assert fam[["relation", "model_id"]].values.tolist() == [
-        ["successor", "acme-2-70b"],
-        ["successor", "acme-2-7b"],
-    ]
+    fam = leaderboard.lineage_of(board, "acme-1-7b")  # 70B is another size class
+    assert fam[["relation", "model_id"]].values.tolist() == [["successor", "acme-2-7b"]]
     assert leaderboard.lineage_of(board, "acme-2-7b")["model_id"].tolist() == ["acme-1-7b"]
 
 
 def test_movers_of_the_board(board: leaderboard.Leaderboard) -> None:
     moves = leaderboard.movers(board)
-    assert set(moves["model_id"]) == {"acme-2-70b", "acme-2-7b", "beta-pro-2"}
+    assert set(moves["model_id"]) == {"acme-2-7b", "beta-pro-2"}  # 70B: first of its class
     assert moves["gain"].is_monotonic_decreasing and (moves["gain"] > 0).all()
     assert moves.loc[moves.model_id == "acme-2-7b", "predecessor_name"].item() == "Acme 1 7B"
 
@@ -162,18 +159,39 @@ def test_rating_changes_hand_example() -> None:
     new = pd.DataFrame({"model_id": ["b", "a", "d"], "rating": [1120.0, 1100.0, 950.0]})
     new["rank"] = pd.array([1, 2, None], dtype="Int64")
     out = leaderboard.rating_changes(old, new).set_index("model_id")
-    assert out["change"].to_dict() == {"d": "added", "c": "removed", "b": "moved", "a": "moved"}
+    assert out["change"].to_dict() == {"d": "added", "c": "removed", "b": "moved", "a": "unchanged"}
     assert out.loc["b", "rating_delta"] == 120.0 and out.loc["b", "rank_delta"] == 1
     assert out.loc["a", "rating_delta"] == 0.0 and out.loc["a", "rank_delta"] == -1
     same = leaderboard.rating_changes(old, old)
     assert set(same["change"]) == {"unchanged"}
+    nudged = new.assign(rating=new["rating"] + [4.9, 0.0, 0.0])
+    assert leaderboard.rating_changes(new, nudged)["change"].eq("unchanged").all()  # < 5 points
+
+
+def test_a_renamed_or_merged_id_is_reported_as_such() -> None:
+    old = pd.DataFrame({"model_id": ["x-10-2024", "y", "z-old"], "rating": [1100.0, 1000.0, 950.0]})
+    old["rank"] = pd.array([1, 2, 3], dtype="Int64")
+    new = pd.DataFrame({"model_id": ["x-20241022", "y"], "rating": [1101.0, 990.0]})
+    new["rank"] = pd.array([1, 2], dtype="Int64")
+    out = leaderboard.rating_changes(old, new, {"x-10-2024": "x-20241022", "z-old": "y"})
+    rows = {(r.model_id, r.change, r.former_id) for r in out.itertuples()}
+    assert ("x-20241022", "renamed", "x-10-2024") in rows  # not removed + added
+    assert ("y", "merged", "z-old") in rows
+    own = out[(out["model_id"] == "y") & out["former_id"].isna()]
+    assert own["change"].tolist() == ["moved"]  # y's own row, beside the merge
+    assert not set(out["change"]) & {"added", "removed"}
+    models = pd.DataFrame({"model_id": ["x-20241022"], "display_name": ["X"],
+                           "aliases": ["x-10-2024;X (Oct '24)"]})  # fmt: skip
+    assert leaderboard.renamed_ids({"x-10-2024", "gone"}, models) == {"x-10-2024": "x-20241022"}
 
 
 def test_elo_diff_between_snapshots(store: Path, capsys) -> None:
     changes = leaderboard.diff_versions(OLD, NEW).set_index("model_id")
     assert changes.loc["beta-pro-2", "change"] == "added"
-    # the fit is joint: the newcomer's battles move every other rating
-    assert set(changes.drop(index="beta-pro-2")["change"]) == {"moved"}
+    # the fit is joint: the newcomer's battles move every other rating, some beyond 5 points
+    rest = changes.drop(index="beta-pro-2")
+    assert set(rest["change"]) <= {"moved", "unchanged"} and "moved" in set(rest["change"])
+    assert (rest.loc[rest["change"] == "moved", "rating_delta"].abs() >= 5).all()
     assert changes.loc["acme-2-7b", "rating_delta"] < 0  # it loses all three battles to it
     assert elo_cli.main(["elo-diff", OLD, NEW]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -241,20 +259,11 @@ def test_leaderboard_page(store: Path) -> None:
     # essential columns first; the rest behind "More columns" (the frame keeps them)
     assert shown_labels(ranked)[:8] == [
         "Rank", "Model", "Elo", "Elo 95% interval", "Provenance", "Benchmarks", "Categories",
-        "Details",
+        "Sources",
     ]  # fmt: skip
     assert "Why unrated" in shown_labels(unrated) and "Rank" not in shown_labels(unrated)
     assert ranked.value["rating_interval"].str.contains(" – ").all()
     assert "Elo before" in shown_labels(diff) and "Model ID" not in shown_labels(diff)
-
-
-def shown_labels(frame) -> list[str]:
-    """The column headers a user sees on an AppTest dataframe (column config applied)."""
-    config = json.loads(frame.proto.columns or "{}")
-    order = list(frame.proto.column_order) or [str(c) for c in frame.value.columns]
-    return [
-        config.get(c, {}).get("label") or c for c in order if not config.get(c, {}).get("hidden")
-    ]
 
 
 def test_leaderboard_search_keeps_ranks_and_more_columns(
@@ -323,7 +332,7 @@ def test_movers_page(store: Path) -> None:
     at = run_page("llm/movers.py", top="5")
     assert not at.exception
     table = at.dataframe[0].value
-    assert table["gain"].is_monotonic_decreasing and len(table) == 3
+    assert table["gain"].is_monotonic_decreasing and len(table) == 2
     assert len(at.get("plotly_chart")) == 1
 
 

@@ -2,20 +2,17 @@
 
 The store is the LLM rating snapshot of ``tests/fixtures/catalogs.py`` with two knowledge scores
 changed (test data only) so that the knowledge leader differs from the overall leader: gamma-r,
-unrated overall (one category), tops both knowledge benchmarks.
+unrated overall (one category), tops all three knowledge benchmarks.
 """
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import pytest
 
-from analytics.core import db
 from analytics.llm import elo
-from tests.fixtures.apptest import fresh_caches, run_page, tables
-from tests.fixtures.catalogs import llm_catalog_rows, write_parquet_tables
+from tests.fixtures.apptest import run_page, serve_tables, tables
+from tests.fixtures.catalogs import llm_catalog_rows
 from tests.fixtures.store import StorePaths
 
 VERSION = "vtest-llm-category"
@@ -29,12 +26,10 @@ def store(store_paths: StorePaths) -> StorePaths:
     assert gamma["model_id"] == "gamma-r" and gamma["benchmark_id"] == "kn1"
     tables["scores"][-1] = {**gamma, "score": 90.0}
     tables["scores"].append({**gamma, "benchmark_id": "kn2", "score": 95.0})
+    tables["scores"].append({**gamma, "benchmark_id": "kn3", "score": 93.0})
     tables["scores"].append({**gamma, "model_id": "beta-pro", "benchmark_id": "kn2", "score": 60.0})
-    folder = store_paths.snapshots / VERSION
-    write_parquet_tables(folder, tables)
-    (folder / "MANIFEST.json").write_text(json.dumps({"version": VERSION}))
-    store_paths.monkeypatch.setattr(db, "ensure_snapshot", lambda *args, **kwargs: VERSION)
-    fresh_caches()
+    tables["scores"].append({**gamma, "model_id": "beta-pro", "benchmark_id": "kn3", "score": 58.0})
+    serve_tables(store_paths, VERSION, tables)
     return store_paths
 
 
@@ -63,4 +58,5 @@ def test_a_category_nobody_qualifies_in_lists_everyone_unrated(store: StorePaths
     assert not at.exception
     assert tables(at)[0].value.empty
     assert len(tables(at)[1].value) == 5  # every model with the math score
-    assert any("No model has 2 benchmarks" in c.value for c in at.caption)
+    floor = f"No model has {elo.MIN_CATEGORY_BENCHMARKS} benchmarks"
+    assert any(floor in c.value for c in at.caption)

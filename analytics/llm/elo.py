@@ -45,7 +45,7 @@ ALGORITHM_VERSION = "bt-mm-3"  # 2: ranks only the main comparison graph; 3: boo
 """Version of the rating method: change it whenever a change to this module (or to the score
 query in ``analytics.llm.ratings``) changes any rating, so cached ratings of an old method are
 never served (``data/derived/<version>/`` files carry it in their name)."""
-CATEGORY_VERSION = "cat-1"
+CATEGORY_VERSION = "cat-2"  # 2: three benchmarks of the category to rank (was two)
 """Version of the per-category method (:func:`rate_categories`: which battles, the category
 floor); the category file's name carries it beside ``ALGORITHM_VERSION``."""
 ANCHOR_RATING = 1000.0  # rating of the fixed anchor (strength 1), seed 002
@@ -54,7 +54,7 @@ DEFAULT_TOL = 1e-10  # stop when one plain MM sweep moves every log-strength by 
 DEFAULT_MAX_ITER = 500  # accelerated sweeps before ConvergenceError
 MIN_BENCHMARKS = 3  # ranking eligibility floor, seed 002
 MIN_CATEGORIES = 2  # ranking eligibility floor, seed 002
-MIN_CATEGORY_BENCHMARKS = 2  # category-rank floor (docs/elo.md, "Category leaderboards")
+MIN_CATEGORY_BENCHMARKS = 3  # category-rank floor (issue 26; docs/elo.md, "Category leaderboards")
 RATING_DECIMALS = 1  # ratings are published to 0.1, seed 002
 _MAX_NEWTON_STEP = 2.0  # largest change of any log-strength in one Newton step (~350 rating)
 _DENSE_NEWTON_MAX = 200  # above this many models the Newton step uses conjugate gradients

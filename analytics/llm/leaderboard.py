@@ -6,6 +6,7 @@ Everything here is a pure function of the snapshot version, so callers may cache
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,11 +17,11 @@ import pandas as pd
 from analytics.core import db
 from analytics.core.licences import licence_class
 from analytics.core.schema import SOURCE_KINDS
-from analytics.llm import board_inputs, elo, lineage, ratings
+from analytics.llm import board_inputs, catalog, elo, lineage, ratings
 
 MODEL_COLUMNS = (
     "model_id, display_name, organisation, family, release_date, total_params_b, "
-    "active_params_b, open_weights, licence_raw, aliases"
+    "active_params_b, open_weights, licence_raw, aliases, checkpoint_id, variant"
 )
 _MODEL_FACTS = (
     "organisation",
@@ -44,9 +45,11 @@ TABLE_COLUMNS = (
     "eligible",
     "n_benchmarks",
     "n_categories",
+    "n_sources",
     "unrated_reason",
     "provenance",
     *_MODEL_FACTS,
+    "checkpoint_id",
 )
 
 ESSENTIAL_COLUMNS = (
@@ -57,12 +60,14 @@ ESSENTIAL_COLUMNS = (
     "provenance",
     "n_benchmarks",
     "n_categories",
+    "n_sources",
     "details",
 )
 """What the leaderboard shows first (issue 13: rank, name, rating with interval, provenance badge,
 number of benchmarks and categories, details link); the rest sits behind a column picker."""
 MORE_COLUMNS = (
     "unrated_reason",
+    "variants",
     "overall_rating",
     "overall_rank",
     "category_profile",
@@ -179,6 +184,11 @@ def _assemble(fitted: pd.DataFrame, models: pd.DataFrame, headline: pd.DataFrame
     facts = models.set_index("model_id")
     table = fitted.rename(columns={"model": "model_id"}).join(facts, on="model_id")
     table = table.join(provenance_badges(headline), on="model_id")
+    sources = headline.groupby("model")["source_name"].nunique().rename("n_sources")
+    table = table.join(sources, on="model_id")
+    table["n_sources"] = table["n_sources"].fillna(0).astype(int)
+    one = table["n_sources"] == 1
+    table.loc[one, "provenance"] = table.loc[one, "provenance"].astype(str) + " · one source"
     raws = table["licence_raw"].astype(object).where(table["licence_raw"].notna(), None)
     classes = {raw: licence_class(None if raw is None else str(raw)) for raw in set(raws)}
     table["licence_class"] = [classes[raw] for raw in raws]  # once per distinct licence text
@@ -224,6 +234,41 @@ def filter_table(
         backed = set(headline.loc[headline["source"].isin(flt.provenance), "model"])
         keep &= table["model_id"].isin(backed)
     return table[keep.astype(bool)].reset_index(drop=True)
+
+
+VARIANT_RULE = (
+    "Variants of one checkpoint (reasoning efforts, thinking modes) share one row, shown by the "
+    "best-rated ranked variant (else the best-rated one); the row names the others. Ranks count "
+    "checkpoints. The toggle shows every variant on its own row, ranked among all variants."
+)
+"""How the grouped view picks its row (shown in "How to read this")."""
+
+
+def group_variants(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per checkpoint of ``rows`` (a leaderboard table, ranked rows first): the ranked
+    variant with the highest rating represents it, else the highest-rated variant (then the
+    smaller model_id); ``variants`` names the checkpoint's other rows, ``n_variants`` counts
+    them all. Ranks are re-counted over the representatives (ties share a rank); bootstrap rank
+    bounds, which are ranks among all variants, are dropped."""
+    if rows.empty or "checkpoint_id" not in rows:
+        return rows.assign(variants=pd.Series(dtype="string"), n_variants=1)
+    key = rows["checkpoint_id"].where(rows["checkpoint_id"].notna(), rows["model_id"])
+    order = rows.assign(
+        _ck=key, _ranked=rows["eligible"].astype(bool), _r=rows["rating"].astype(float)
+    ).sort_values(["_ranked", "_r", "model_id"], ascending=[False, False, True], kind="mergesort")
+    reps = order.drop_duplicates("_ck")
+    others = order[~order.index.isin(reps.index)]
+    names = others.groupby("_ck")["display_name"].agg(lambda s: ", ".join(s.astype(str)))
+    counts = order.groupby("_ck").size()
+    out = reps.assign(variants=reps["_ck"].map(names), n_variants=reps["_ck"].map(counts))
+    out = out.drop(columns=["_ck", "_ranked", "_r"])
+    ranked = out["eligible"].astype(bool)
+    out["rank"] = (
+        out["rating"].where(ranked).rank(method="min", ascending=False).astype("Int64")
+    )
+    out = out.drop(columns=[c for c in ("rank_low", "rank_high") if c in out])
+    ordered = out.assign(_e=~ranked).sort_values(["_e", "rank", "rating"], ascending=[1, 1, 0])
+    return ordered.drop(columns="_e").reset_index(drop=True)
 
 
 def search(board: Leaderboard, rows: pd.DataFrame, text: str) -> pd.DataFrame:
@@ -317,6 +362,37 @@ class ModelSummary:
         return f"{self.rank} ({self.rank_low}–{self.rank_high})"
 
 
+@dataclass(frozen=True)
+class LinkTarget:
+    """What a ``model=`` link opens: ``model_id`` (None: nothing matches), and the notice to
+    show ('' when the link names the model by its current id)."""
+
+    model_id: str | None
+    notice: str = ""
+    closest: tuple[str, ...] = ()
+
+
+def resolve_link(board: Leaderboard, requested: str | None) -> LinkTarget:
+    """The model a shared link names: its current id; a former, merged or alias spelling opens
+    the model it now belongs to with a notice naming both; an unknown name opens nothing and
+    lists the closest ids (issue 26: a link never silently shows another model)."""
+    text = (requested or "").strip()[:200]
+    ids = set(board.models["model_id"])
+    if not text or text in ids:
+        return LinkTarget(text or None)
+    names = catalog.model_names(board.models)
+    try:
+        found = catalog.resolve_model(board.models, text, names)
+    except LookupError:
+        close = difflib.get_close_matches(catalog.norm_name(text), list(names), n=8, cutoff=0.5)
+        shown = tuple(dict.fromkeys(names[c] for c in close))[:5]
+        return LinkTarget(None, f"No model {text!r} in this snapshot.", shown)
+    shown = board.models.set_index("model_id").loc[found, "display_name"]
+    return LinkTarget(
+        found, f"{text!r} is now {shown} ({found}): the catalog merged or renamed that id."
+    )
+
+
 def model_summary(board: Leaderboard, model_id: str) -> ModelSummary:
     """Rating, interval, rank and provenance of one model (rating None when it has no score)."""
     facts = board.models.set_index("model_id").loc[model_id]
@@ -371,40 +447,102 @@ def lineage_of(board: Leaderboard, model_id: str) -> pd.DataFrame:
 
 
 def movers(
-    board: Leaderboard, *, top: int | None = None, ranked_only: bool = False
+    board: Leaderboard, *, top: int | None = None, ranked_only: bool = False,
+    grouped: bool = False,
 ) -> pd.DataFrame:
     """Biggest positive rating gains along lineage edges (seed 002, "Movers & lineage"),
-    with names and release dates; ``ranked_only`` keeps edges whose both ends are ranked."""
+    with names and release dates; ``ranked_only`` keeps edges whose both ends are ranked.
+    ``grouped``: the one-row-per-checkpoint view (:func:`group_variants`): each checkpoint's
+    shown variant against the shown variant of its predecessor's checkpoint."""
     rows = board.table[board.table["eligible"]] if ranked_only else board.table
-    out = lineage.movers(board.lineage, rows[["model_id", "rating"]], top=top)
+    edges = board.lineage
+    if grouped:
+        rows = group_variants(rows)
+        edges = _checkpoint_edges(board, rows)
+    out = lineage.movers(edges, rows[["model_id", "rating"]], top=top)
     facts = board.models.set_index("model_id")[["display_name", "release_date"]]
     out = out.join(facts, on="model_id")
     prev = facts.rename(columns=lambda c: f"predecessor_{c.removeprefix('display_')}")
     return out.join(prev, on="predecessor_id")
 
 
+def _checkpoint_edges(board: Leaderboard, shown: pd.DataFrame) -> pd.DataFrame:
+    """Lineage edges between the rows of a grouped table: a shown row's predecessor is the
+    shown row of the checkpoint its own predecessor belongs to."""
+    checkpoint = board.models.set_index("model_id")["checkpoint_id"]
+    checkpoint = checkpoint.where(checkpoint.notna(), checkpoint.index.to_series())
+    face = dict(zip(checkpoint.reindex(shown["model_id"]), shown["model_id"], strict=True))
+    before = board.lineage.set_index("model_id")["predecessor_id"]
+    pred = before.reindex(shown["model_id"]).map(checkpoint).map(face)
+    return pd.DataFrame(
+        {
+            "model_id": shown["model_id"].to_numpy(),
+            "predecessor_id": pred.astype("string").to_numpy(),
+        }
+    )
+
+
 # --- changes between snapshots ---------------------------------------------------------------
 
 
-def rating_changes(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
-    """Per model: change (added / removed / moved / unchanged), ratings and ranks before and
-    after, rating_delta and rank_delta (positive = moved up). Inputs: model_id, rating, rank."""
+MOVED_MIN_POINTS = 5.0
+"""A rating that changed by less than this (in Elo points, either way) between two snapshots is
+reported "unchanged": a new model's battles nudge every joint-fit rating a little."""
+CHANGE_ORDER = ("added", "removed", "renamed", "merged", "moved", "unchanged")
+
+
+def rating_changes(
+    old: pd.DataFrame,
+    new: pd.DataFrame,
+    renames: dict[str, str] | None = None,
+    min_points: float = MOVED_MIN_POINTS,
+) -> pd.DataFrame:
+    """Per model: change, ratings and ranks before and after, rating_delta and rank_delta
+    (positive = moved up), ``former_id``. Inputs: model_id, rating, rank.
+
+    ``renames`` maps an old id that the new snapshot lacks to the id it now belongs to: a
+    ``renamed`` row when that id is new, ``merged`` when it existed before (its own row then
+    follows as usual); never removed + added. ``moved`` needs a rating change of at least
+    ``min_points``; smaller ones are ``unchanged``."""
     cols = ["model_id", "rating", "rank"]
-    both = old[cols].merge(new[cols], on="model_id", how="outer", suffixes=("_old", "_new"))
+    renames = {o: n for o, n in (renames or {}).items() if o not in set(new["model_id"])}
+    earlier = set(old["model_id"])
+    before = old[cols].assign(former_id=old["model_id"].where(old["model_id"].isin(renames)))
+    before["model_id"] = before["model_id"].map(lambda m: renames.get(m, m))
+    merged = before["former_id"].notna() & before["model_id"].isin(earlier)
+    kept = before[~merged]
+    both = kept.merge(new[cols], on="model_id", how="outer", suffixes=("_old", "_new"))
+    extra = before[merged].rename(columns={"rating": "rating_old", "rank": "rank_old"})
+    extra = extra.merge(new[cols].add_suffix("_new"), left_on="model_id",
+                        right_on="model_id_new", how="left").drop(columns="model_id_new")
+    both = pd.concat([both, extra], ignore_index=True)
     both["rating_delta"] = (both["rating_new"] - both["rating_old"]).round(1)
     both["rank_delta"] = (both["rank_old"] - both["rank_new"]).astype("Int64")
-    same_rank = (both["rank_old"] == both["rank_new"]).fillna(
-        both["rank_old"].isna() & both["rank_new"].isna()
-    )
     change = pd.Series("moved", index=both.index)
-    change[(both["rating_delta"] == 0) & same_rank] = "unchanged"
+    change[both["rating_delta"].abs() < min_points] = "unchanged"
     change[both["rating_old"].isna()] = "added"
     change[both["rating_new"].isna()] = "removed"
+    change[both["former_id"].notna()] = "renamed"
+    change[both.index >= len(both) - len(extra)] = "merged"
     both.insert(1, "change", change)
-    order = both["change"].map({"added": 0, "removed": 1, "moved": 2, "unchanged": 3})
+    both = both[[c for c in both.columns if c != "former_id"] + ["former_id"]]
+    order = both["change"].map({c: i for i, c in enumerate(CHANGE_ORDER)})
     key = both["rating_delta"].abs().fillna(0)
     both = both.assign(_o=order, _k=key).sort_values(["_o", "_k", "model_id"], ascending=[1, 0, 1])
     return both.drop(columns=["_o", "_k"]).reset_index(drop=True)
+
+
+def renamed_ids(old_ids: set[str], new_models: pd.DataFrame) -> dict[str, str]:
+    """Old ids that ``new_models`` no longer holds -> the model that lists them among its
+    names (former ids stay aliases of the model they were merged into)."""
+    names = catalog.model_names(new_models)
+    present = set(new_models["model_id"])
+    out = {}
+    for old in sorted(old_ids - present):
+        target = names.get(catalog.norm_name(old))
+        if target:
+            out[old] = target
+    return out
 
 
 def with_names(changes: pd.DataFrame, models: pd.DataFrame) -> pd.DataFrame:
@@ -418,5 +556,12 @@ def with_names(changes: pd.DataFrame, models: pd.DataFrame) -> pd.DataFrame:
 
 
 def diff_versions(old_version: str, new_version: str) -> pd.DataFrame:
-    """:func:`rating_changes` between two built snapshot versions (no bootstrap needed)."""
-    return rating_changes(ratings.of_version(old_version), ratings.of_version(new_version))
+    """:func:`rating_changes` between two built snapshot versions (no bootstrap needed), with
+    the new snapshot's aliases telling renames and merges apart from removals."""
+    old, new = ratings.of_version(old_version), ratings.of_version(new_version)
+    con = db.connect(new_version)
+    try:
+        models = _models(con)
+    finally:
+        con.close()
+    return rating_changes(old, new, renamed_ids(set(old["model_id"]), models))

@@ -1,12 +1,16 @@
 """Version lineage and "biggest movers" (seed 002, "Movers & lineage").
 
-Each model links to its nearest strictly-older member of the same family. Models released on the
-same day are size variants of one release, not successions, so a model never links to a same-day
-sibling. When several members share the nearest older release date, the one closest in size
-(|log params|, unknown sizes last) is the predecessor, then the smaller model id.
+Each model links to its nearest strictly-older member of the same *product line*
+(:func:`product_line`: the family, the line's words such as Pro / Flash / Flash-Lite / Sonnet /
+mini / coder, and the size class), so movers compare like with like (issue 26). Models released
+on the same day are size variants of one release, not successions, so a model never links to a
+same-day sibling. When several members share the nearest older release date, the one closest in
+size (|log params|) is the predecessor, then the smaller model id.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pandas as pd
@@ -36,6 +40,34 @@ def predecessors(models: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+SIZE_CLASSES_B = (4.0, 16.0, 48.0, 160.0)
+"""Upper bounds (billions, exclusive) of the size classes: under 4B, 4-16B, 16-48B, 48-160B,
+160B and up; a model of undisclosed size is its own class ('?')."""
+_NOT_LINE = {
+    "instruct", "it", "chat", "base", "hf", "preview", "exp", "experimental", "latest", "v",
+    "thinking", "reasoning", "non", "no", "minimal", "low", "medium", "high", "xhigh", "max",
+    "effort", "k", "b", "m", "x", "a", "e",
+}
+"""Words of a name that say a tuning, stage or setting, not a product line."""
+
+
+def size_class(params_b: float | None) -> str:
+    """The size class of a parameter count (:data:`SIZE_CLASSES_B`)."""
+    if params_b is None or not np.isfinite(params_b):
+        return "?"
+    return str(int(np.searchsorted(SIZE_CLASSES_B, params_b, side="right")))
+
+
+def product_line(model_id: str, family: str, params_b: float | None) -> str:
+    """'<family>|<line words>|<size class>': the words of the id that are neither the family,
+    a number, a version nor a setting ('gemini-2.5-flash-lite' -> 'gemini|flash lite|?',
+    'gemma-3-270m' and 'gemma-4-31b' differ by size class)."""
+    words = re.findall(r"[a-z]+", re.sub(r"\d+(\.\d+)?[bmk]?", " ", str(model_id).lower()))
+    fam = str(family).lower()
+    line = " ".join(w for w in words if w not in _NOT_LINE and w != fam and len(w) > 1)
+    return f"{fam}|{line}|{size_class(params_b)}"
+
+
 def _lineage_frame(models: pd.DataFrame) -> pd.DataFrame:
     frame = models[["model_id", "family", "release_date"]].copy()
     frame["release_date"] = pd.to_datetime(frame["release_date"])
@@ -43,7 +75,12 @@ def _lineage_frame(models: pd.DataFrame) -> pd.DataFrame:
     frame["total_params_b"] = pd.to_numeric(pd.Series(params, index=models.index))
     family = frame["family"].astype("string").str.strip()
     keep = family.notna() & (family != "") & frame["release_date"].notna()
-    return frame.assign(family=family)[keep]
+    frame = frame.assign(family=family)[keep]
+    lines = [
+        product_line(m, f, p)
+        for m, f, p in zip(frame["model_id"], frame["family"], frame["total_params_b"], strict=True)
+    ]
+    return frame.assign(family=lines)
 
 
 def _closest(pairs: pd.DataFrame) -> pd.Series:

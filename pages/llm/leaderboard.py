@@ -33,6 +33,12 @@ COLUMNS = {
     "overall_rank": st.column_config.NumberColumn("Overall rank", format="%d"),
     "n_benchmarks": st.column_config.NumberColumn("Benchmarks", format="%d"),
     "n_categories": st.column_config.NumberColumn("Categories", format="%d"),
+    "n_sources": st.column_config.NumberColumn(
+        "Sources", format="%d", help="Distinct publishers behind the headline scores."
+    ),
+    "variants": st.column_config.TextColumn(
+        "Other variants", help="The checkpoint's other settings, folded into this row."
+    ),
     "unrated_reason": "Why unrated",
     "provenance": "Provenance",
     "organisation": "Organisation",
@@ -148,6 +154,8 @@ def visible_columns(rows: pd.DataFrame, category: str | None, more: list[str]) -
         first += list(CATEGORY_ESSENTIALS)
     if "eligible" in rows and not rows["eligible"].all():
         first.append("unrated_reason")
+    if "variants" in rows:
+        first.insert(first.index("rating"), "variants")
     wanted = list(dict.fromkeys(first + more))
     return [c for c in wanted if c in rows.columns and (rows.empty or rows[c].notna().any())]
 
@@ -161,9 +169,16 @@ def shown_rows(rows: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
-def show_table(rows: pd.DataFrame, key: str, category: str | None, more: list[str]) -> None:
+def show_table(
+    rows: pd.DataFrame, key: str, category: str | None, more: list[str],
+    greyed_rating: bool = False,
+) -> None:
     cols = visible_columns(rows, category, more)
     config = COLUMNS | CATEGORY_LABELS if category else COLUMNS
+    if greyed_rating and "rating" in rows:
+        rows, grey = greyed(rows)
+        config = config | grey
+        cols = ["reference_rating" if c == "rating" else c for c in cols]
     if not rows.empty:  # a column empty on every row (no reason on ranked rows) is not sent
         rows = rows.dropna(axis=1, how="all")
     llm.show_responsive_table(
@@ -203,6 +218,7 @@ def show_downloads(
 CHANGE_COLUMNS = {
     "display_name": "Model",
     "change": "Change",
+    "former_id": "Former id",
     "rating_old": st.column_config.NumberColumn("Elo before", format="%.1f"),
     "rating_new": st.column_config.NumberColumn("Elo after", format="%.1f"),
     "rating_delta": st.column_config.NumberColumn("Elo change", format="%+.1f"),
@@ -227,7 +243,12 @@ def show_changes(version: str, board: leaderboard.Leaderboard) -> None:
     changed = changes[changes["change"] != "unchanged"].reset_index(drop=True)
     counts = changes["change"].value_counts()
     st.caption(
-        " · ".join(f"{kind} {int(counts.get(kind, 0))}" for kind in ("added", "removed", "moved"))
+        " · ".join(
+            f"{kind} {int(counts.get(kind, 0))}" for kind in leaderboard.CHANGE_ORDER[:-1]
+            if kind in ("added", "removed", "moved") or counts.get(kind, 0)
+        )
+        + f". Moved: the rating changed by {leaderboard.MOVED_MIN_POINTS:g} points or more; "
+        "renamed / merged: the old id now belongs to the model shown."
     )
     if changed.empty:
         st.info(f"No changes: every rating and rank is the same in {old} and {new}.")
@@ -257,10 +278,42 @@ def explain(flt: leaderboard.LeaderboardFilter) -> None:
         )
 
 
-def load_rows(board: leaderboard.Leaderboard, flt: leaderboard.LeaderboardFilter) -> pd.DataFrame:
-    """The filtered rows; the category ratings are loaded only when a category is chosen."""
+def load_rows(
+    board: leaderboard.Leaderboard, flt: leaderboard.LeaderboardFilter, every_variant: bool
+) -> pd.DataFrame:
+    """The filtered rows, one per checkpoint unless every variant is asked for; the category
+    ratings are loaded only when a category is chosen."""
     by_category = llm.load_category_ratings(version) if flt.category else None
-    return leaderboard.filter_table(board, flt, by_category)
+    rows = leaderboard.filter_table(board, flt, by_category)
+    return rows if every_variant else leaderboard.group_variants(rows)
+
+
+def pick_every_variant() -> bool:
+    """The "every variant" toggle, mirrored in the URL (``variants=all``)."""
+    wanted = param("variants", "") == "all"
+    shown = st.toggle(
+        "Show every variant", value=wanted, key="lb_variants",
+        help="Off: one row per checkpoint (its best-rated setting). On: every reasoning effort "
+        "and thinking mode on its own row.",
+    )  # fmt: skip
+    if shown:
+        st.query_params["variants"] = "all"
+    else:
+        st.query_params.pop("variants", None)
+    return shown
+
+
+def greyed(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """Unrated rows with their rating as a grey badge (``reference_rating``) instead of a
+    plain number beside the ranked ones; returns the rows and the column config."""
+    text = [None if pd.isna(v) else f"{v:.1f}" for v in rows["rating"]]
+    shown = rows.drop(columns="rating").assign(reference_rating=[None if t is None else [t]
+                                                                 for t in text])
+    colours = {t: llm.UNKNOWN for t in dict.fromkeys(t for t in text if t)}
+    config = {"reference_rating": llm.badge_column(
+        "Elo (reference)", colours, help="Not ranked: shown for reference only (see Why unrated)."
+    )}
+    return shown, config
 
 
 HOW_TO_READ = f"""
@@ -274,9 +327,14 @@ HOW_TO_READ = f"""
 - **Ranked vs unrated.** A rank needs at least {elo.MIN_BENCHMARKS} benchmarks in at least
   {elo.MIN_CATEGORIES} categories, inside the main comparison graph. Below that the rating is
   shown for reference and the model is listed under Unrated with the reason.
-- **Settings are rated apart.** Each reasoning effort or thinking mode of a model ("high",
-  "xhigh", "thinking") is its own row: results at different settings are different evidence.
-  An unqualified score belongs to the setting the vendor's API uses by default.
+- **Settings are rated apart, shown together.** Each reasoning effort or thinking mode of a
+  model ("high", "xhigh", "thinking") is rated on its own: results at different settings are
+  different evidence. An unqualified score belongs to the setting the vendor's API uses by
+  default. {leaderboard.VARIANT_RULE}
+- **Evidence.** Each row says how many benchmarks, categories and publishers ("Sources") its
+  rating rests on; "one source" in the provenance badge marks a rating that a single publisher's
+  results decide. A category rank needs {elo.MIN_CATEGORY_BENCHMARKS} benchmarks of that
+  category.
 - **Provenance.** Per benchmark one headline score: independent runs first, then arena, then a
   lab's own report. The badge says which kinds a model's rating rests on.
 """
@@ -290,7 +348,8 @@ board = llm.load_board(version)
 flt = pick_filter(board)
 explain(flt)
 search, more = pick_search_and_columns(flt.category)
-rows = shown_rows(leaderboard.search(board, load_rows(board, flt), search))
+every_variant = pick_every_variant()
+rows = shown_rows(leaderboard.search(board, load_rows(board, flt, every_variant), search))
 ranked, unrated = rows[rows["eligible"]], rows[~rows["eligible"]]
 if search.strip():
     st.caption(f"{len(rows)} models match '{search.strip()}'.")
@@ -303,6 +362,6 @@ st.caption(
     "Below the eligibility floor, or outside the main comparison graph (then the rating is "
     "relative to its own group only): rating shown for reference, never ranked; see Why unrated."
 )
-show_table(unrated, "lb_unrated", flt.category, more)
+show_table(unrated, "lb_unrated", flt.category, more, greyed_rating=True)
 show_downloads(rows, visible_columns(rows, flt.category, more), version, flt.category)
 show_changes(version, board)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import streamlit as st
 
 import ui.data
 from analytics.llm import leaderboard, profiles
 from ui import llm
-from ui.params import choice
 
 SCORE_COLUMNS = {
     "benchmark_name": "Benchmark",
@@ -23,11 +24,23 @@ SCORE_COLUMNS = {
 
 
 def pick_model(board: leaderboard.Leaderboard) -> str:
-    """Model picker bound to the ``model`` query parameter."""
+    """Model picker bound to the ``model`` query parameter; a former or merged id opens the
+    model it now belongs to with a notice, an unknown one says so and offers a search."""
     names = dict(zip(board.models["model_id"], board.models["display_name"], strict=True))
     ids = list(board.table["model_id"]) + sorted(set(names) - set(board.table["model_id"]))
-    model_id = choice(
-        "Model", ids, "model", ids[0] if ids else None, key_prefix="lm",
+    target = leaderboard.resolve_link(board, st.query_params.get("model"))
+    if target.model_id is None and target.notice:
+        closest = ", ".join(f"{names.get(m, m)} ({m})" for m in target.closest) or "none"
+        st.warning(
+            f"{target.notice} Closest: {closest}. Pick one below or [search the leaderboard]"
+            f"(llm_leaderboard?q={quote(str(st.query_params.get('model', ''))[:100])}).",
+            icon=":material/search:",
+        )
+    elif target.notice:
+        st.info(target.notice, icon=":material/merge:")
+    default = target.model_id or (ids[0] if ids else None)
+    model_id = st.selectbox(
+        "Model", ids, index=ids.index(default) if default in ids else 0, key="lm_model",
         format_func=lambda m: f"{names.get(m) or m} ({m})",
     )  # fmt: skip
     st.query_params["model"] = model_id

@@ -8,7 +8,7 @@ import streamlit as st
 import ui.data
 from analytics.llm import leaderboard
 from ui import llm
-from ui.params import flag_param, int_param
+from ui.params import flag_param, int_param, param
 
 COLUMNS = {
     "display_name": "Model",
@@ -22,18 +22,27 @@ COLUMNS = {
 
 st.title("Biggest movers")
 st.caption(
-    "Each model links to its nearest strictly-older model of the same family; models released "
+    "Each model links to its nearest strictly-older model of the same product line and size "
+    "class (Gemini Pro to Gemini Pro, a mid-size Gemma to a mid-size Gemma); models released "
     "the same day are size variants and have no predecessor. Movers are the largest positive "
     "Elo gains along those links."
 )
 version = ui.data.snapshot_version()
 llm.show_freshness(version)
 board = llm.load_board(version)
-c1, c2 = st.columns(2)
+c1, c2, c3 = st.columns(3)
 top = c1.slider("Show the top", 5, 100, int_param("top", 20, 5, 100), key="mv_top")
 ranked_only = c2.toggle("Only ranked models at both ends", flag_param("ranked"), key="mv_ranked")
+every = c3.toggle(
+    "Every variant", param("variants", "") == "all", key="mv_variants",
+    help="Off: one row per checkpoint, as on the leaderboard. On: every setting apart.",
+)  # fmt: skip
 st.query_params.update(top=str(top), ranked="1" if ranked_only else "0")
-moves = leaderboard.movers(board, top=top, ranked_only=ranked_only)
+if every:
+    st.query_params["variants"] = "all"
+else:
+    st.query_params.pop("variants", None)
+moves = leaderboard.movers(board, top=top, ranked_only=ranked_only, grouped=not every)
 if moves.empty:
     st.info("No lineage link with a rating gain in this snapshot.")
     st.stop()

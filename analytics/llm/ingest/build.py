@@ -29,6 +29,7 @@ from analytics.llm.ingest import (
     lmarena,
     lmarena_catalog,
     mlperf,
+    names,
     open_llm_leaderboard,
     skypilot,
     swe_bench,
@@ -37,6 +38,7 @@ from analytics.llm.ingest import (
 )
 from analytics.llm.ingest.benchmarks import all_benchmarks
 from analytics.llm.ingest.common import Drops, IngestError, ModelObs, ScoreObs
+from analytics.llm.ingest.dated import dated_merges
 from analytics.llm.ingest.families import (
     canonical_org,
     closed_by_name,
@@ -58,7 +60,12 @@ from analytics.llm.ingest.identity import (
 )
 from analytics.llm.ingest.overrides import OVERRIDES_CSV, Overrides
 from analytics.llm.ingest.overrides import load as load_overrides
-from analytics.llm.ingest.protocols import KNOWN_BAD, system_drop_reason
+from analytics.llm.ingest.protocols import (
+    EXCLUDED_BENCHMARKS,
+    KNOWN_BAD,
+    draw_only,
+    system_drop_reason,
+)
 from analytics.llm.ingest.sources import source_rows
 
 SOURCE_ORDER = (
@@ -190,7 +197,7 @@ class Resolver:
         key = match_key(raw)
         whole = key in self.overrides.weights or key in self.overrides.distinct
         base, in_name = (raw, None) if whole else split_variant(raw)
-        found = canonical_variant(variant) or in_name
+        found = canonical_variant(variant) or in_name or self.overrides.alias_variants.get(key)
         checkpoint = self.registry.resolve(base, loose=key not in self.overrides.distinct)
         model_id, label = variant_model_id(checkpoint, found)
         self.checkpoints[model_id] = checkpoint
@@ -246,6 +253,17 @@ def undated_merges(checkpoints: set[str], pinned: set[str]) -> dict[str, str]:
     return out
 
 
+def _release_dates(
+    resolver: Resolver, model_ids: list[str], models: list[ModelObs]
+) -> dict[str, str]:
+    """checkpoint -> the release date its sources state (``FIELD_PRIORITY`` order)."""
+    by_checkpoint: dict[str, list[ModelObs]] = defaultdict(list)
+    for model_id, obs in zip(model_ids, models, strict=True):
+        by_checkpoint[resolver.checkpoints.get(model_id, model_id)].append(obs)
+    found = {cp: _first(obs, "release_date") for cp, obs in by_checkpoint.items()}
+    return {cp: str(date) for cp, date in found.items() if date}
+
+
 def load_metadata_sources(shared: Path, drops: Drops) -> list[ModelObs]:
     """Metadata-only sources that never create a model (litellm prices and context)."""
     return litellm.load(shared / "litellm", drops)
@@ -265,6 +283,9 @@ def resolve_identities(
     pinned = {resolver.registry.curated[k] for k in resolver.overrides.distinct
               if k in resolver.registry.curated}
     moved = resolver.remap(undated_merges(set(resolver.checkpoints.values()), pinned))
+    released = _release_dates(resolver, [moved.get(m, m) for m in model_ids], models)
+    again = resolver.remap(dated_merges(set(resolver.checkpoints.values()), released, pinned))
+    moved = {old: again.get(new, new) for old, new in moved.items()} | again
 
     def final(model_id: str) -> str:
         return moved.get(model_id, model_id)
@@ -421,6 +442,9 @@ def model_rows(resolver: Resolver, by_model: dict, model_ids: set[str]) -> list[
             row[attr] = _typed(attr, value)
     human_display_names(rows)
     distinct_display_names(rows)
+    names.name_the_variants(rows)
+    names.readable_names(rows)
+    names.unique_names(rows)
     return rows
 
 
@@ -505,7 +529,7 @@ def score_rows(
         if not obs.source_url or not _URL.match(obs.source_url):
             drops.add(label, "source link is not a single http(s) URL")
             continue
-        reason = system_drop_reason(obs.model_name)
+        reason = system_drop_reason(obs.model_name) or EXCLUDED_BENCHMARKS.get(obs.benchmark_id)
         if reason:
             drops.add(label, reason)
             continue
@@ -532,8 +556,13 @@ def score_rows(
             if not _supersedes(row, label, *best[key]):
                 continue
         best[key] = (row, label)
+    rows = [row for row, _ in best.values()]
+    draws = draw_only(rows)
+    for row in rows:
+        if row["benchmark_id"] in draws:
+            drops.add(row["origin"], draws[row["benchmark_id"]])
     return sorted(
-        (row for row, _ in best.values()),
+        (row for row in rows if row["benchmark_id"] not in draws),
         key=lambda r: tuple(str(r[c]) for c in schema.PRIMARY_KEYS["scores"]),
     )
 
@@ -683,7 +712,8 @@ FORMER_IDS = Path(__file__).with_name("former_ids.txt")
 
 
 RETIRED_REASON = (
-    "no score left: every score of it was dropped by a protocol rule (docs/data.md, Protocols)"
+    "no score left: every score of it was dropped by a protocol rule or moved by an override to "
+    "the model that produced it (docs/data.md, Protocols and Identity)"
 )
 
 

@@ -104,7 +104,8 @@ CLOSED_PATTERNS = (
 # Names that reveal a mixture-of-experts design.
 MOE_PATTERNS = (
     r"\d+x\d+(\.\d+)?b",
-    r"-a\d+(\.\d+)?b(-|$)",
+    r"-a\d+(\.\d+)?[bm](-|$)",  # 'qwen3-30b-a3b', IBM's 'granite-3.0-1b-a400m'
+
     r"^mixtral",
     r"^deepseek-(v2|v3|r1)(?!-distill)",
     r"^deepseek-r1$",
@@ -145,7 +146,7 @@ def moe_by_name(slug: str) -> bool:
 
 _SIZE = re.compile(r"(?:^|[-_])(\d+(?:\.\d+)?)([bm])(?=$|[-_])")
 _EXPERTS = re.compile(r"(?:^|-)(\d+(?:\.\d+)?)b-\d+e(?=$|-)")
-_ACTIVE = re.compile(r"(?:^|-)a(\d+(?:\.\d+)?)b(?=$|-)")
+_ACTIVE = re.compile(r"(?:^|-)a(\d+(?:\.\d+)?)([bm])(?=$|-)")
 
 
 def params_from_name(slug: str) -> tuple[float | None, float | None]:
@@ -161,7 +162,8 @@ def params_from_name(slug: str) -> tuple[float | None, float | None]:
     match = _SIZE.search(slug)
     if match:
         total = float(match.group(1)) / (1000.0 if match.group(2) == "m" else 1.0)
-    return total, float(active.group(1)) if active else None
+    scale = 1000.0 if active and active.group(2) == "m" else 1.0
+    return total, float(active.group(1)) / scale if active else None
 
 
 # Hugging Face organisation prefix -> organisation display name.

@@ -130,9 +130,23 @@ def slugify(name: str) -> str:
     return re.sub(r"-{2,}", "-", text).strip("-")
 
 
+_HOST_PREFIX = re.compile(
+    r"^(parasail|fireworks|together|deepinfra|openrouter|chutes|novita|hyperbolic|nebius)-"
+    r"|^openai-(?=(gpt|o\d|chatgpt|codex)-)|^nvidia-(?=nemotron)"
+)
+"""A host or lab written before an id whose own name says it ('parasail-qwen3-235b-...',
+'openai-gpt-5.4-...', 'nvidia-nemotron-3-nano-30b-a3b'): not part of the model's name."""
+_IT = re.compile(r"-it(?=-|$)")
+_EXPERIMENTAL = re.compile(r"-experimental(?=-|$)")
+
+
 def match_key(name: str) -> str:
-    """Key under which spellings of one model coincide: the slug without separators."""
-    return slugify(name).replace("-", "")
+    """Key under which spellings of one model coincide: the slug without separators, with a
+    leading host (:data:`_HOST_PREFIX`) dropped, Google's '-it' read as '-instruct' and
+    '-experimental' as '-exp'."""
+    slug = _IT.sub("-instruct", _HOST_PREFIX.sub("", slugify(name)))
+    slug = _EXPERIMENTAL.sub("-exp", slug)
+    return slug.replace("-", "")
 
 
 _LOOSE_DROP = {
@@ -230,7 +244,7 @@ def split_variant(name: str) -> tuple[str, str | None]:
         variant = variant or canonical_variant(under.group(1))
         base = base[: under.start()]
     slug = slugify(base)
-    if _REASONING_FAMILY.match(slug):
+    if _REASONING_FAMILY.match(_HOST_PREFIX.sub("", slug)):
         settings = []
         while True:  # 'gemini-3-flash-preview-thinking-high', '...-thinking-120k-max-effort'
             base, found = _strip_trailing_setting(base)
@@ -277,6 +291,8 @@ def _strip_trailing_setting(base: str) -> tuple[str, str | None]:
             if pattern is _TRAIL_THINK and match.group(2):  # thinking-16k: a budget
                 found = f"{int(match.group(2))}k"
             return text[: match.start()], found
+    if re.search(r"-base$", lower) and re.match(r"^claude", slugify(text)):
+        return text[: -len("-base")], "non-thinking"  # LiveBench's runs without thinking
     claude_max = re.search(r"[- ]max$", lower)
     if claude_max and re.match(r"^(claude|anthropic)", slugify(text)):  # Claude has no Max model
         return text[: claude_max.start()], "max"
@@ -330,7 +346,7 @@ class ModelRegistry:
             if len(candidates) == 1:
                 model_id = next(iter(candidates))
         if model_id is None:
-            model_id = slugify(name)
+            model_id = _HOST_PREFIX.sub("", slugify(name))
         self.by_key.setdefault(key, model_id)
         self.by_loose.setdefault(loose_key(model_id), set()).add(model_id)
         self.by_loose.setdefault(loose_key(name), set()).add(model_id)
@@ -369,3 +385,120 @@ def weights_link_fits(repo: str, name: str) -> bool:
     """Whether a weights repo may be an alias of a model name: a name that says it is tuned
     (instruct, chat, it, ...) never takes an untuned (base) repo's identity."""
     return not (_TUNED.search(slugify(name)) and not _TUNED.search(slugify(repo)))
+
+
+# --- date spellings and the audit's name key (issue 26) ----------------------------------------
+
+_MONTH_WORD = re.compile(
+    r"\(?\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?[ -]'?(\d{2}|20\d{2})\b\)?"
+)
+_DATE_SPELLINGS: tuple[tuple[re.Pattern, str], ...] = (
+    (re.compile(r"(?<![\d.])(20\d\d)-?(0[1-9]|1[0-2])-?([0-3]\d)(?![\d.])"), "ymd"),
+    (re.compile(r"(?<![\d.])(0[1-9]|1[0-2])-([0-3]\d)-(20\d\d)(?![\d.])"), "mdy"),
+    (re.compile(r"(?<![\d.])(0[1-9]|1[0-2])-(20\d\d)(?![\d.])"), "my"),
+    (re.compile(r"(?<![\d.])(20\d\d)-(0[1-9]|1[0-2])(?![\d.])"), "ym"),
+    (re.compile(r"(?<![\d.])(0[1-9]|1[0-2])-([0-3]\d)$"), "md"),
+    (re.compile(r"(?<![\d.])(0[1-9]|1[0-2])([0-3]\d)(?![\d.])"), "md"),
+    (re.compile(r"(?<![\d.])(2[3-9])(0[1-9]|1[0-2])(?![\d.])"), "yym"),
+)
+"""Date spellings in model names, tried in order: YYYY-MM-DD / YYYYMMDD, MM-DD-YYYY, MM-YYYY
+(Artificial Analysis' "(Oct '24)" after conversion), YYYY-MM, a trailing MM-DD (Google's
+'preview-05-06'), a four-digit MMDD token (OpenAI's '0613', xAI's '1212') and a four-digit YYMM
+token (Mistral's '2411', Qwen's '2507': a first pair above 12 cannot be a month)."""
+
+DateSpec = tuple[int | None, int, int | None]
+"""(year or None, month, day or None) of a date written in a name."""
+
+
+def _ascii_words(name: str) -> str:
+    text = _ascii_lower(name).rsplit("/", 1)[-1].replace("+", "-plus")
+    text = _MONTH_WORD.sub(
+        lambda m: f"-{_MONTHS.index(m.group(1)) + 1:02d}-{int(m.group(2)) % 100 + 2000}-", text
+    )
+    text = re.sub(r"-{2,}", "-", _SEP.sub("-", text)).strip("-.")
+    for _ in range(2):
+        text = _DIGIT_PAIR.sub(r"\1.\2", text)  # 'claude-3-5-sonnet' -> 'claude-3.5-sonnet'
+    return text
+
+
+def _spec(kind: str, parts: list[int]) -> DateSpec:
+    """The DateSpec of one matched spelling (:data:`_DATE_SPELLINGS`)."""
+    if kind == "ymd":
+        return (parts[0], parts[1], parts[2])
+    if kind == "mdy":
+        return (parts[2], parts[0], parts[1])
+    if kind == "my":
+        return (parts[1], parts[0], None)
+    if kind == "ym":
+        return (parts[0], parts[1], None)
+    if kind == "md":
+        return (None, parts[0], parts[1])
+    return (2000 + parts[0], parts[1], None)  # yym
+
+
+def name_date(name: str) -> tuple[str, DateSpec | None]:
+    """(the name without its date, the date) for any spelling in :data:`_DATE_SPELLINGS`;
+    month names ('june-24', "(Oct '24)") count as MM-YYYY."""
+    text = _ascii_words(name)
+    for pattern, kind in _DATE_SPELLINGS:
+        found = pattern.search(text)
+        if not found:
+            continue
+        date = _spec(kind, [int(g) for g in found.groups()])
+        stem = re.sub(r"-{2,}", "-", text[: found.start()] + "-" + text[found.end():]).strip("-")
+        return stem, date
+    return text, None
+
+
+def dates_agree(a: DateSpec | None, b: DateSpec | None) -> bool:
+    """Whether two written dates may be the same day (each field known on both is equal)."""
+    if a is None or b is None:
+        return False
+    return all(x is None or y is None or x == y for x, y in zip(a, b, strict=True))
+
+
+def date_of_release(text: str | None) -> DateSpec | None:
+    """A catalog release date 'YYYY-MM-DD' as a DateSpec (None when empty)."""
+    if not text or not re.match(r"^\d{4}-\d{2}-\d{2}$", str(text)):
+        return None
+    y, m, d = (int(p) for p in str(text).split("-"))
+    return (y, m, d)
+
+
+RELEASE_WORDS = {"preview": "preview", "exp": "exp", "experimental": "exp", "latest": "latest"}
+"""Words that name a release stage, not a different model (the audit groups across them)."""
+TUNING_WORDS = {"instruct": "instruct", "it": "instruct", "chat": "chat", "base": "base",
+                "hf": ""}
+"""Words that name a tuning: Google's '-it' is its '-instruct'; 'chat' is its own tuning."""
+
+
+def name_tokens(name: str) -> tuple[list[str], DateSpec | None]:
+    """(the name's words without date or host, split at letter-digit joins, the date)."""
+    stem, date = name_date(name)
+    stem = _HOST_PREFIX.sub("", stem)
+    words = []
+    for part in stem.split("-"):
+        words += re.sub(r"(?<=[a-z])(?=\d)", " ", part).split()
+    return [w for w in words if w], date
+
+
+def audit_key(name: str) -> str:
+    """The identity audit's grouping key: words in any order, with no date, host, release
+    stage or tuning word ('Claude 3.5 Sonnet (Oct '24)' = 'claude-3-5-sonnet-20241022')."""
+    words, _ = name_tokens(name)
+    kept = [w for w in words if w not in RELEASE_WORDS and w not in TUNING_WORDS]
+    return " ".join(sorted(kept))
+
+
+def tuning_of(name: str) -> str:
+    """'instruct', 'chat', 'base' or '' (no tuning word) as the name writes it."""
+    words, _ = name_tokens(name)
+    found = [TUNING_WORDS[w] for w in words if TUNING_WORDS.get(w)]
+    return found[-1] if found else ""
+
+
+def stage_of(name: str) -> str:
+    """'preview', 'exp', 'latest' or '' as the name writes it."""
+    words, _ = name_tokens(name)
+    found = [RELEASE_WORDS[w] for w in words if w in RELEASE_WORDS]
+    return found[-1] if found else ""

@@ -2,7 +2,9 @@
 
 Every row names its evidence (``source_url``, a public page) and a ``reason``. Actions:
 
-``alias``       subject (a checkpoint name as a source spells it) is the checkpoint ``target``.
+``alias``       subject (a checkpoint name as a source spells it) is the checkpoint ``target``;
+                with ``field`` = ``variant``, its rows are that setting (``value``) of it (an API
+                name such as 'deepseek-reasoner' that serves one mode).
 ``distinct``    subject keeps an id of its own (``target``, or its slug): no loose, undated or
                 weights-link rule may merge it into another model.
 ``weights``     subject (a name ending in a mode word, e.g. 'Kimi K2 Thinking') is a checkpoint of
@@ -14,6 +16,9 @@ Every row names its evidence (``source_url``, a public page) and a ``reason``. A
 ``move-score``  those scores belong to model ``target`` (e.g. a preview system's results that a
                 source filed under the released checkpoint).
 ``same-name``   models ``subject`` and ``target`` may share a normalised name (really distinct).
+``distinct-from`` checkpoints ``subject`` and ``target`` are different models: the identity audit
+                (``python -m analytics audit identity``) lists the pair as kept apart, with the
+                row's reason.
 """
 
 from __future__ import annotations
@@ -38,7 +43,9 @@ COLUMNS = (
     "source_url",
     "reason",
 )
-ACTIONS = ("alias", "distinct", "weights", "set", "drop-score", "move-score", "same-name")
+ACTIONS = (
+    "alias", "distinct", "weights", "set", "drop-score", "move-score", "same-name", "distinct-from"
+)
 SETTABLE = {
     "release_date": re.compile(r"^\d{4}-\d{2}-\d{2}$"),
     "organisation": re.compile(r"^\S.*$"),
@@ -57,11 +64,15 @@ class Overrides:
     """The table, grouped by action (rows keep their line number for messages)."""
 
     aliases: dict[str, str] = field(default_factory=dict)
+    alias_variants: dict[str, str] = field(default_factory=dict)
+    """match key -> the variant an alias row names (``field`` = ``variant``)."""
     distinct: dict[str, str | None] = field(default_factory=dict)
     weights: set[str] = field(default_factory=set)
     sets: dict[str, dict[str, str]] = field(default_factory=dict)
     score_rules: list[dict] = field(default_factory=list)
     same_name: set[frozenset[str]] = field(default_factory=set)
+    apart: dict[frozenset[str], str] = field(default_factory=dict)
+    """checkpoint pair -> reason (``distinct-from`` rows)."""
 
     def score_action(self, model_id: str, benchmark_id: str, source_name: str) -> dict | None:
         """The drop-score / move-score row that applies to one score, if any."""
@@ -104,7 +115,7 @@ def _add(out: Overrides, path: Path, lineno: int, row: dict, match_key) -> None:
         raise _fail(path, lineno, "subject is empty", "name the model or spelling")
     if not _URL.match(row["source_url"]) or not row["reason"]:
         raise _fail(path, lineno, "source_url or reason missing", "cite a public page and why")
-    needs_target = action in ("alias", "move-score", "same-name")
+    needs_target = action in ("alias", "move-score", "same-name", "distinct-from")
     if needs_target and not _ID.match(target):
         raise _fail(path, lineno, f"target {target!r} is not a model id", "give the model_id")
     key = match_key(subject) if match_key else subject
@@ -113,6 +124,11 @@ def _add(out: Overrides, path: Path, lineno: int, row: dict, match_key) -> None:
             raise _fail(path, lineno, f"{subject!r} already maps to {out.aliases[key]!r}",
                         "keep one target per spelling")
         out.aliases[key] = target
+        if row["field"] == "variant":
+            if not re.match(r"^[a-z0-9-]+$", row["value"]):
+                raise _fail(path, lineno, f"variant {row['value']!r} is not a setting",
+                            "write one such as thinking, high or 16k")
+            out.alias_variants[key] = row["value"]
     elif action == "distinct":
         out.distinct[key] = target or None
     elif action == "weights":
@@ -127,5 +143,10 @@ def _add(out: Overrides, path: Path, lineno: int, row: dict, match_key) -> None:
         if not row["benchmark_id"]:
             raise _fail(path, lineno, "benchmark_id is empty", "name the benchmark")
         out.score_rules.append({**row, "line": lineno})
+    elif action == "distinct-from":
+        if not _ID.match(subject) or subject == target:
+            raise _fail(path, lineno, f"subject {subject!r} is not another model id",
+                        "give two different checkpoint ids")
+        out.apart[frozenset((subject, target))] = row["reason"]
     else:
         out.same_name.add(frozenset((subject, target)))

@@ -32,8 +32,13 @@ COMPOSITE = "protocol: composite index of benchmarks already counted"
 KNOWN_BAD = "override: known-bad run"
 UNRELEASED = "protocol: pre-release or unreleased system (not a released checkpoint)"
 
+MIXED_VERSIONS = "protocol: benchmark version not stated (several versions under one name)"
+SECOND_VIEW = "protocol: a second view of an evaluation already counted"
+DRAWS = "protocol: nearly every battle a draw (90%+ of the scores equal)"
+
 DROP_REASONS = (
-    AGGREGATED, PARALLEL, FINE_TUNED, SCAFFOLD, ESTIMATED, COMPOSITE, UNRELEASED, KNOWN_BAD
+    AGGREGATED, PARALLEL, FINE_TUNED, SCAFFOLD, ESTIMATED, COMPOSITE, UNRELEASED, KNOWN_BAD,
+    MIXED_VERSIONS, SECOND_VIEW, DRAWS,
 )
 """Every protocol drop reason, in the order docs/data.md lists them."""
 
@@ -89,3 +94,30 @@ def system_drop_reason(model_name: str) -> str | None:
     if _ROUTED_SYSTEM.search(text):
         return SCAFFOLD
     return None
+
+
+EXCLUDED_BENCHMARKS: dict[str, str] = {
+    "livebench": COMPOSITE,  # LLM Stats' 'LiveBench' rows: global averages and coding subscores
+    "bfcl": MIXED_VERSIONS,  # LLM Stats' 'BFCL': v1, v2 and v3 figures under one name
+    "aa-omniscience-accuracy": SECOND_VIEW,  # the accuracy half of the AA-Omniscience index
+}
+"""Benchmark ids whose rows never enter the catalog, with the reason (issue 26)."""
+DRAW_SHARE = 0.9
+DRAW_MIN_ROWS = 5
+
+
+def draw_only(scores: list[dict]) -> dict[str, str]:
+    """benchmark_id -> reason for benchmarks with :data:`DRAW_MIN_ROWS`+ rows whose most common
+    score holds :data:`DRAW_SHARE` or more of them: their battles are nearly all draws and say
+    nothing about order (FrontierMath Tier 4 public: 26 zeros of 26)."""
+    values: dict[str, list[float]] = {}
+    for row in scores:
+        values.setdefault(row["benchmark_id"], []).append(float(row["score"]))
+    out = {}
+    for bench, found in values.items():
+        if len(found) < DRAW_MIN_ROWS:
+            continue
+        top = max(found.count(v) for v in set(found))
+        if top / len(found) >= DRAW_SHARE:
+            out[bench] = f"{DRAWS}: {top} of {len(found)} equal"
+    return out

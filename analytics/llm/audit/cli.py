@@ -1,0 +1,71 @@
+"""``python -m analytics audit {identity|protocols|metadata|all} [--catalog DIR] [--all]``:
+the catalog audits (issue 26). Each prints one line per unresolved finding (``--all``: the
+resolved ones too, with why they are resolved) and a count; exit 1 when anything is
+unresolved, 0 when the catalog is clean, 2 for bad arguments or an unreadable catalog."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from analytics.core import paths
+from analytics.llm.audit import identity, metadata, protocols
+from analytics.llm.ingest import overrides as ov
+from analytics.llm.ingest.identity import match_key
+
+AUDITS = ("identity", "protocols", "metadata")
+
+
+def read_catalog(catalog: Path) -> dict[str, pd.DataFrame]:
+    """The catalog tables the audits read (every cell as text, scores numeric)."""
+    out = {}
+    for name in ("models", "scores", "benchmarks"):
+        path = catalog / f"{name}.csv"
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: missing; fix: run python -m analytics ingest")
+        out[name] = pd.read_csv(path, dtype=str, keep_default_na=False)
+    out["scores"]["score"] = pd.to_numeric(out["scores"]["score"], errors="coerce")
+    return out
+
+
+def findings(name: str, tables: dict[str, pd.DataFrame], catalog: Path) -> list:
+    """One audit's findings (objects with ``resolved`` and ``line()``)."""
+    if name == "identity":
+        table = ov.load(catalog / "overrides.csv", match_key=match_key)
+        apart = dict(table.apart)
+        apart.update({pair: "same-name override" for pair in table.same_name})
+        return identity.audit(tables["models"], tables["scores"], apart)
+    if name == "protocols":
+        return protocols.audit(tables["scores"], tables["benchmarks"])
+    return metadata.audit(tables["models"], tables["scores"])
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m analytics audit", description=__doc__)
+    parser.add_argument("audit", choices=(*AUDITS, "all"))
+    parser.add_argument("--catalog", type=Path, default=paths.CATALOG_DIR)
+    parser.add_argument("--all", action="store_true", help="list resolved findings too")
+    args = parser.parse_args(argv[1:])
+    try:
+        tables = read_catalog(args.catalog)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    unresolved = 0
+    for name in AUDITS if args.audit == "all" else (args.audit,):
+        start = time.perf_counter()
+        found = findings(name, tables, args.catalog)
+        open_ = [f for f in found if not f.resolved]
+        for item in found if args.all else open_:
+            print(f"{name}: {item.line()}")
+        seconds = time.perf_counter() - start
+        print(
+            f"audit {name}: {len(found)} findings, {len(found) - len(open_)} resolved, "
+            f"{len(open_)} unresolved ({seconds:.1f} s)"
+        )
+        unresolved += len(open_)
+    return 1 if unresolved else 0

@@ -1,0 +1,254 @@
+"""Identity audit: candidate splits of one model across several ids, from independent signals.
+
+Signals (each candidate names the one that found it):
+
+- ``name``: two checkpoints whose names coincide once dates in any spelling (YYYY-MM-DD, YYYYMMDD,
+  MMDD, YYMM, MM-YYYY, "Mon 'YY"), host prefixes, release-stage words (preview, exp, latest),
+  tuning words (instruct / it / chat / base) and word order are set aside
+  (``identity.audit_key``);
+- ``size-date``: the same organisation, the same total parameters, released within 31 days, and
+  names that share every word but one;
+- ``cross-link``: a name one model lists among its aliases is the id or display name of another;
+- ``same-scores``: one source gives two checkpoints identical scores on 3 or more benchmarks.
+
+Each candidate pair is then *resolved* by a rule that keeps it apart with its reason (different
+snapshot dates, base vs tuned weights, different tunings, an undated product name with several
+snapshots) or by a ``distinct-from`` row of ``data/catalog/overrides.csv``; a pair that no rule
+and no override resolves is an *unresolved* line, which the tests fail on. A merged pair is not
+a candidate any more: it is one id.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+from datetime import date
+
+import pandas as pd
+
+from analytics.llm.audit import Finding
+from analytics.llm.ingest.identity import (
+    audit_key,
+    date_of_release,
+    dates_agree,
+    name_tokens,
+    stage_of,
+    tuning_of,
+)
+
+SIZE_DATE_DAYS = 31
+SAME_SCORES_MIN = 3
+
+
+class Candidate(Finding):
+    """Two checkpoints that one signal says may be one model (``a``, ``b``: sorted ids)."""
+
+    settled_as = "kept apart"
+
+    def __init__(self, a: str, b: str, signal: str, detail: str, resolution: str = "") -> None:
+        super().__init__(f"{a} | {b}", f"[{signal}: {detail}]", resolution)
+        object.__setattr__(self, "pair", (a, b, signal))
+
+    @property
+    def a(self) -> str:
+        return self.pair[0]
+
+    @property
+    def b(self) -> str:
+        return self.pair[1]
+
+    @property
+    def signal(self) -> str:
+        return self.pair[2]
+
+
+def checkpoints(models: pd.DataFrame) -> pd.DataFrame:
+    """One row per checkpoint: its id, display name (of the default variant when there is one),
+    organisation, release date, total parameters and open-weights flag."""
+    frame = models.copy()
+    frame["checkpoint_id"] = frame["checkpoint_id"].where(
+        frame["checkpoint_id"].astype(str).str.strip() != "", frame["model_id"]
+    )
+    frame["_default"] = frame["variant"].astype(str) != "default"
+    frame = frame.sort_values(["checkpoint_id", "_default", "model_id"], kind="mergesort")
+    return frame.drop_duplicates("checkpoint_id").drop(columns="_default").reset_index(drop=True)
+
+
+def _date(row: dict) -> tuple[tuple | None, bool]:
+    """(the checkpoint's date, whether its id writes it): else its release date."""
+    _, written = name_tokens(row["checkpoint_id"])
+    return (written, True) if written else (date_of_release(row.get("release_date")), False)
+
+
+def _far_apart(a: tuple, b: tuple) -> bool:
+    """Whether a release date and a written date are more than a month apart (a release is
+    often announced a day or two after the snapshot it serves)."""
+
+    def day(x: tuple, other: tuple) -> date:
+        return date(x[0] or other[0] or 2000, x[1], x[2] or 15)
+
+    return abs((day(a, b) - day(b, a)).days) > SIZE_DATE_DAYS
+
+
+def _is_open(row: dict) -> bool:
+    return str(row.get("open_weights")).lower() == "true"
+
+
+def word_apart(a: str, b: str) -> str:
+    """Why two names of one size and month are different products: the word one has and the
+    other lacks ('coder', 'math', '200k', 'think'); '' when their words are the same."""
+    extra = sorted(set(audit_key(a).split()) ^ set(audit_key(b).split()))
+    return (
+        f"another product of the same size (the names differ by {', '.join(extra)})"
+        if extra
+        else ""
+    )
+
+
+def rule_apart(a: dict, b: dict, siblings: int) -> str:
+    """Why a rule keeps two checkpoints apart ('' when none does).
+
+    ``siblings``: how many checkpoints share the pair's name key (an undated product name
+    among several dated snapshots cannot be pinned to one of them)."""
+    (da, wa), (db, wb) = _date(a), _date(b)
+    ta, tb = tuning_of(a["checkpoint_id"]), tuning_of(b["checkpoint_id"])
+    if da and db and not dates_agree(da, db) and (wa and wb or _far_apart(da, db)):
+        return f"different snapshot dates ({_show(da)} vs {_show(db)})"
+    if (_is_open(a) or _is_open(b)) and ta != tb:
+        if "" in (ta, tb) or "base" in (ta, tb):
+            return "base vs tuned weights (separate repositories)"
+        return f"different tunings ({ta} vs {tb}, separate repositories)"
+    sa, sb = stage_of(a["checkpoint_id"]), stage_of(b["checkpoint_id"])
+    written_a, written_b = name_tokens(a["checkpoint_id"])[1], name_tokens(b["checkpoint_id"])[1]
+    if siblings > 2 and (written_a is None) != (written_b is None) and sa == sb:
+        return "an undated product name among several dated snapshots (the source names none)"
+    return ""
+
+
+def _show(date: tuple) -> str:
+    y, m, d = date
+    return "-".join(p for p in (str(y) if y else "????", f"{m:02d}", f"{d:02d}" if d else "") if p)
+
+
+def name_candidates(cps: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """(a, b, key) for checkpoints whose id or display name share an audit key."""
+    groups: dict[str, set[str]] = defaultdict(set)
+    for cp, name in zip(cps["checkpoint_id"], cps["display_name"], strict=True):
+        groups[audit_key(cp)].add(cp)
+        if isinstance(name, str) and name.strip():
+            groups[audit_key(name)].add(cp)
+    out = []
+    for key, ids in groups.items():
+        for a, b in itertools.combinations(sorted(ids), 2):
+            out.append((a, b, key))
+    return out
+
+
+def size_date_candidates(cps: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """Same organisation and total parameters, released within :data:`SIZE_DATE_DAYS` days,
+    names that differ by one word at most."""
+    frame = cps.assign(
+        _p=pd.to_numeric(cps["total_params_b"], errors="coerce"),
+        _d=pd.to_datetime(cps["release_date"], errors="coerce"),
+    ).dropna(subset=["_p", "_d"])
+    out = []
+    for (_, _), group in frame.groupby(["organisation", "_p"]):
+        rows = group.sort_values("_d").to_dict("records")
+        for x, y in itertools.combinations(rows, 2):
+            if abs((y["_d"] - x["_d"]).days) > SIZE_DATE_DAYS:
+                continue
+            wx = set(audit_key(x["checkpoint_id"]).split())
+            wy = set(audit_key(y["checkpoint_id"]).split())
+            if len(wx ^ wy) <= 1:
+                a, b = sorted((x["checkpoint_id"], y["checkpoint_id"]))
+                out.append((a, b, f"{x['organisation']}, {x['_p']:g}B, within a month"))
+    return out
+
+
+def cross_link_candidates(models: pd.DataFrame, cps: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """An alias of one checkpoint that is another checkpoint's id or display name."""
+    own: dict[str, str] = {}
+    for cp, name in zip(cps["checkpoint_id"], cps["display_name"], strict=True):
+        for label in (cp, name):
+            if isinstance(label, str) and label.strip():
+                own.setdefault(_norm(label), cp)
+    checkpoint_of = _checkpoint_of(models)
+    out = []
+    for model_id, aliases in zip(models["model_id"], models["aliases"], strict=True):
+        mine = checkpoint_of.get(model_id) or model_id
+        for alias in str(aliases or "").split(";"):
+            other = own.get(_norm(alias)) if alias.strip() else None
+            if other and other != mine:
+                a, b = sorted((mine, other))
+                out.append((a, b, f"alias {alias.strip()!r} of {model_id}"))
+    return out
+
+
+def same_score_candidates(
+    scores: pd.DataFrame, checkpoint_of: dict[str, str]
+) -> list[tuple[str, str, str]]:
+    """One source, two checkpoints, identical scores on :data:`SAME_SCORES_MIN`+ benchmarks
+    (and no benchmark where both are scored and differ)."""
+    frame = scores.assign(cp=scores["model_id"].map(checkpoint_of).fillna(scores["model_id"]))
+    out = []
+    for source, part in frame.groupby("source_name"):
+        rows = part.drop_duplicates(["cp", "benchmark_id"]).pivot(
+            index="cp", columns="benchmark_id", values="score"
+        )
+        if len(rows) < 2:
+            continue
+        signature = rows.apply(lambda r: tuple(r.round(6).items()), axis=1)
+        by_sig: dict[tuple, list[str]] = defaultdict(list)
+        for cp, sig in signature.items():
+            kept = tuple((k, v) for k, v in sig if pd.notna(v))
+            if len(kept) >= SAME_SCORES_MIN:
+                by_sig[kept].append(str(cp))
+        for sig, ids in by_sig.items():
+            for a, b in itertools.combinations(sorted(ids), 2):
+                out.append((a, b, f"{source}: {len(sig)} identical scores"))
+    return out
+
+
+def _checkpoint_of(models: pd.DataFrame) -> dict[str, str]:
+    """model_id -> checkpoint_id (its own id where the column is empty)."""
+    return {
+        m: (c if isinstance(c, str) and c.strip() else m)
+        for m, c in zip(models["model_id"], models["checkpoint_id"], strict=True)
+    }
+
+
+def _norm(text: str) -> str:
+    return "".join(ch for ch in str(text).casefold().replace("+", "plus") if ch.isalnum())
+
+
+def audit(
+    models: pd.DataFrame, scores: pd.DataFrame, apart: dict[frozenset, str]
+) -> list[Candidate]:
+    """Every candidate pair, each with its resolution ('' when unresolved).
+
+    ``apart``: pair of checkpoint ids -> reason, from the override table's ``distinct-from``
+    rows (and ``same-name`` rows, which say the same of two model ids)."""
+    cps = checkpoints(models)
+    rows = {r["checkpoint_id"]: r for r in cps.to_dict("records")}
+    checkpoint_of = _checkpoint_of(models)
+    found: dict[frozenset, tuple[str, str, str, str]] = {}
+    for signal, pairs in (
+        ("name", name_candidates(cps)),
+        ("size-date", size_date_candidates(cps)),
+        ("cross-link", cross_link_candidates(models, cps)),
+        ("same-scores", same_score_candidates(scores, checkpoint_of)),
+    ):
+        for a, b, detail in pairs:
+            found.setdefault(frozenset((a, b)), (a, b, signal, detail))
+    siblings: dict[str, int] = defaultdict(int)
+    for cp in rows:
+        siblings[audit_key(cp)] += 1
+    out = []
+    for pair, (a, b, signal, detail) in sorted(found.items(), key=lambda kv: kv[1]):
+        reason = apart.get(pair, "")
+        if not reason and signal == "size-date":
+            reason = word_apart(a, b)
+        if not reason and a in rows and b in rows:
+            reason = rule_apart(rows[a], rows[b], siblings[audit_key(a)])
+        out.append(Candidate(a, b, signal, detail, reason))
+    return out

@@ -1,0 +1,73 @@
+"""Metadata audit: models the board leans on (5 or more scores) whose facts are missing or
+contradict themselves (issue 26).
+
+Findings:
+
+- no release date, or no organisation;
+- open weights without a total parameter count (closed models publish none: not a finding);
+- a release date more than :data:`DATE_SLACK_DAYS` days away from the full date the model's id
+  writes (a refresh or an older release's date attached to a snapshot);
+- active parameters above total parameters, or a dense model whose active count differs;
+- a name that says mixture of experts (``families.moe_by_name``: '-a3b', '8x7b') on a model
+  marked dense.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pandas as pd
+
+from analytics.llm.audit import Finding
+from analytics.llm.ingest.families import moe_by_name
+from analytics.llm.ingest.identity import name_tokens
+
+MIN_SCORES = 5
+DATE_SLACK_DAYS = 31
+
+
+def _blank(value: object) -> bool:
+    return value is None or (isinstance(value, float) and pd.isna(value)) or str(value) == ""
+
+
+def _num(value: object) -> float | None:
+    return None if _blank(value) else float(value)
+
+
+def audit(models: pd.DataFrame, scores: pd.DataFrame) -> list[Finding]:
+    """Every metadata finding for models with :data:`MIN_SCORES` or more score rows."""
+    counts = scores["model_id"].value_counts()
+    busy = models[models["model_id"].map(counts).fillna(0) >= MIN_SCORES]
+    out = []
+    for row in busy.to_dict("records"):
+        mid = row["model_id"]
+        if _blank(row.get("release_date")):
+            out.append(Finding(mid, "no release date"))
+        if _blank(row.get("organisation")):
+            out.append(Finding(mid, "no organisation"))
+        if str(row.get("open_weights")) == "true" and _blank(row.get("total_params_b")):
+            out.append(Finding(mid, "open weights without a parameter count"))
+        out += _date_findings(row)
+        if str(row.get("is_moe")) == "false" and moe_by_name(mid):
+            out.append(Finding(mid, "the name says mixture of experts, the row says dense"))
+        total, active = _num(row.get("total_params_b")), _num(row.get("active_params_b"))
+        if total is not None and active is not None:
+            if active > total:
+                out.append(Finding(mid, f"active parameters {active:g}B above total {total:g}B"))
+            elif str(row.get("is_moe")) == "false" and active != total:
+                out.append(Finding(mid, f"dense model with {active:g}B of {total:g}B active"))
+    return out
+
+
+def _date_findings(row: dict) -> list[Finding]:
+    _, written = name_tokens(str(row.get("checkpoint_id") or row["model_id"]))
+    released = str(row.get("release_date") or "")
+    if not written or None in written or len(released) != 10:
+        return []
+    gap = abs((date.fromisoformat(released) - date(*written)).days)
+    if gap <= DATE_SLACK_DAYS:
+        return []
+    shown = "-".join(f"{p:02d}" for p in written)
+    return [
+        Finding(row["model_id"], f"release date {released} is {gap} days from the id's {shown}")
+    ]

@@ -1,0 +1,88 @@
+"""One checkpoint, several date spellings (issue 26): Artificial Analysis writes "(Oct '24)",
+LiveBench '2024-10-22', LMArena '20241022', xAI '1212', Mistral '2411'. A checkpoint whose name
+writes a partial date joins the one checkpoint of the same name whose date agrees and says more.
+
+The *name* is :func:`stem_key`: the words without the date or a leading host, in any order, with
+'-it' read as 'instruct' and 'experimental' as 'exp' (tuning and release-stage words still count:
+a preview never joins a release by this rule). A checkpoint without a date in its name is dated
+by its release date. Completeness: year, month and day > month and day > year and month; on a
+tie the vendor's spelling wins over the MM-YYYY one (Artificial Analysis' month labels), and of
+two names that write one date alike the smaller id is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from analytics.llm.ingest.identity import (
+    DateSpec,
+    date_of_release,
+    dates_agree,
+    name_tokens,
+)
+
+_WORDS = {"it": "instruct", "experimental": "exp"}
+_MONTH_YEAR = re.compile(r"(?<![\d.])(0[1-9]|1[0-2])-20\d\d(?![\d.])")
+
+
+def stem_key(checkpoint: str) -> str:
+    """The checkpoint's words without date or host, sorted, synonyms unified."""
+    words, _ = name_tokens(checkpoint)
+    return " ".join(sorted(_WORDS.get(w, w) for w in words))
+
+
+def _rank(checkpoint: str, date: DateSpec) -> tuple[int, int]:
+    known = sum(part is not None for part in date)
+    day = int(date[2] is not None)
+    return (known + day, 0 if _MONTH_YEAR.search(checkpoint) else 1)
+
+
+def _twin(checkpoint: str, other: str) -> bool:
+    """Both names write the same date the same way ('june-2024' and 'june-24'): the smaller
+    id is kept."""
+    return name_tokens(other)[1] == name_tokens(checkpoint)[1] and other < checkpoint
+
+
+def dated_merges(
+    checkpoints: set[str], release_dates: dict[str, str], pinned: set[str]
+) -> dict[str, str]:
+    """Checkpoint -> the checkpoint it joins (see the module docstring); ``pinned`` ids (the
+    override table's ``distinct`` rows) neither move nor take others in."""
+    by_stem: dict[str, list[str]] = defaultdict(list)
+    for cp in sorted(checkpoints):
+        by_stem[stem_key(cp)].append(cp)
+    dates: dict[str, DateSpec | None] = {
+        cp: name_tokens(cp)[1] or date_of_release(release_dates.get(cp)) for cp in checkpoints
+    }
+    out: dict[str, str] = {}
+    for cp in sorted(checkpoints):
+        written = name_tokens(cp)[1]
+        if cp in pinned or written is None or None not in written:
+            continue
+        mine = _rank(cp, written)
+        better = [
+            other
+            for other in by_stem[stem_key(cp)]
+            if other != cp
+            and other not in pinned
+            and other not in out
+            and dates[other] is not None
+            and dates_agree(written, dates[other])
+            and (_rank(other, dates[other]) > mine or _twin(cp, other))
+        ]
+        if len(better) == 1:
+            out[cp] = better[0]
+    return _settled(out)
+
+
+def _settled(mapping: dict[str, str]) -> dict[str, str]:
+    """Follow chains (a -> b -> c becomes a -> c)."""
+    out = {}
+    for start, target in mapping.items():
+        seen = {start}
+        while target in mapping and target not in seen:
+            seen.add(target)
+            target = mapping[target]
+        out[start] = target
+    return out

@@ -1,0 +1,264 @@
+"""Issue 26: the identity, protocol and metadata audits, the rules that merge one model's date
+spellings, readable and unique display names, and the committed catalog passing the audits."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from analytics.core import paths
+from analytics.llm.audit import cli as audit_cli
+from analytics.llm.audit import identity as ai
+from analytics.llm.audit import metadata as am
+from analytics.llm.audit import protocols as ap
+from analytics.llm.ingest import names, protocols
+from analytics.llm.ingest.dated import dated_merges, stem_key
+from analytics.llm.ingest.identity import audit_key, dates_agree, match_key, name_date
+
+# --- date spellings -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, stem, date",
+    [
+        ("claude-3.5-sonnet-20241022", "claude-3.5-sonnet", (2024, 10, 22)),
+        ("gpt-4o-2024-08-06", "gpt-4o", (2024, 8, 6)),
+        ("Claude 3.5 Sonnet (Oct '24)", "claude-3.5-sonnet", (2024, 10, None)),
+        ("claude-3.5-sonnet-10-2024", "claude-3.5-sonnet", (2024, 10, None)),
+        ("chatgpt-4o-03-27-2025", "chatgpt-4o", (2025, 3, 27)),
+        ("jamba-large-1.7-2025-07", "jamba-large-1.7", (2025, 7, None)),
+        ("gemini-2.5-pro-preview-05-06", "gemini-2.5-pro-preview", (None, 5, 6)),
+        ("grok-2-1212", "grok-2", (None, 12, 12)),
+        ("mistral-large-2411", "mistral-large", (2024, 11, None)),
+        ("gpt-5.5-instant-june-2026", "gpt-5.5-instant", (2026, 6, None)),
+        ("qwen2.5-0.5b", "qwen2.5-0.5b", None),  # a size is not a date
+        ("llama-3.1-8b", "llama-3.1-8b", None),
+    ],
+)
+def test_every_date_spelling_is_read(name, stem, date):
+    assert name_date(name) == (stem, date)
+
+
+def test_dates_agree_on_every_field_both_know():
+    assert dates_agree((2024, 10, None), (2024, 10, 22))
+    assert dates_agree((None, 12, 12), (2024, 12, None))
+    assert not dates_agree((2024, 5, None), (2024, 8, 6))
+    assert not dates_agree(None, (2024, 8, 6))
+
+
+def test_audit_key_ignores_dates_hosts_stages_tunings_and_word_order():
+    same = ["Claude 3.5 Sonnet (Oct '24)", "claude-3-5-sonnet-20241022", "claude-sonnet-3.5"]
+    assert len({audit_key(n) for n in same}) == 1
+    assert audit_key("parasail-qwen3-235b-a22b-instruct-2507") == audit_key("qwen3-235b-a22b")
+    assert audit_key("gemma-3-12b-it") == audit_key("gemma-3-12b-instruct")
+    assert audit_key("Command R+") != audit_key("Command R")
+    assert audit_key("qwen2.5-coder-7b") != audit_key("qwen2.5-7b")
+
+
+def test_match_key_reads_it_as_instruct_and_drops_a_host_prefix():
+    assert match_key("gemma-3-4b-it") == match_key("gemma-3-4b-instruct")
+    assert match_key("parasail-qwen3-8b") == match_key("qwen3-8b")
+    assert match_key("openai-gpt-5.4-2026-03-05") == match_key("gpt-5.4-2026-03-05")
+    assert match_key("gemini-2.0-flash-experimental") == match_key("gemini-2.0-flash-exp")
+    assert match_key("openai-whisper") != match_key("whisper")  # only before a name that says it
+
+
+# --- the merge rule ---------------------------------------------------------------------------
+
+
+def test_a_month_label_joins_the_one_snapshot_of_that_month():
+    cps = {"gpt-4o-08-2024", "gpt-4o-2024-08-06", "gpt-4o-2024-05-13", "gpt-4o-11-2024"}
+    out = dated_merges(cps, {}, set())
+    assert out == {"gpt-4o-08-2024": "gpt-4o-2024-08-06"}  # November has no dated snapshot
+
+
+def test_a_month_label_joins_the_undated_name_released_that_month():
+    cps = {"deepseek-v3", "deepseek-v3-12-2024", "deepseek-v3-0324"}
+    out = dated_merges(cps, {"deepseek-v3": "2024-12-26"}, set())
+    assert out == {"deepseek-v3-12-2024": "deepseek-v3"}
+
+
+def test_two_candidates_or_a_pinned_id_keep_the_label_apart():
+    cps = {"x-05-2024", "x-2024-05-13", "x-2024-05-20"}
+    assert dated_merges(cps, {}, set()) == {}  # which of the two May snapshots? nobody says
+    pair = {"y-10-2024", "y-2024-10-22"}
+    assert dated_merges(pair, {}, {"y-10-2024"}) == {}
+    assert dated_merges({"z-2407", "z-07-2024"}, {}, set()) == {"z-07-2024": "z-2407"}
+    assert dated_merges({"z-instruct-07-2024", "z-2407"}, {}, set()) == {}  # tunings differ
+    assert stem_key("jamba-large-1.7-2025-07") == stem_key("jamba-1.7-large")
+
+
+# --- the identity audit -----------------------------------------------------------------------
+
+
+def _models(rows: list[tuple]) -> pd.DataFrame:
+    cols = ["model_id", "display_name", "organisation", "release_date", "total_params_b",
+            "open_weights", "checkpoint_id", "variant", "aliases"]  # fmt: skip
+    return pd.DataFrame(rows, columns=cols).astype(str).replace("None", "")
+
+
+NO_SCORES = pd.DataFrame(columns=["model_id", "benchmark_id", "score", "source_name"])
+
+
+def test_the_audit_finds_a_split_and_the_rules_keep_real_pairs_apart():
+    models = _models([
+        ("acme-7b", "Acme 7B", "Acme", "2024-01-01", 7, "true", "acme-7b", "default", ""),
+        ("acme-7b-instruct", "Acme 7B Instruct", "Acme", "2024-01-01", 7, "true",
+         "acme-7b-instruct", "default", ""),
+        ("zed-pro-2024-05-13", "Zed Pro", "Zed", "2024-05-13", None, "false",
+         "zed-pro-2024-05-13", "default", ""),
+        ("zed-pro-2024-08-06", "Zed Pro (Aug)", "Zed", "2024-08-06", None, "false",
+         "zed-pro-2024-08-06", "default", ""),
+        ("zed-ultra-preview", "Zed Ultra Preview", "Zed", "2024-09-01", None, "false",
+         "zed-ultra-preview", "default", ""),
+        ("zed-ultra", "Zed Ultra", "Zed", "2024-09-03", None, "false", "zed-ultra", "default", ""),
+    ])  # fmt: skip
+    found = {frozenset((c.a, c.b)): c for c in ai.audit(models, NO_SCORES, {})}
+    base = found[frozenset(("acme-7b", "acme-7b-instruct"))]
+    assert base.resolved and "base vs tuned" in base.resolution
+    dated = found[frozenset(("zed-pro-2024-05-13", "zed-pro-2024-08-06"))]
+    assert dated.resolved and "different snapshot dates" in dated.resolution
+    split = found[frozenset(("zed-ultra", "zed-ultra-preview"))]
+    assert not split.resolved and "UNRESOLVED" in split.line()
+    again = ai.audit(models, NO_SCORES, {frozenset(("zed-ultra", "zed-ultra-preview")): "why"})
+    assert all(c.resolved for c in again)  # a distinct-from row resolves it, with its reason
+
+
+def test_identical_score_rows_and_cross_links_are_signals():
+    models = _models([
+        ("m-one", "M One", "Lab", "", None, "false", "m-one", "default", "Other Name"),
+        ("other-name", "Other Name", "Lab", "", None, "false", "other-name", "default", ""),
+        ("q-1", "Q 1", "Lab", "", None, "false", "q-1", "default", ""),
+        ("r-2", "R 2", "Lab", "", None, "false", "r-2", "default", ""),
+    ])  # fmt: skip
+    scores = pd.DataFrame(
+        [
+            (m, b, s, "src")
+            for m in ("q-1", "r-2")
+            for b, s in (("b1", 1.0), ("b2", 2.0), ("b3", 3))
+        ],
+        columns=["model_id", "benchmark_id", "score", "source_name"],
+    )
+    signals = {(c.a, c.b): c.signal for c in ai.audit(models, scores, {})}
+    assert signals[("m-one", "other-name")] == "cross-link"
+    assert signals[("q-1", "r-2")] == "same-scores"
+
+
+def test_the_cli_exits_1_naming_an_unresolved_pair(tmp_path, capsys):
+    for name in ("models", "scores", "benchmarks"):
+        src = paths.CATALOG_DIR / f"{name}.csv"
+        (tmp_path / f"{name}.csv").write_text(src.read_text("utf-8"), "utf-8")
+    (tmp_path / "overrides.csv").write_text(
+        (paths.CATALOG_DIR / "overrides.csv").read_text("utf-8").replace(
+            "distinct-from,yi-large,yi-large-preview", "distinct-from,yi-large,yi-lightning"
+        ), "utf-8",
+    )  # fmt: skip
+    assert audit_cli.main(["audit", "identity", "--catalog", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "yi-large | yi-large-preview" in out and "1 unresolved" in out
+    assert audit_cli.main(["audit", "identity", "--catalog", str(tmp_path / "none")]) == 2
+
+
+# --- the committed catalog ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def committed() -> dict[str, pd.DataFrame]:
+    return audit_cli.read_catalog(paths.CATALOG_DIR)
+
+
+@pytest.mark.parametrize("name", ["identity", "protocols"])
+def test_the_committed_catalog_passes_the_audit(committed, name):
+    open_ = [f.line() for f in audit_cli.findings(name, committed, paths.CATALOG_DIR)
+             if not f.resolved]  # fmt: skip
+    assert not open_, "\n".join(open_)
+
+
+def test_the_metadata_audit_runs_on_the_committed_catalog(committed):
+    found = audit_cli.findings("metadata", committed, paths.CATALOG_DIR)
+    ids = set(committed["models"]["model_id"])
+    assert all(f.subject in ids for f in found)
+    assert all(f.line().endswith("UNRESOLVED") for f in found)
+
+
+def test_no_two_models_share_a_display_name_and_none_is_shown_by_its_id(committed):
+    models = committed["models"]
+    shown = models["display_name"].str.casefold()
+    assert not shown.duplicated().any(), models[shown.duplicated(keep=False)]["model_id"].tolist()
+    assert not (models["display_name"] == models["model_id"]).any()
+
+
+def test_the_protocol_exclusions_reach_the_catalog(committed):
+    used = set(committed["scores"]["benchmark_id"])
+    assert not used & set(protocols.EXCLUDED_BENCHMARKS)
+    assert "frontiermath-tier4-public" not in used  # 26 zeros of 26: draws only
+
+
+# --- protocol and metadata audits on small tables ------------------------------------------
+
+
+def test_protocol_audit_flags_excluded_ids_draws_and_undeclared_benchmarks():
+    scores = pd.DataFrame(
+        [("a", "livebench", 50.0), ("b", "livebench", 60.0)]
+        + [(f"m{i}", "flat", 0.0) for i in range(6)]
+        + [("a", "odd", 1.0)],
+        columns=["model_id", "benchmark_id", "score"],
+    ).assign(source_name="src")
+    benches = pd.DataFrame({"benchmark_id": ["livebench", "flat"]})
+    lines = [f.line() for f in ap.audit(scores, benches)]
+    assert any(line.startswith("livebench:") and "composite" in line for line in lines)
+    assert any(line.startswith("flat:") and "6 of 6 equal" in line for line in lines)
+    assert any(line.startswith("odd:") and "not in benchmarks.csv" in line for line in lines)
+    mixed = [{"benchmark_id": "b", "score": float(i % 2)} for i in range(10)]
+    assert protocols.draw_only(mixed) == {}
+
+
+def test_metadata_audit_flags_missing_and_contradicting_facts():
+    models = _models([
+        ("open-1", "Open 1", "", "", None, "true", "open-1", "default", ""),
+        ("snap-2024-05-13", "Snap", "Lab", "2024-09-30", None, "false", "snap-2024-05-13",
+         "default", ""),
+        ("fine", "Fine", "Lab", "2024-01-01", 7, "true", "fine", "default", ""),
+    ]).assign(active_params_b="", is_moe="false")  # fmt: skip
+    scores = pd.DataFrame({"model_id": ["open-1", "snap-2024-05-13", "fine"] * 5})
+    lines = [f.line() for f in am.audit(models, scores)]
+    assert "open-1: no release date  UNRESOLVED" in lines
+    assert "open-1: no organisation  UNRESOLVED" in lines
+    assert "open-1: open weights without a parameter count  UNRESOLVED" in lines
+    assert any(line.startswith("snap-2024-05-13: release date 2024-09-30") for line in lines)
+    assert not any(line.startswith("fine:") for line in lines)
+
+
+# --- display names ----------------------------------------------------------------------------
+
+
+def test_variants_say_their_setting_and_ids_read_as_names():
+    rows = [
+        {"model_id": "c-4-16k", "display_name": "C 4", "variant": "16k", "checkpoint_id": "c-4"},
+        {"model_id": "c-4", "display_name": "C 4", "variant": "default", "checkpoint_id": "c-4"},
+        {"model_id": "g-4-high", "display_name": "G 4 (high)", "variant": "high",
+         "checkpoint_id": "g-4"},
+        {"model_id": "bloom-7b1", "display_name": "bloom-7b1", "variant": "default",
+         "checkpoint_id": "bloom-7b1"},
+    ]  # fmt: skip
+    names.name_the_variants(rows)
+    names.readable_names(rows)
+    assert [r["display_name"] for r in rows] == [
+        "C 4 (16k thinking)",
+        "C 4",
+        "G 4 (high)",
+        "BLOOM 7B1",
+    ]
+    clash = [
+        {"model_id": "x-2024-05-13", "display_name": "X", "checkpoint_id": "x-2024-05-13"},
+        {"model_id": "x-2024-08-06", "display_name": "X", "checkpoint_id": "x-2024-08-06"},
+        {"model_id": "y-a", "display_name": "Y", "checkpoint_id": "y-a"},
+        {"model_id": "y-b", "display_name": "y", "checkpoint_id": "y-b"},
+    ]
+    names.unique_names(clash)
+    assert [r["display_name"] for r in clash] == [
+        "X 2024-05-13",
+        "X 2024-08-06",
+        "Y [y-a]",
+        "y [y-b]",
+    ]
