@@ -225,7 +225,8 @@ def test_metadata_audit_flags_missing_and_contradicting_facts():
     assert "open-1: no release date  UNRESOLVED" in lines
     assert "open-1: no organisation  UNRESOLVED" in lines
     assert "open-1: open weights without a parameter count  UNRESOLVED" in lines
-    assert any(line.startswith("snap-2024-05-13: release date 2024-09-30") for line in lines)
+    late = "snap-2024-05-13: release date 2024-09-30, but the id's snapshot is 2024-05-13"
+    assert f"{late}  UNRESOLVED" in lines
     assert not any(line.startswith("fine:") for line in lines)
 
 
@@ -262,3 +263,88 @@ def test_variants_say_their_setting_and_ids_read_as_names():
         "Y [y-a]",
         "y [y-b]",
     ]
+
+
+# --- recorded methods, declared protocols, wrong attachments, snapshot dates ---------------
+
+
+def test_a_method_is_read_into_the_declared_keys():
+    assert protocols.method_terms("0-shot CoT") == {"shots": "0", "cot": "yes"}
+    assert protocols.method_terms("Main, 5-shot CoT") == {
+        "shots": "5",
+        "cot": "yes",
+        "subset": "main",
+    }
+    assert protocols.method_terms("Extended thinking (up to 64K tokens)") == {"thinking": "yes"}
+    assert protocols.method_terms("Score, Reasoning Off") == {"thinking": "no"}
+    assert protocols.method_terms("5-shot, Commonsense reasoning") == {"shots": "5"}
+    assert protocols.method_terms("Enhanced reasoning on competition-level math") == {}
+    assert protocols.stated_variant("Pass@1, Reasoning On") == "thinking"
+
+
+def test_a_method_that_contradicts_the_declared_protocol_is_a_conflict():
+    assert protocols.method_conflict("shots=5;cot=no", "5-shot") is None
+    assert protocols.method_conflict("shots=5;cot=no", "Accuracy") is None  # states nothing
+    assert "shots 0 (declared 5)" in protocols.method_conflict("shots=5;cot=no", "0-shot CoT")
+    assert "subset test (declared val)" in protocols.method_conflict("subset=val", "test")
+    with pytest.raises(ValueError, match="write shots"):
+        protocols.declared_terms("shot=5")
+
+
+def test_a_bad_declared_protocol_is_one_line_naming_the_file_and_line(tmp_path, monkeypatch):
+    from analytics.llm.ingest import benchmarks
+
+    bad = tmp_path / "benchmarks.csv"
+    bad.write_text(
+        "benchmark_id,name,category,higher_is_better,lower_bound,upper_bound,unit,"
+        "source_names,protocol\nx,X,math,true,0,100,%,,shots5\n",
+        "utf-8",
+    )
+    with pytest.raises(ValueError, match=r"benchmarks\.csv:2: protocol term 'shots5'"):
+        benchmarks._read_into(bad, {}, {})
+
+
+def test_the_protocol_audit_flags_a_row_against_its_declared_protocol():
+    scores = pd.DataFrame(
+        {"model_id": ["a", "b"], "benchmark_id": ["mmlu", "mmlu"], "score": [70.0, 71.0],
+         "source_name": ["s", "s"], "method": ["0-shot CoT", "5-shot"]}
+    )  # fmt: skip
+    benches = pd.DataFrame({"benchmark_id": ["mmlu"], "protocol": ["shots=5;cot=no"]})
+    lines = [f.line() for f in ap.audit(scores, benches)]
+    assert len(lines) == 1 and lines[0].startswith("mmlu / a: protocol: method differs")
+
+
+def test_a_base_checkpoint_never_keeps_its_tuned_siblings_copied_rows(committed):
+    from analytics.llm.ingest.attachments import copied_base_rows
+
+    rows = [
+        {"model_id": "g-8b-base", "benchmark_id": "aime", "source_name": "s", "score": 81.2},
+        {"model_id": "g-8b-instruct", "benchmark_id": "aime", "source_name": "s", "score": 81.2},
+        {"model_id": "g-8b-base", "benchmark_id": "mmlu", "source_name": "s", "score": 63.9},
+        {"model_id": "g-8b-instruct", "benchmark_id": "mmlu", "source_name": "s", "score": 65.5},
+        {"model_id": "g-8b-base", "benchmark_id": "bbh", "source_name": "t", "score": 50.0},
+        {"model_id": "g-8b-instruct", "benchmark_id": "bbh", "source_name": "u", "score": 50.0},
+    ]
+    assert copied_base_rows(rows) == {0}  # a different score or another source stays
+    scores = committed["scores"]
+    base = scores[scores["model_id"] == "granite-3.3-8b-base"]
+    assert "aime-2024" not in set(base["benchmark_id"]) and "mmlu" in set(base["benchmark_id"])
+
+
+def test_rows_run_with_extended_thinking_sit_on_the_thinking_variant(committed):
+    scores = committed["scores"]
+    stated = scores["method"].str.contains("Extended thinking", na=False)
+    assert stated.any()
+    assert scores.loc[stated, "model_id"].str.endswith("-thinking").all()
+
+
+def test_a_snapshot_date_bounds_the_release_date(committed):
+    from analytics.llm.ingest.dated import release_for_snapshot
+
+    assert release_for_snapshot("x-2025-06-17", "2025-05-20") == ("2025-06-17", True)
+    assert release_for_snapshot("x-2025-06-17", "2025-06-20") == ("2025-06-20", False)
+    assert release_for_snapshot("x-2025-06-17", "2025-09-30") == ("2025-06-17", True)
+    assert release_for_snapshot("x", "2025-05-20") == ("2025-05-20", False)
+    models = committed["models"].set_index("model_id")
+    assert models.loc["gemini-2.5-pro-2025-06-17", "release_date"] == "2025-06-17"
+    assert models.loc["glm-4.5-thinking", "release_date"] == "2025-07-28"  # set on the checkpoint

@@ -229,7 +229,7 @@ def test_ragged_row_and_bad_json_rejected(catalog: Path, store: Path) -> None:
         f.write("gsm8k,GSM8K,math,true,0,100\n")
     (catalog / "extra" / "notes.json").write_text('{"weights":\n  {"A": 1,}\n}\n')
     assert _rejected(catalog, store) == [
-        f"{_where(catalog, 'benchmarks.csv', 4)}: row has 6 cells but the header has 7; "
+        f"{_where(catalog, 'benchmarks.csv', 4)}: row has 6 cells but the header has 8; "
         "fix: quote cells that contain commas",
         f"{_where(catalog, 'extra/notes.json', 2)}: invalid JSON (Expecting property name enclosed "
         "in double quotes); fix: correct the syntax",

@@ -111,6 +111,10 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("lower_bound", "float", help="lowest valid score"),
         Column("upper_bound", "float", help="highest valid score"),
         Column("unit", "str", help="e.g. '%', 'elo', 'accuracy'"),
+        Column(
+            "protocol", "str", required=False,
+            help="the one protocol its rows follow: 'shots=5;cot=no', 'subset=val' (issue 26)",
+        ),
     ),
     "scores": (
         Column("model_id", "str"),
@@ -120,6 +124,10 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("source_name", "str", help="e.g. 'Epoch AI', 'Open LLM Leaderboard v2'"),
         Column("source_url", "str"),
         Column("date", "date", required=False),
+        Column(
+            "method", "str", required=False,
+            help="how the source says it ran the score ('5-shot', '0-shot CoT', 'val')",
+        ),
     ),
     "sources": (
         Column("source_id", "str", help="importer id, e.g. 'livebench'"),

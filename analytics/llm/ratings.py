@@ -44,13 +44,16 @@ _MANIFEST_LOCK = threading.Lock()  # pages may write two files of one folder at 
 
 
 def load_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Every stored score joined with its benchmark, in the engine's column names."""
+    """Every stored score joined with its benchmark, in the engine's column names; ``method``
+    (how the source says it ran the score) is empty for snapshots built before it existed."""
+    columns = {row[0] for row in con.execute("DESCRIBE scores").fetchall()}
+    method = "s.method" if "method" in columns else "CAST(NULL AS VARCHAR)"
     return db.query(
         con,
-        """
+        f"""
         SELECT s.model_id AS model, s.benchmark_id AS benchmark, b.name AS benchmark_name,
                b.category, b.higher_is_better, b.unit, s.score, s.source_kind AS source,
-               s.source_name, s.source_url, s.date
+               s.source_name, s.source_url, s.date, {method} AS method
         FROM scores s JOIN benchmarks b USING (benchmark_id)
         ORDER BY model, benchmark, source, source_name
         """,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 
 import pandas as pd
 import streamlit as st
@@ -93,7 +94,10 @@ def _size_range(col, table: pd.DataFrame) -> tuple[float, float] | None:
         return None
     lo, hi = float(sizes.min()), float(sizes.max())
     wanted = [float(v) for v in param("size", "").split("-") if _is_number(v)]
-    start = (max(lo, wanted[0]), min(hi, wanted[1])) if len(wanted) == 2 else (lo, hi)
+    start = (lo, hi)
+    if len(wanted) == 2:  # finite numbers only, clamped into the slider's range, low first
+        low, high = sorted(min(max(v, lo), hi) for v in wanted)
+        start = (low, high)
     picked = col.slider(
         "Parameters (B)", lo, hi, start, key="lb_size",
         help="Narrowing the range hides models of undisclosed size.",
@@ -106,11 +110,11 @@ def _size_range(col, table: pd.DataFrame) -> tuple[float, float] | None:
 
 
 def _is_number(text: str) -> bool:
+    """Whether ``text`` is a finite number ('inf', 'nan' and overflowing '1e999' are not)."""
     try:
-        float(text)
+        return math.isfinite(float(text))
     except ValueError:
         return False
-    return True
 
 
 CATEGORY_LABELS = {
@@ -154,8 +158,8 @@ def visible_columns(rows: pd.DataFrame, category: str | None, more: list[str]) -
         first += list(CATEGORY_ESSENTIALS)
     if "eligible" in rows and not rows["eligible"].all():
         first.append("unrated_reason")
-    if "variants" in rows:
-        first.insert(first.index("rating"), "variants")
+    if "variants" in rows:  # the grouped view: the folded settings, after the evidence
+        first.insert(first.index("details"), "variants")
     wanted = list(dict.fromkeys(first + more))
     return [c for c in wanted if c in rows.columns and (rows.empty or rows[c].notna().any())]
 

@@ -18,6 +18,9 @@ SCORE_COLUMNS = {
     "is_headline": st.column_config.CheckboxColumn("Headline"),
     "source": "Source kind",
     "source_name": "Source",
+    "method": st.column_config.TextColumn(
+        "Method", help="How the source says it ran the score (shots, chain of thought, subset)."
+    ),
     "date": st.column_config.DateColumn("Date"),
     "source_url": st.column_config.LinkColumn("Link"),
 }

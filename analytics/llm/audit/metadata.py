@@ -5,8 +5,8 @@ Findings:
 
 - no release date, or no organisation;
 - open weights without a total parameter count (closed models publish none: not a finding);
-- a release date more than :data:`DATE_SLACK_DAYS` days away from the full date the model's id
-  writes (a refresh or an older release's date attached to a snapshot);
+- a release date before the full snapshot date the model's id writes, or more than a month
+  after it (``dated.release_for_snapshot``: an older release's or a refresh's date);
 - active parameters above total parameters, or a dense model whose active count differs;
 - a name that says mixture of experts (``families.moe_by_name``: '-a3b', '8x7b') on a model
   marked dense.
@@ -14,16 +14,13 @@ Findings:
 
 from __future__ import annotations
 
-from datetime import date
-
 import pandas as pd
 
 from analytics.llm.audit import Finding
+from analytics.llm.ingest.dated import release_for_snapshot
 from analytics.llm.ingest.families import moe_by_name
-from analytics.llm.ingest.identity import name_tokens
 
 MIN_SCORES = 5
-DATE_SLACK_DAYS = 31
 
 
 def _blank(value: object) -> bool:
@@ -60,14 +57,10 @@ def audit(models: pd.DataFrame, scores: pd.DataFrame) -> list[Finding]:
 
 
 def _date_findings(row: dict) -> list[Finding]:
-    _, written = name_tokens(str(row.get("checkpoint_id") or row["model_id"]))
-    released = str(row.get("release_date") or "")
-    if not written or None in written or len(released) != 10:
+    checkpoint = str(row.get("checkpoint_id") or row["model_id"])
+    released = str(row.get("release_date") or "") or None
+    expected, from_id = release_for_snapshot(checkpoint, released)
+    if not released or expected == released:
         return []
-    gap = abs((date.fromisoformat(released) - date(*written)).days)
-    if gap <= DATE_SLACK_DAYS:
-        return []
-    shown = "-".join(f"{p:02d}" for p in written)
-    return [
-        Finding(row["model_id"], f"release date {released} is {gap} days from the id's {shown}")
-    ]
+    what = f"release date {released}, but the id's snapshot is {expected}"
+    return [Finding(row["model_id"], what)]

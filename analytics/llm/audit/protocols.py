@@ -6,6 +6,8 @@ Findings, each unresolved while its rows are in the catalog:
   indices, mixed versions, a second view of one evaluation);
 - a benchmark whose scores are nearly all equal (``protocols.draw_only``: its battles are
   draws);
+- a row whose recorded ``method`` contradicts the ``protocol`` its benchmark declares in
+  ``benchmarks.csv`` (``protocols.method_conflict``: shots, chain of thought, subset, thinking);
 - a row on a benchmark ``benchmarks.csv`` does not declare.
 
 Method text (shots, maj@k, parallel compute, fine-tuned) is read by each importer where its
@@ -40,6 +42,15 @@ def audit(scores: pd.DataFrame, benchmarks: pd.DataFrame) -> list[Finding]:
     for bench, reason in sorted(protocols.draw_only(records).items()):
         n = int((scores["benchmark_id"] == bench).sum())
         out.append(_finding(bench, reason, n))
+    if "method" in scores and "protocol" in benchmarks:
+        declared = dict(zip(benchmarks["benchmark_id"], benchmarks["protocol"], strict=True))
+        rows = scores[scores["method"].astype(str).str.strip() != ""]
+        for bench, method, model in zip(
+            rows["benchmark_id"], rows["method"], rows["model_id"], strict=True
+        ):
+            conflict = protocols.method_conflict(str(declared.get(bench) or ""), str(method))
+            if conflict:
+                out.append(Finding(f"{bench} / {model}", f"{conflict}: {method!r}"))
     undeclared = sorted(set(scores["benchmark_id"]) - set(benchmarks["benchmark_id"]))
     for bench in undeclared:
         n = int((scores["benchmark_id"] == bench).sum())

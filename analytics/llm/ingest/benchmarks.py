@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from analytics.llm.ingest.protocols import declared_terms
+
 BENCHMARKS_CSV = Path(__file__).with_name("benchmarks.csv")
 SOURCE_BENCHMARKS_DIR = Path(__file__).with_name("benchmarks")
 """One CSV per source family for benchmarks only that source publishes (same columns)."""
@@ -25,6 +27,9 @@ class Benchmark:
     lower_bound: float
     upper_bound: float
     unit: str
+    protocol: str = ""
+    """The one protocol its rows follow (``protocols.DECLARED_KEYS`` terms, ';'-joined; empty:
+    the source's own leaderboard protocol, one id per protocol)."""
 
     def in_bounds(self, score: float) -> bool:
         """True when the score lies within [lower_bound, upper_bound]."""
@@ -39,6 +44,7 @@ class Benchmark:
             "lower_bound": self.lower_bound,
             "upper_bound": self.upper_bound,
             "unit": self.unit,
+            "protocol": self.protocol,
         }
 
 
@@ -72,7 +78,12 @@ def _read_into(path: Path, table: dict[str, Benchmark], by_name: dict[str, str])
                 lower_bound=float(row["lower_bound"]),
                 upper_bound=float(row["upper_bound"]),
                 unit=row["unit"],
+                protocol=(row.get("protocol") or "").strip(),
             )
+            try:
+                declared_terms(bench.protocol)
+            except ValueError as exc:
+                raise ValueError(f"{path}:{lineno}: {exc}") from None
             table[bench.benchmark_id] = bench
             for name in filter(None, (row["source_names"] or "").split(";")):
                 by_name[name.strip().lower()] = bench.benchmark_id

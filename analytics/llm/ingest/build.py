@@ -36,9 +36,10 @@ from analytics.llm.ingest import (
     tau2_bench,
     vectara,
 )
+from analytics.llm.ingest.attachments import COPIED, copied_base_rows
 from analytics.llm.ingest.benchmarks import all_benchmarks
 from analytics.llm.ingest.common import Drops, IngestError, ModelObs, ScoreObs
-from analytics.llm.ingest.dated import dated_merges
+from analytics.llm.ingest.dated import dated_merges, release_for_snapshot
 from analytics.llm.ingest.families import (
     canonical_org,
     closed_by_name,
@@ -63,7 +64,9 @@ from analytics.llm.ingest.overrides import load as load_overrides
 from analytics.llm.ingest.protocols import (
     EXCLUDED_BENCHMARKS,
     KNOWN_BAD,
+    METHOD_DIFFERS,
     draw_only,
+    method_conflict,
     system_drop_reason,
 )
 from analytics.llm.ingest.sources import source_rows
@@ -204,12 +207,16 @@ class Resolver:
         self.variants[model_id] = label
         # the raw name names the variant only when it spells the setting itself
         spelling = raw.strip() if in_name or label == "default" else f"{raw.strip()} ({label})"
+        if key in self.overrides.alias_variants and model_id != checkpoint:
+            self.registry.aliases.get(checkpoint, set()).discard(raw.strip())  # one setting's name
+            spelling = raw.strip()
         self.registry.aliases.setdefault(model_id, set()).add(spelling)
         return model_id
 
     def lookup(self, raw: str) -> str | None:
         """model_id already known for a spelling (metadata-only sources never create models)."""
         base, found = split_variant(raw)
+        found = found or self.overrides.alias_variants.get(match_key(raw))
         checkpoint = self.registry.lookup(base)
         if checkpoint is None:
             return None
@@ -417,7 +424,7 @@ def model_rows(resolver: Resolver, by_model: dict, model_ids: set[str]) -> list[
     Weight properties (release date, parameters, licence, price ...) are chosen once per
     checkpoint from the observations of all its variants, so every variant shows the same."""
     pooled: dict[str, list[ModelObs]] = defaultdict(list)
-    for mid in sorted(model_ids):
+    for mid in sorted(set(model_ids) | set(by_model)):  # a scoreless default still speaks
         pooled[resolver.checkpoints.get(mid, mid)] += by_model.get(mid, [])
     rows = [
         stated_row(
@@ -438,7 +445,13 @@ def model_rows(resolver: Resolver, by_model: dict, model_ids: set[str]) -> list[
     inherit_from_checkpoint(rows)
     rows = [finish_row(row) for row in rows]
     for row in rows:
-        for attr, value in resolver.overrides.sets.get(row["model_id"], {}).items():
+        row["release_date"] = release_for_snapshot(row["checkpoint_id"], row["release_date"])[0]
+    sets = resolver.overrides.sets
+    for row in rows:
+        inherited = {  # a weight fact set on the checkpoint holds for every variant of it
+            a: v for a, v in sets.get(row["checkpoint_id"], {}).items() if a in WEIGHT_FIELDS
+        }
+        for attr, value in (inherited | sets.get(row["model_id"], {})).items():
             row[attr] = _typed(attr, value)
     human_display_names(rows)
     distinct_display_names(rows)
@@ -530,6 +543,8 @@ def score_rows(
             drops.add(label, "source link is not a single http(s) URL")
             continue
         reason = system_drop_reason(obs.model_name) or EXCLUDED_BENCHMARKS.get(obs.benchmark_id)
+        if not reason and method_conflict(bench.protocol, obs.method):
+            reason = f"{METHOD_DIFFERS} ({bench.benchmark_id}: {bench.protocol})"
         if reason:
             drops.add(label, reason)
             continue
@@ -548,6 +563,7 @@ def score_rows(
             "source_name": obs.source_name,
             "source_url": obs.source_url,
             "date": _iso(obs.date),
+            "method": obs.method,
             "origin": label,  # not a column: feeds the sources table
         }
         key = tuple(row[c] for c in schema.PRIMARY_KEYS["scores"])
@@ -557,6 +573,10 @@ def score_rows(
                 continue
         best[key] = (row, label)
     rows = [row for row, _ in best.values()]
+    copies = copied_base_rows(rows)
+    for i in sorted(copies):
+        drops.add(rows[i]["origin"], COPIED)
+    rows = [row for i, row in enumerate(rows) if i not in copies]
     draws = draw_only(rows)
     for row in rows:
         if row["benchmark_id"] in draws:

@@ -78,6 +78,8 @@ class ScoreObs:
     date: str | None = None
     origin: str = ""
     variant: str | None = None
+    method: str | None = None
+    """How the source says it ran the score ('5-shot', '0-shot CoT'), verbatim."""
 
 
 _PERCENT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*%\s*$")

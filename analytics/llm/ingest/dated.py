@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from datetime import date, timedelta
 
 from analytics.llm.ingest.identity import (
     DateSpec,
@@ -86,3 +87,24 @@ def _settled(mapping: dict[str, str]) -> dict[str, str]:
             target = mapping[target]
         out[start] = target
     return out
+
+
+RELEASE_SLACK_DAYS = 31
+"""A release may follow its snapshot by up to this many days (announcements trail the frozen
+snapshot); it never precedes it."""
+
+
+def release_for_snapshot(checkpoint: str, stated: str | None) -> tuple[str | None, bool]:
+    """(release date, whether it is the id's own date): a checkpoint whose id writes a full
+    snapshot date ('gemini-2.5-pro-2025-06-17') was not released before it, nor long after; a
+    stated date outside that window belongs to an older release or a refresh, and the written
+    date stands instead. Other checkpoints keep the stated date."""
+    written = name_tokens(checkpoint)[1]
+    if not written or None in written:
+        return stated, False
+    snapshot = date(*written)
+    if stated:
+        released = date.fromisoformat(stated)
+        if snapshot <= released <= snapshot + timedelta(days=RELEASE_SLACK_DAYS):
+            return stated, False
+    return snapshot.isoformat(), True

@@ -148,9 +148,16 @@ def external_scores(path: Path, spec: ExternalSpec, drops: Drops) -> list[ScoreO
                     url,
                     None,
                     f"{SOURCE}:{path.name}",
+                    method=_shots(row.get("Shots")),
                 )
             )
     return out
+
+
+def _shots(value: object) -> str | None:
+    """An external file's ``Shots`` cell as a method ('5' -> '5-shot'; empty -> None)."""
+    number = parse_number(value)
+    return None if number is None else f"{int(number)}-shot"
 
 
 def protocol_drop(spec: ExternalSpec, row: pd.Series) -> str | None:

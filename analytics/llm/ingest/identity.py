@@ -132,7 +132,7 @@ def slugify(name: str) -> str:
 
 _HOST_PREFIX = re.compile(
     r"^(parasail|fireworks|together|deepinfra|openrouter|chutes|novita|hyperbolic|nebius)-"
-    r"|^openai-(?=(gpt|o\d|chatgpt|codex)-)|^nvidia-(?=nemotron)"
+    r"|^openai-(?=(gpt|o\d|chatgpt|codex)-)|^nvidia-(?=nemotron)|^xai-(?=grok-)"
 )
 """A host or lab written before an id whose own name says it ('parasail-qwen3-235b-...',
 'openai-gpt-5.4-...', 'nvidia-nemotron-3-nano-30b-a3b'): not part of the model's name."""
@@ -282,7 +282,7 @@ def _strip_trailing_setting(base: str) -> tuple[str, str | None]:
     if before_date:
         return text[: before_date.start()] + text[before_date.end():], before_date.group(1)
     grok = _GROK_MODE.search(lower)
-    if grok and slugify(text).startswith("grok"):  # xAI names both modes as model ids
+    if grok and _HOST_PREFIX.sub("", slugify(text)).startswith("grok"):  # xAI: modes as ids
         return text[: grok.start()], canonical_variant(grok.group(1))
     for pattern in (_TRAIL_EFFORT, _TRAIL_THINK):
         match = pattern.search(lower)
@@ -465,7 +465,9 @@ def date_of_release(text: str | None) -> DateSpec | None:
     return (y, m, d)
 
 
-RELEASE_WORDS = {"preview": "preview", "exp": "exp", "experimental": "exp", "latest": "latest"}
+RELEASE_WORDS = {
+    "preview": "preview", "exp": "exp", "experimental": "exp", "latest": "latest", "beta": "beta"
+}
 """Words that name a release stage, not a different model (the audit groups across them)."""
 TUNING_WORDS = {"instruct": "instruct", "it": "instruct", "chat": "chat", "base": "base",
                 "hf": ""}

@@ -98,7 +98,8 @@ def score_obs(path: Path, data: dict, drops: Drops) -> list[ScoreObs]:
         if not isinstance(value, int | float):
             drops.add(SOURCE, "score is not a number")
             continue
-        reason = protocols.method_drop_reason(clean_text(metric.get("analysis_method")))
+        method = clean_text(metric.get("analysis_method"))
+        reason = protocols.method_drop_reason(method)
         if reason:
             drops.add(SOURCE, reason)
             continue
@@ -113,6 +114,8 @@ def score_obs(path: Path, data: dict, drops: Drops) -> list[ScoreObs]:
                 source_url=url,
                 date=clean_text(metric.get("date_recorded")),
                 origin=SOURCE,
+                method=method,
+                variant=protocols.stated_variant(method),
             )
         )
     return out

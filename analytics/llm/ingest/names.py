@@ -14,10 +14,11 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from analytics.llm.ingest.identity import name_tokens, split_variant
+from analytics.llm.ingest.identity import match_key, name_tokens, split_variant
 
 _UPPER = {
     "gpt",
+    "gpt2",
     "glm",
     "llm",
     "moe",
@@ -35,12 +36,9 @@ _UPPER = {
     "umt5",
     "bloom",
     "dbrx",
-    "gemma",
     "exaone",
     "ernie",
     "jais",
-    "olmo",
-    "olmoe",
     "hf",
     "fp8",
     "gguf",
@@ -63,7 +61,9 @@ def variant_label(variant: str) -> str:
 
 
 def _states_setting(name: str) -> bool:
-    return split_variant(name)[1] is not None or bool(re.search(r"\([^()]*\)\s*$", name))
+    """Whether a name spells a setting ('(high)', '(16k thinking)', 'Thinking xHigh Effort');
+    a parenthesised date ('(Jun 2025)') is not one."""
+    return split_variant(name)[1] is not None
 
 
 def name_the_variants(rows: list[dict]) -> None:
@@ -83,20 +83,36 @@ def _word(word: str) -> str:
             return word.upper().replace("X", "x")
     if word in _UPPER:
         return word.upper()
+    if re.fullmatch(r"o\d+", word):  # OpenAI's o-series is written in lower case
+        return word
     if word in _KEEP or not word[:1].isalpha():
         return word.capitalize() if word in _KEEP else word
     return word[:1].upper() + word[1:]
 
 
+_ID_PART = re.compile(r"20\d\d-\d\d-\d\d|(?<![\d.])\d\d-20\d\d|20\d\d-\d\d(?![\d-])|[^-_]+")
+"""A date written in an id stays one word ('2026-02-23', '03-2025'); else words split at '-'."""
+
+
 def readable_name(model_id: str) -> str:
-    """A readable spelling of an id: words split at '-', sizes and known acronyms in capitals."""
-    return " ".join(_word(w) for w in model_id.split("-") if w)
+    """A readable spelling of an id: words split at '-' (a date kept whole), sizes and known
+    acronyms in capitals."""
+    return " ".join(_word(w) for w in _ID_PART.findall(model_id) if w)
+
+
+def _is_raw(name: str, model_id: str) -> bool:
+    """A name that is only an id: the model's own id, a repo path, or an id-like spelling of
+    it ('grok-4-1', 'finix_s1_32b': lower case, no space, the same match key)."""
+    if name in (model_id, "") or "/" in name:
+        return True
+    return " " not in name and name == name.lower() and match_key(name) == match_key(model_id)
 
 
 def readable_names(rows: list[dict]) -> None:
-    """A model still shown under its id (or a repo path) is shown under :func:`readable_name`."""
+    """A model still shown under its id (or an id-like spelling of it) is shown under
+    :func:`readable_name`; the variant's setting, when the id ends in it, stays in brackets."""
     for row in rows:
-        if row["display_name"] in (row["model_id"], "") or "/" in row["display_name"]:
+        if _is_raw(row["display_name"], row["model_id"]):
             row["display_name"] = readable_name(row["model_id"])
 
 

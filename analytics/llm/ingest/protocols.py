@@ -121,3 +121,76 @@ def draw_only(scores: list[dict]) -> dict[str, str]:
         if top / len(found) >= DRAW_SHARE:
             out[bench] = f"{DRAWS}: {top} of {len(found)} equal"
     return out
+
+
+# --- declared protocols (benchmarks.csv ``protocol``) vs a row's recorded method --------------
+
+METHOD_DIFFERS = "protocol: method differs from the benchmark's declared protocol"
+
+_SHOTS = re.compile(r"\b(\d+|zero|one|few)[- ]?shots?\b", re.IGNORECASE)
+_COT = re.compile(r"\bcot\b|chain[- ]of[- ]thought", re.IGNORECASE)
+_NO_COT = re.compile(r"\b(no|without|w/o)[- ]cot\b|\bdirect\b", re.IGNORECASE)
+_SUBSET = re.compile(r"\b(val|validation|test|testmini|dev|diamond|main)\b", re.IGNORECASE)
+_THINKING_OFF = re.compile(r"\bno extended thinking\b|\breasoning off\b", re.IGNORECASE)
+_THINKING_ON = re.compile(
+    r"\bextended thinking\b|\breasoning on\b(?!\s+\w)|,\s*reasoning\s*$", re.IGNORECASE
+)
+_WORD_SHOTS = {"zero": 0, "one": 1}
+_SUBSETS = {"validation": "val"}
+DECLARED_KEYS = ("shots", "cot", "subset", "thinking")
+"""What a benchmark's ``protocol`` may fix: ``shots=<n>``, ``cot=yes|no``, ``subset=<name>``."""
+
+
+def method_terms(text: str | None) -> dict[str, str]:
+    """What a method description states, in the declared keys ('0-shot CoT' -> shots 0, cot
+    yes; '5-shot' -> shots 5; 'val' -> subset val; 'Extended thinking' -> thinking yes); a key
+    it does not state is absent."""
+    out: dict[str, str] = {}
+    if not text:
+        return out
+    shots = _SHOTS.search(text)
+    if shots and shots.group(1).lower() != "few":
+        word = shots.group(1).lower()
+        out["shots"] = str(_WORD_SHOTS.get(word, word))
+    if _NO_COT.search(text):
+        out["cot"] = "no"
+    elif _COT.search(text):
+        out["cot"] = "yes"
+    subset = _SUBSET.search(text)
+    if subset:
+        word = subset.group(1).lower()
+        out["subset"] = _SUBSETS.get(word, word)
+    if _THINKING_OFF.search(text):
+        out["thinking"] = "no"
+    elif _THINKING_ON.search(text):
+        out["thinking"] = "yes"
+    return out
+
+
+def stated_variant(method: str | None) -> str | None:
+    """'thinking' / 'non-thinking' when a method says the run used (or did not use) extended
+    thinking: such a row belongs to that variant, not to the default (issue 26)."""
+    found = method_terms(method).get("thinking")
+    return {"yes": "thinking", "no": "non-thinking"}.get(found or "")
+
+
+def declared_terms(protocol: str) -> dict[str, str]:
+    """A ``protocol`` cell ('shots=5;cot=no') as a dict; raises ValueError on a bad term."""
+    out = {}
+    for term in filter(None, (t.strip() for t in (protocol or "").split(";"))):
+        key, sep, value = term.partition("=")
+        if not sep or key not in DECLARED_KEYS or not value:
+            raise ValueError(f"protocol term {term!r}: write {'|'.join(DECLARED_KEYS)}=<value>")
+        out[key] = value
+    return out
+
+
+def method_conflict(protocol: str, method: str | None) -> str | None:
+    """Why a row's recorded method contradicts its benchmark's declared protocol (None: it
+    does not; a method that states nothing about a key follows the declaration)."""
+    declared, stated = declared_terms(protocol), method_terms(method)
+    if declared.get("shots") is not None and stated.get("cot") == "yes" and "shots" not in stated:
+        stated["shots"] = "0"  # '0-shot CoT' is often written 'CoT'
+    wrong = [f"{k} {stated[k]} (declared {v})" for k, v in declared.items()
+             if k in stated and stated[k] != v]  # fmt: skip
+    return f"{METHOD_DIFFERS}: {', '.join(wrong)}" if wrong else None
