@@ -280,6 +280,16 @@ def test_a_method_is_read_into_the_declared_keys():
     assert protocols.method_terms("5-shot, Commonsense reasoning") == {"shots": "5"}
     assert protocols.method_terms("Enhanced reasoning on competition-level math") == {}
     assert protocols.stated_variant("Pass@1, Reasoning On") == "thinking"
+    parallel = "With multiple parallel attempts and advanced scaffolding"
+    assert protocols.method_drop_reason(parallel) == protocols.PARALLEL
+
+
+def test_lab_reported_swe_bench_is_its_own_benchmark(committed):
+    scores = committed["scores"]
+    lab = scores[scores["benchmark_id"] == "swe-bench-verified-lab"]
+    runs = scores[scores["benchmark_id"] == "swe-bench-verified"]
+    assert set(lab["source_kind"]) == {"self-reported"} and len(lab) >= 10
+    assert not runs["source_name"].str.startswith("LLM Stats").any()
 
 
 def test_a_method_that_contradicts_the_declared_protocol_is_a_conflict():

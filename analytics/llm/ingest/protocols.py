@@ -50,7 +50,7 @@ _AGGREGATED = re.compile(
 )
 _PARALLEL = re.compile(
     r"\bdeep ?think\b|\bheavy\b|\bparallel (test[- ]time|thinking|compute|sampling)"
-    r"|\bwith parallel\b|\bttc\b|\bhigh[- ]compute\b",
+    r"|\bwith parallel\b|\bttc\b|\bhigh[- ]compute\b|\bmultiple (parallel )?attempts\b",
     re.IGNORECASE,
 )
 _FINE_TUNED = re.compile(r"\bfine[- ]?tuned\b|\bfinetuned\b|\btask[- ]specific\b", re.IGNORECASE)
