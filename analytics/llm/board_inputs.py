@@ -70,9 +70,11 @@ def _cached(version: str, name: str, compute: Callable[[], pd.DataFrame]) -> pd.
     return derived.cached_table(path(version, name), compute) if version else compute()
 
 
-def remove(version: str) -> None:
-    """Delete every stored table of ``version`` (any code hash), before a fresh derive."""
-    derived.remove_tables(ratings.derived_dir(version), NAMES)
+def remove_older(version: str) -> None:
+    """Delete the stored tables of ``version`` written by other code (other hashes), after the
+    current ones are written."""
+    current = [path(version, name) for name in NAMES]
+    derived.remove_tables(ratings.derived_dir(version), NAMES, keep=current)
 
 
 def stale_reason(version: str) -> str | None:

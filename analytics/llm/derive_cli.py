@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from analytics.core import db
+from analytics.core import db, derived
 from analytics.llm import board_inputs, leaderboard, planner_inputs, ratings
 
 FLAGS = ("--check", "--planner-only")
@@ -43,8 +43,10 @@ def _check(version: str, planner_only: bool) -> int:
     reason = planner_inputs.stale_reason(version) or board_inputs.stale_reason(version)
     if not planner_only:
         reason = ratings.stale_reason(version) or reason
-    if reason:
-        print(f"error: {reason}", file=sys.stderr)
+    damaged = derived.damage_lines(ratings.derived_dir(version))  # every file, not the first
+    if reason or damaged:
+        for line in dict.fromkeys([*([reason] if reason else []), *damaged]):
+            print(f"error: {line}", file=sys.stderr)
         return 1
     print(f"{ratings.derived_dir(version)}: up to date")
     return 0

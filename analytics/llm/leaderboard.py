@@ -144,10 +144,9 @@ def for_version(
 
 
 def derive_inputs(version: str) -> list[Path]:
-    """Recompute ``board_inputs``' tables of a built snapshot ``version`` for the current code
-    (older ones removed first; the ratings are neither read nor computed): the leaderboard's
-    first render reads them."""
-    board_inputs.remove(version)
+    """``board_inputs``' tables of a built snapshot ``version`` for the current code (a missing
+    or damaged one recomputed; older ones removed after; the ratings are neither read nor
+    computed): the leaderboard's first render reads them."""
     con = db.connect(version)
     try:
         board_inputs.lineage_of(version, lambda: _models(con))
@@ -156,6 +155,7 @@ def derive_inputs(version: str) -> list[Path]:
         )
     finally:
         con.close()
+    board_inputs.remove_older(version)
     return [board_inputs.path(version, name) for name in board_inputs.NAMES]
 
 

@@ -103,13 +103,15 @@ def measured_ids(version: str, catalog: Callable[[], cat.Catalog]) -> list[str |
 
 
 def derive(version: str) -> list[Path]:
-    """Recompute the tables of ``version`` for the current code, removing older files."""
-    derived.remove_tables(ratings.derived_dir(version), NAMES)
+    """The tables of ``version`` for the current code (a missing or damaged one recomputed),
+    then older files (other code hashes) removed: a reader always finds a file."""
     tables = cat.of_version(version)
     model_options(version, lambda: tables, lambda: ratings.of_version(version))
     axis_values(version, lambda: tables)
     measured_ids(version, lambda: tables)
-    return [path(version, name) for name in NAMES]
+    current = [path(version, name) for name in NAMES]
+    derived.remove_tables(ratings.derived_dir(version), NAMES, keep=current)
+    return current
 
 
 def stale_reason(version: str) -> str | None:

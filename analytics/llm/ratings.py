@@ -25,7 +25,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from analytics.core import atomic, db, paths
+from analytics.core import atomic, db, derived, paths
 from analytics.core.schema import SOURCE_KINDS
 from analytics.llm import elo
 
@@ -125,7 +125,9 @@ def _cached(
     """The table at ``path``, or ``compute``'s, stored there (nothing stored without a path);
     ``scores`` may be a function that reads them, called only when the file is missing."""
     if path is not None and path.exists():
-        return pd.read_parquet(path)
+        table = derived.read_verified(path)  # a damaged file (truncated, edited) is recomputed
+        if table is not None:
+            return table
     table = compute(scores() if callable(scores) else scores, bootstrap=bootstrap, seed=seed)
     if path is not None:
         _store(path, bootstrap, seed, table)
@@ -149,7 +151,13 @@ def categories_of_version(
 def read_manifest(version: str) -> dict:
     """The derived folder's manifest (``files``: name -> what it was computed with)."""
     path = derived_dir(version) / MANIFEST
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"files": {}}
+    try:
+        found = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except ValueError:  # damaged: every file then reads as stale, and derive rewrites it
+        found = {}
+    if not isinstance(found, dict) or not isinstance(found.get("files"), dict):
+        return {"files": {}}
+    return found
 
 
 def _entry(path: Path) -> dict:
@@ -161,7 +169,11 @@ def _entry(path: Path) -> dict:
 
 
 def _store(path: Path, bootstrap: int, seed: int, table: pd.DataFrame) -> Path:
-    atomic.write_parquet(path, table)
+    try:
+        atomic.write_parquet(path, table)
+    except OSError:  # a read-only checkout: served what was computed, nothing stored
+        return path
+    derived.record_digest(path)
     entry = {**_entry(path), "bootstrap": bootstrap, "seed": seed}
     version = path.parent.name
     with _MANIFEST_LOCK:
@@ -185,21 +197,35 @@ def stale_reason(version: str) -> str | None:
     files = read_manifest(version)["files"]
     for path in served_paths(version):
         entry = files.get(path.name, {})
+        where = path.relative_to(paths.SNAPSHOTS_DIR.parent)
         if not path.exists() or any(entry.get(k) != v for k, v in _entry(path).items()):
-            where = path.relative_to(paths.SNAPSHOTS_DIR.parent)
             return f"{where} is missing or stale (other rating code); fix: {REGENERATE} {version}"
+        damaged = derived.damage(path)
+        if damaged:
+            return f"{where}: {damaged}; fix: {REGENERATE} {version}"
     return None
 
 
 def derive(version: str | None = None) -> list[Path]:
     """Recompute the :func:`served_paths` files of ``version`` (default: the current
-    snapshot), dropping the folder's older files and manifest first."""
+    snapshot). Every table is computed first and each is then written beside the old file and
+    renamed over it, so a page always finds a file; the folder's other rating files (an older
+    rating method) are removed only after."""
     version = version or db.ensure_snapshot()
     scores = scores_of(version)
     folder = derived_dir(version)
-    for old in [*folder.glob("elo_*ratings_*.parquet"), folder / MANIFEST]:
-        old.unlink(missing_ok=True)
     jobs = [(cache_path(version, b, s), elo.rate, b, s) for b, s in SERVED]
     b, s = CATEGORY_SERVED
     jobs.append((category_cache_path(version, b, s), elo.rate_categories, b, s))
-    return [_store(path, b, s, rate(scores, bootstrap=b, seed=s)) for path, rate, b, s in jobs]
+    tables = [(path, b, s, rate(scores, bootstrap=b, seed=s)) for path, rate, b, s in jobs]
+    written = [_store(path, b, s, table) for path, b, s, table in tables]
+    keep = {p.name for p in written}
+    old = [p for p in folder.glob("elo_*ratings_*.parquet") if p.name not in keep]
+    for path in old:
+        path.unlink()
+    derived.forget_digests(folder, [p.name for p in old])
+    with _MANIFEST_LOCK:
+        manifest = read_manifest(version)
+        manifest["files"] = {n: e for n, e in manifest["files"].items() if n in keep}
+        atomic.write_json(folder / MANIFEST, manifest)
+    return written

@@ -15,7 +15,7 @@ import re
 import sys
 from pathlib import Path
 
-from analytics.core import paths, schema
+from analytics.core import derived, paths, schema
 from analytics.core.problems import at, display_path
 from analytics.core.snapshot import verify
 from analytics.core.snapshot.build import build
@@ -28,6 +28,7 @@ from analytics.core.snapshot.manifest import (
     list_snapshots,
     list_versions,
     stale_temp_dirs,
+    try_manifest,
 )
 from analytics.core.snapshot.parse import one_line
 
@@ -138,10 +139,31 @@ def _check_one(folder: Path, catalog_dir: Path, repair: bool) -> list[str]:
     return list(result.damaged)
 
 
+def _unreadable_manifests(snapshots_dir: Path) -> list[str]:
+    """One problem line per snapshot folder whose MANIFEST.json is there but does not parse
+    (``list_versions`` leaves such folders out, so they would be skipped silently)."""
+    if not snapshots_dir.is_dir():
+        return []
+    out = []
+    for folder in sorted(p for p in snapshots_dir.iterdir() if (p / MANIFEST).is_file()):
+        if try_manifest(folder) is None:
+            fix = f"`python -m analytics snapshot check --repair {folder.name}` or rebuild it"
+            out.append(at(folder / MANIFEST, None, "does not parse as a JSON object", fix))
+    return out
+
+
+def _derived_lines(snapshots_dir: Path, version: str) -> list[str]:
+    """Damage of the version's derived files (``data/derived/<version>``): content hashes."""
+    return derived.damage_lines(snapshots_dir.parent / "derived" / version)
+
+
 def _check(snapshots_dir: Path, catalog_dir: Path, versions: list[str], repair: bool) -> int:
     problems = _stale_lines(snapshots_dir)
+    if not versions:
+        problems += _unreadable_manifests(snapshots_dir)
     for version in versions or list_versions(snapshots_dir):
         problems += _check_one(snapshots_dir / version, catalog_dir, repair)
+        problems += _derived_lines(snapshots_dir, version)
     for line in problems:
         print(line)
     if problems:

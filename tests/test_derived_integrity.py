@@ -1,0 +1,131 @@
+"""Issue 27, item 3: derived files carry a content hash; a truncated or edited one is reported
+by ``derive --check`` and ``snapshot check`` and recomputed (never a traceback) when read;
+``derive`` never leaves a page without a file; a snapshot whose manifest does not parse is
+reported, not skipped.
+
+The store is the LLM rating snapshot of ``tests/fixtures/catalogs.py`` (test data only)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analytics.core import db, derived
+from analytics.core.snapshot import cli as snapshot_cli
+from analytics.llm import board_inputs, derive_cli, elo, leaderboard, ratings
+from tests.fixtures.apptest import fresh_caches, run_page, tables
+from tests.fixtures.catalogs import LLM_NEW as NEW
+from tests.fixtures.catalogs import LLM_OLD as OLD
+from tests.fixtures.catalogs import write_snapshot
+from tests.fixtures.store import StorePaths
+
+
+@pytest.fixture()
+def store(store_paths: StorePaths) -> StorePaths:
+    """Two snapshots (OLD, NEW), NEW served and derived."""
+    write_snapshot(store_paths.snapshots, OLD, old=True)
+    write_snapshot(store_paths.snapshots, NEW)
+    stamp = (store_paths.snapshots / OLD / "MANIFEST.json").stat().st_mtime
+    os.utime(store_paths.snapshots / NEW / "MANIFEST.json", (stamp + 10, stamp + 10))
+    store_paths.monkeypatch.setattr(db, "ensure_snapshot", lambda *args, **kwargs: NEW)
+    fresh_caches()
+    assert derive_cli.main(["derive", NEW]) == 0
+    return store_paths
+
+
+def _truncate(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def test_every_derived_file_has_its_hash_recorded(store, capsys) -> None:
+    folder = ratings.derived_dir(NEW)
+    assert derived.damage_lines(folder) == []
+    assert derive_cli.main(["derive", NEW, "--check"]) == 0
+    assert all(derived.damage(p) is None for p in folder.glob("*.parquet"))
+
+
+def test_a_truncated_rating_file_is_reported_by_both_checks(store, capsys) -> None:
+    path = ratings.cache_path(NEW, *ratings.SERVED[-1])
+    _truncate(path)
+    capsys.readouterr()
+    assert derive_cli.main(["derive", NEW, "--check"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert any(path.name in line and "sha256" in line and "fix:" in line for line in err)
+    assert snapshot_cli.main(["check", NEW]) == 1
+    out = capsys.readouterr().out
+    assert path.name in out and "truncated or edited" in out
+
+
+def test_an_edited_rating_is_detected_and_never_served(store, capsys) -> None:
+    path = ratings.cache_path(NEW, 0, 0)
+    good = pd.read_parquet(path)
+    edited = good.copy()
+    edited.loc[0, "rating"] = edited.loc[0, "rating"] + 500.0
+    edited.to_parquet(path, index=False)  # reads fine: only the hash tells
+    assert "differs from its recorded sha256" in (derived.damage(path) or "")
+    assert derive_cli.main(["derive", NEW, "--check"]) == 1
+    served = ratings.of_version(NEW)  # recomputed from the snapshot, and stored again
+    assert served["rating"].tolist() == good["rating"].tolist()
+    assert derived.damage(path) is None
+
+
+def test_a_truncated_file_is_recomputed_for_every_reader(store) -> None:
+    _truncate(ratings.cache_path(NEW, 0, 0))
+    lineage = board_inputs.path(NEW, "lineage")
+    _truncate(lineage)
+    assert not ratings.of_version(NEW).empty  # no ArrowInvalid
+    assert derived.damage(ratings.cache_path(NEW, 0, 0)) is None
+    board = leaderboard.for_version(NEW, bootstrap=0)  # reads the lineage: recomputed
+    assert set(board.lineage.columns) == {"model_id", "predecessor_id"}
+    assert derived.damage(lineage) is None
+
+
+@pytest.mark.parametrize("page", ["llm/leaderboard.py", "llm/model.py", "llm/movers.py"])
+def test_pages_over_a_truncated_rating_file_show_no_traceback(store, page) -> None:
+    for bootstrap, seed in ratings.SERVED:
+        _truncate(ratings.cache_path(NEW, bootstrap, seed))
+    fresh_caches()
+    at = run_page(page)
+    assert not at.exception
+    assert tables(at)  # the figures, recomputed
+
+
+def test_derive_writes_beside_the_served_file_and_removes_older_ones_after(
+    store, monkeypatch
+) -> None:
+    served = ratings.cache_path(NEW, 0, 0)
+    stale = served.with_name("elo_ratings_bt-old_b0_s0.parquet")
+    stale.write_bytes(served.read_bytes())
+    seen = []
+    real = elo.rate
+
+    def rate(*args, **kwargs):
+        seen.append(served.exists() and stale.exists())  # still there while computing
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(elo, "rate", rate)
+    assert derive_cli.main(["derive", NEW]) == 0
+    assert seen and all(seen)
+    assert served.exists() and not stale.exists()
+    assert derive_cli.main(["derive", NEW, "--check"]) == 0
+
+
+def test_a_snapshot_whose_manifest_does_not_parse_is_reported(store, capsys) -> None:
+    broken = store.snapshots / OLD / "MANIFEST.json"
+    broken.write_text("{not json", "utf-8")
+    capsys.readouterr()
+    assert snapshot_cli.main(["check"]) == 1
+    out = capsys.readouterr().out
+    assert "MANIFEST.json: does not parse as a JSON object" in out and OLD in out
+
+
+def test_a_damaged_digests_file_reports_every_file_as_unhashed(store, capsys) -> None:
+    folder = ratings.derived_dir(NEW)
+    (folder / derived.DIGESTS).write_text("[", "utf-8")
+    lines = derived.damage_lines(folder)
+    assert lines and all("no content hash recorded" in line for line in lines)
+    assert derive_cli.main(["derive", NEW, "--check"]) == 1
