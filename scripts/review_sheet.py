@@ -11,7 +11,12 @@ proposal you disagree with:
         --set 3=fail:"box covers two faces" --set 5=ok
 
 Stored marks go to data/runs/vision_failures/<run_id>.parquet (``save_failure_marks``); the
-note of each stored mark says it was checked on the overlay sheet.
+note of each stored mark says it was checked on the overlay sheet. ``--reviewer`` must be a
+configured maintainer (``MODELATLAS_MAINTAINERS`` or ``[maintainers]`` in
+.streamlit/secrets.toml; the name is checked, no password is asked), and every save appends a
+``review-marks`` line to the inbox audit log *before* the marks file is written, under the inbox
+lock (``measure.community.inbox.save_marks``; ``--inbox-dir``, default $MODELATLAS_INBOX_DIR or
+data/inbox).
 """
 
 from __future__ import annotations
@@ -25,9 +30,10 @@ from PIL import Image, ImageDraw
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analytics.core import db  # noqa: E402
+from analytics.core import db, problems  # noqa: E402
 from analytics.vision import review, runs  # noqa: E402
 from measure.adapters.catalog import adapter_catalog  # noqa: E402
+from measure.community import auth, cli, inbox  # noqa: E402
 from measure.tasks import load_tasks  # noqa: E402
 
 GREEN, RED = (0, 170, 0), (220, 0, 0)
@@ -87,6 +93,49 @@ def _apply(marks: pd.DataFrame, settings: list[str]) -> pd.DataFrame:
     return marks
 
 
+def reviewer(name: str) -> auth.Maintainer:
+    """The configured maintainer ``name``; SystemExit with one line otherwise (default deny)."""
+    try:
+        maintainers = auth.load_maintainers(cli.secrets_tables())
+    except auth.AuthError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    if not maintainers:
+        raise SystemExit(f"error: {auth.HOW_TO_CONFIGURE}")
+    if name not in maintainers:
+        raise SystemExit(
+            "error: "
+            + problems.line(
+                "--reviewer",
+                f"{name!r} is not a configured maintainer",
+                "pass your maintainer name as configured in MODELATLAS_MAINTAINERS or "
+                ".streamlit/secrets.toml",
+            )
+        )
+    return auth.Maintainer(name)
+
+
+def store(
+    run_id: str,
+    marks: pd.DataFrame,
+    who: auth.Maintainer,
+    inbox_root: Path | None = None,
+    runs_dir: Path | None = None,
+) -> Path:
+    """Save the marks: audit line first, then the marks file (``inbox.save_marks``)."""
+    try:
+        return inbox.save_marks(
+            run_id,
+            who,
+            int(marks["failure"].astype(bool).sum()),
+            lambda: runs.save_failure_marks(run_id, marks, who.name, runs_dir),
+            inbox_root,
+            file=f"{run_id}.parquet",
+            via="scripts/review_sheet.py",
+        )
+    except inbox.InboxError as exc:
+        raise SystemExit(f"error: {exc}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", action="append", help="run id (default: latest ranked runs)")
@@ -94,9 +143,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--store", action="store_true", help="store the marks (after looking)")
     parser.add_argument("--reviewer", default="", help="who looked (required with --store)")
     parser.add_argument("--set", action="append", default=[], help="INDEX=ok|fail[:note]")
+    parser.add_argument("--inbox-dir", type=Path, help="audit log's inbox (default data/inbox)")
     args = parser.parse_args(argv)
     if args.store and not args.reviewer:
         parser.error("--store needs --reviewer")
+    who = reviewer(args.reviewer) if args.store else None
     con = db.connect()
     tasks = load_tasks()
     all_runs = runs.all_runs(con).set_index("run_id", drop=False)
@@ -116,9 +167,9 @@ def main(argv: list[str] | None = None) -> int:
         marks = _apply(review.proposed_marks(outputs, truth), args.set)
         print(f"\n{run_id}: sheet {path}")
         print(marks.to_string(index=False))
-        if args.store:
+        if who is not None:
             marks["note"] = marks["note"] + " (checked by eye on the overlay sheet)"
-            print("stored:", runs.save_failure_marks(run_id, marks, args.reviewer))
+            print("stored:", store(run_id, marks, who, args.inbox_dir))
     return 0
 
 

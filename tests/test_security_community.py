@@ -70,10 +70,12 @@ WRITES = (
     (atomic, "write_parquet"),
     (atomic, "write_json"),
     (atomic, "write_bytes"),
+    (atomic, "write_all"),
     (atomic, "append_bytes"),
     (inbox, "_move_bundle"),
 )
-"""Every step that writes during accept (atomic writes, the audit append, the bundle move)."""
+"""Every step that writes during accept (atomic writes, the audit append and its head and
+anchor, the bundle move)."""
 
 
 def _kill_at(monkeypatch, step: int | None) -> list[str]:
@@ -123,7 +125,8 @@ def _accept_steps(tmp_path, monkeypatch) -> int:
     return len(done)
 
 
-ACCEPT_STEPS = 7  # pending result, state, audit line, audit head, result, bundle move, state
+ACCEPT_STEPS = 8  # pending result, audit head+anchor created (first line), audit line,
+# head+anchor, state, result, bundle move, state (docs/community.md: audit line first)
 
 
 def test_accept_has_the_steps_the_kill_test_covers(dirs, tmp_path, monkeypatch):
@@ -389,7 +392,7 @@ class Clock:
         return self.now
 
 
-def test_throttle_locks_a_name_then_everyone_and_releases_after_the_window(tmp_path):
+def test_throttle_locks_a_name_then_the_client_and_releases_after_the_window(tmp_path):
     clock = Clock()
     throttle = auth.Throttle(tmp_path / auth.THROTTLE_FILE, clock=clock)
     table = {"maint": HASH}
@@ -403,12 +406,13 @@ def test_throttle_locks_a_name_then_everyone_and_releases_after_the_window(tmp_p
     assert auth.sign_in("other", PASSWORD, {**table, "other": HASH}, again).name == "other"
     clock.now += auth.LOCKOUT_S + 1
     assert auth.sign_in("maint", PASSWORD, table, again) == MAINT
-    for i in range(auth.MAX_FAILURES_TOTAL):
+    for i in range(auth.MAX_FAILURES_PER_CLIENT):
         clock.now += 1
         with pytest.raises(auth.AuthError, match="login failed"):
             auth.sign_in(f"guess{i % 4}", "wrong", table, throttle)
-    with pytest.raises(auth.AuthError, match="on this server"):
+    with pytest.raises(auth.AuthError, match="from this client"):  # not everyone: no global count
         auth.sign_in("maint", PASSWORD, table, throttle)
+    assert auth.sign_in("maint", PASSWORD, table, throttle, client="web:10.0.0.2") == MAINT
 
 
 def test_a_good_sign_in_clears_only_that_names_failures(tmp_path):

@@ -42,6 +42,16 @@ def throttle() -> auth.Throttle:
     return auth.Throttle(inbox.inbox_dir() / auth.THROTTLE_FILE)
 
 
+def client() -> str:
+    """The sign-in throttle's client key: ``web:<address>`` of the connection (the TCP peer,
+    not a header), ``web:localhost`` when Streamlit gives none (a local browser, tests)."""
+    try:
+        address = st.context.ip_address
+    except Exception:  # outside a running app
+        address = None
+    return f"web:{address}" if address else auth.WEB_LOCAL
+
+
 def _login_form(key: str, maintainers: dict[str, str]) -> None:
     with st.form(key=f"{key}_login"):
         name = st.text_input("Maintainer name", key=f"{key}_login_name")
@@ -49,7 +59,7 @@ def _login_form(key: str, maintainers: dict[str, str]) -> None:
         sent = st.form_submit_button("Sign in")
     if sent:
         try:
-            who = auth.sign_in(name, password, maintainers, throttle())
+            who = auth.sign_in(name, password, maintainers, throttle(), client())
         except auth.AuthError as exc:
             st.error(str(exc))
             return

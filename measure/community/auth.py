@@ -5,11 +5,19 @@ Maintainers are configured as ``name -> hash`` pairs, from Streamlit secrets (a
 ``MODELATLAS_MAINTAINERS="alice:scrypt$16384$8$1$<salt>$<hash>,bob:..."``. With none configured
 every protected page and command refuses. ``python -m measure maintainer hash-password``
 makes a hash. Documented in docs/community.md ("Maintainer access").
+
+Sign-in is throttled server-side (``Throttle``, ``sign_in``): each attempt is recorded before its
+password is checked, under a flock shared by threads and processes, and forgotten only when the
+password was right. 5 attempts for one name in 15 minutes lock that name for the web; 20 from one
+client (``web:<address>``, ``cli:<user>``) lock that client; the command line is refused only by
+its own attempts, and there is no server-wide count, so nobody can lock every maintainer out.
+Documented in docs/security.md ("Sign-in throttling").
 """
 
 from __future__ import annotations
 
 import fcntl
+import getpass
 import hashlib
 import hmac
 import json
@@ -184,108 +192,233 @@ def authenticate(name: str, password: str, maintainers: Mapping[str, str]) -> Ma
 # --- sign-in throttling, server-side ----------------------------------------------------------
 
 THROTTLE_FILE = "login-throttle.json"
-MAX_FAILURES_PER_NAME = 5  # failed sign-ins for one name within the window, then it is locked
-MAX_FAILURES_TOTAL = 20  # failed sign-ins for all names within the window, then all are locked
+THROTTLE_VERSION = 2  # {"version": 2, "attempts": [...], "damaged_at": T?}; 1 = {name: [T, ...]}
+MAX_FAILURES_PER_NAME = 5  # sign-in attempts for one name within the window, then it is locked
+MAX_FAILURES_PER_CLIENT = 20  # attempts from one client, all names, in the window: it is locked
 LOCKOUT_S = 15 * 60  # the sliding window (and so the longest lockout), seconds
-MAX_NAMES = 1000  # names remembered (the oldest are forgotten first)
-ALL = "*"  # the key of the global count
+MAX_ATTEMPTS = 20_000  # attempts remembered (the oldest are forgotten first)
+CLI_PREFIX = "cli:"  # client keys of the command line on the server (see Throttle)
+WEB_LOCAL = "web:localhost"  # the pages' client key when Streamlit gives no address (localhost)
+UNKNOWN_CLIENT = "web:unknown"  # the client key when the caller names none
+LEGACY_CLIENT = "legacy:"  # failures migrated from a version-1 file (no client was recorded)
+
+
+def cli_client() -> str:
+    """The command line's client key: ``cli:<user name of this process>``."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = f"uid{os.getuid()}"
+    return f"{CLI_PREFIX}{user}"
 
 
 class Throttle:
-    """Failed sign-ins per maintainer name and overall, in a small JSON file shared by every
-    browser session and process (``<inbox>/login-throttle.json``, guarded by flock).
+    """Sign-in attempts per maintainer name and per client, in a small JSON file shared by
+    every browser session and process (``<inbox>/login-throttle.json``, guarded by flock on
+    ``login-throttle.json.lock``).
 
-    A name with ``per_name`` failures inside the last ``window_s`` seconds, or everyone after
-    ``total`` failures, is refused until the oldest of those failures leaves the window.
+    An attempt is recorded *before* its password is checked, in the same critical section as
+    the lockout check (``begin``); the scrypt work runs outside the lock; a good password then
+    forgets that attempt and the same client's earlier failures for that name (``finish``), a
+    bad one leaves it counted. So concurrent guesses cannot all pass the check: within
+    ``window_s`` at most ``per_name`` passwords are evaluated for one name and at most
+    ``per_client`` for one client. An attempt whose process died counts as a failure.
+
+    The rule (no count locks every maintainer out, there is no server-wide count):
+
+    - ``per_name`` attempts for a name (case-insensitive, from any client) lock that name for
+      every web client until the oldest of them leaves the window;
+    - ``per_client`` attempts from one client (all names) lock that client, for all names;
+    - a command-line client (key ``cli:<user>``, the server's own shell) is refused only by its
+      own attempts (``per_name`` for one name, ``per_client`` in all): anyone who can run it
+      against the inbox can edit this file anyway, so a lock that web guesses put on it would
+      protect nothing and only keep maintainers out.
+
+    A file in the version-1 format (``{name: [times]}``) is read as those names' failures from
+    an unknown client (the old server-wide ``"*"`` count is dropped). A damaged file (not JSON,
+    or not one of the two shapes) is kept as ``login-throttle.json.damaged`` and replaced by an
+    empty one, and web sign-ins are refused for one window from then (what was counted is
+    unknown, so nobody is let through unthrottled, and nobody is kept out for longer); the
+    command line still signs in.
     """
 
     def __init__(
         self,
         path: Path,
         per_name: int = MAX_FAILURES_PER_NAME,
-        total: int = MAX_FAILURES_TOTAL,
+        per_client: int = MAX_FAILURES_PER_CLIENT,
         window_s: float = LOCKOUT_S,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.path, self.per_name, self.total = Path(path), per_name, total
+        self.path, self.per_name, self.per_client = Path(path), per_name, per_client
         self.window_s, self.clock = window_s, clock
 
     @contextmanager
-    def _locked(self) -> Iterator[dict[str, list[float]]]:
+    def _locked(self) -> Iterator[dict]:
+        """The current state under an exclusive flock (threads and processes alike); saved."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(f"{self.path}.lock", "a") as handle:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
             try:
-                yield self._load()
+                state = self._load()
+                yield state
+                self._save(state)
             finally:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
-    def _load(self) -> dict[str, list[float]]:
-        try:
-            found = json.loads(self.path.read_text())
-        except (OSError, ValueError):
-            return {}
+    def _load(self) -> dict:
         now = self.clock()
-        return {
-            str(k): [float(t) for t in v if now - float(t) < self.window_s]
-            for k, v in (found.items() if isinstance(found, dict) else [])
-            if isinstance(v, list) and all(isinstance(t, int | float) for t in v)
-        }
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {"attempts": []}
+        except (OSError, ValueError):
+            text = None
+        state = None if text is None else _parse_state(text)
+        if state is None:  # damaged: keep it for a look, refuse the web for one window
+            try:
+                os.replace(self.path, f"{self.path}.damaged")
+            except OSError:
+                pass
+            return {"attempts": [], "damaged_at": now}
+        state["attempts"] = [
+            a for a in state["attempts"] if now - self.window_s < a["t"] <= now + self.window_s
+        ]
+        damaged = state.get("damaged_at")
+        if damaged is not None and not now - self.window_s < damaged <= now + self.window_s:
+            state.pop("damaged_at")
+        return state
 
-    def _save(self, seen: dict[str, list[float]]) -> None:
-        kept = {k: v for k, v in seen.items() if v}
-        names = sorted((k for k in kept if k != ALL), key=lambda k: kept[k][-1])
-        for old in names[: max(0, len(names) - MAX_NAMES)]:
-            kept.pop(old)
-        atomic.write_json(self.path, kept)
+    def _save(self, state: dict) -> None:
+        out: dict = {"version": THROTTLE_VERSION, "attempts": state["attempts"][-MAX_ATTEMPTS:]}
+        if state.get("damaged_at") is not None:
+            out["damaged_at"] = state["damaged_at"]
+        atomic.write_json(self.path, out)
 
     @staticmethod
     def key(name: str) -> str:
         """The name as counted (case-insensitive, at most 64 characters)."""
         return str(name or "").strip().lower()[:64]
 
-    def _refusal(self, seen: dict[str, list[float]], name: str) -> str | None:
-        for key, cap, who in ((self.key(name), self.per_name, "this name"), (ALL, self.total, "")):
-            times = seen.get(key, [])
+    @staticmethod
+    def client_key(client: str | None) -> str:
+        """The client as counted (at most 128 characters; none given is ``web:unknown``)."""
+        return str(client or "").strip()[:128] or UNKNOWN_CLIENT
+
+    def _wait(self, times: list[float], cap: int) -> int:
+        return max(1, int(sorted(times)[-cap] + self.window_s - self.clock()) + 1)
+
+    def _refusal(self, state: dict, name: str, client: str) -> str | None:
+        local = client.startswith(CLI_PREFIX)
+        minutes = f"{self.window_s / 60:.0f} min"
+        damaged = state.get("damaged_at")
+        if damaged is not None and not local:
+            wait = max(1, int(damaged + self.window_s - self.clock()) + 1)
+            return (
+                f"the sign-in throttle record {self.path.name} was damaged (kept as "
+                f"{self.path.name}.damaged), so web sign-in is closed for {minutes}; fix: try "
+                f"again in {wait} s, or sign in with the command line on the server"
+            )
+        attempts = state["attempts"]
+        by_name = [
+            a["t"] for a in attempts if a["name"] == name and (not local or a["client"] == client)
+        ]
+        by_client = [a["t"] for a in attempts if a["client"] == client]
+        for times, cap, who in (
+            (by_name, self.per_name, "for this name"),
+            (by_client, self.per_client, "from this client"),
+        ):
             if len(times) >= cap:
-                wait = int(sorted(times)[-cap] + self.window_s - self.clock()) + 1
-                scope = f"for {who}" if who else "on this server"
                 return (
-                    f"too many failed sign-ins {scope} ({len(times)} in "
-                    f"{self.window_s / 60:.0f} min); fix: try again in {wait} s"
+                    f"too many failed sign-ins {who} ({len(times)} in {minutes}); "
+                    f"fix: try again in {self._wait(times, cap)} s"
                 )
         return None
 
-    def check(self, name: str) -> None:
-        """Raise AuthError when ``name`` (or everyone) is locked out now."""
-        with self._locked() as seen:
-            refusal = self._refusal(seen, name)
+    def begin(self, name: str, client: str | None = None) -> str:
+        """Refuse (AuthError) when ``name`` or ``client`` is locked out now; otherwise record a
+        pending attempt, counted as a failure until ``finish(token, ok=True)``, and return its
+        token. Check and record are one critical section."""
+        key, who = self.key(name), self.client_key(client)
+        token = secrets.token_hex(8)
+        with self._locked() as state:
+            refusal = self._refusal(state, key, who)
+            if refusal is None:
+                attempt = {"t": self.clock(), "name": key, "client": who, "id": token}
+                state["attempts"].append(attempt)
         if refusal:
             raise AuthError(refusal)
+        return token
 
-    def record(self, name: str, ok: bool) -> None:
-        """Count a failed sign-in, or forget the name's failures after a good one."""
-        with self._locked() as seen:
-            if ok:
-                seen.pop(self.key(name), None)
-            else:
-                for key in (self.key(name), ALL):
-                    seen.setdefault(key, []).append(self.clock())
-            self._save(seen)
+    def finish(self, token: str, ok: bool) -> None:
+        """After a good password forget the attempt ``token`` and its client's earlier
+        failures for that name (other clients' failures stay); after a bad one keep it."""
+        if not ok:
+            return
+        with self._locked() as state:
+            mine = next((a for a in state["attempts"] if a["id"] == token), None)
+            if mine is not None:
+                state["attempts"] = [
+                    a
+                    for a in state["attempts"]
+                    if not (a["name"] == mine["name"] and a["client"] == mine["client"])
+                ]
+
+
+def _is_time(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == value
+
+
+def _parse_state(text: str) -> dict | None:
+    """The throttle state from a version-2 or version-1 file; None when damaged."""
+    try:
+        found = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(found, dict):
+        return None
+    if not isinstance(found.get("version"), int):  # version 1: {"name": [times], "*": [all]}
+        if not all(isinstance(v, list) and all(_is_time(t) for t in v) for v in found.values()):
+            return None
+        attempts = [
+            {"t": float(t), "name": Throttle.key(k), "client": LEGACY_CLIENT, "id": ""}
+            for k, v in found.items()
+            if k != "*"
+            for t in v
+        ]
+        return {"attempts": sorted(attempts, key=lambda a: a["t"])}
+    attempts, damaged = found.get("attempts"), found.get("damaged_at")
+    if found["version"] != THROTTLE_VERSION or not isinstance(attempts, list):
+        return None
+    if damaged is not None and not _is_time(damaged):
+        return None
+    fields = {"t": _is_time, "name": str, "client": str, "id": str}
+    for attempt in attempts:
+        if not isinstance(attempt, dict) or set(attempt) != set(fields):
+            return None
+        for field, kind in fields.items():
+            ok = kind(attempt[field]) if kind is _is_time else isinstance(attempt[field], kind)
+            if not ok:
+                return None
+    state: dict = {"attempts": attempts}
+    if damaged is not None:
+        state["damaged_at"] = float(damaged)
+    return state
 
 
 def sign_in(
-    name: str, password: str, maintainers: Mapping[str, str], throttle: Throttle | None
+    name: str,
+    password: str,
+    maintainers: Mapping[str, str],
+    throttle: Throttle | None,
+    client: str | None = None,
 ) -> Maintainer:
-    """``authenticate`` behind the server-side throttle (every failure counts)."""
-    if throttle is not None and maintainers:
-        throttle.check(name)
-    try:
-        who = authenticate(name, password, maintainers)
-    except AuthError:
-        if throttle is not None and maintainers:
-            throttle.record(name, ok=False)
-        raise
-    if throttle is not None:
-        throttle.record(name, ok=True)
+    """``authenticate`` behind the server-side throttle: the attempt is counted before the
+    password is checked and forgotten only when it was right. ``client`` identifies the caller
+    (``web:<address>`` from the pages, ``cli_client()`` from the command line)."""
+    if throttle is None or not maintainers:
+        return authenticate(name, password, maintainers)
+    token = throttle.begin(name, client)
+    who = authenticate(name, password, maintainers)  # an exception leaves the attempt counted
+    throttle.finish(token, ok=True)
     return who

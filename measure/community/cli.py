@@ -5,6 +5,10 @@
     maintainer hash-password [--name NAME]
     audit verify [--inbox DIR]
 
+``inbox list`` first repairs what a killed accept or reject left (``inbox.repair``), so it never
+shows a decision without its audit line (one that still lacks it is marked "no audit line").
+``audit verify`` exits 1 on damage and on unchained (legacy) lines, naming them.
+
 accept and reject take ``--maintainer NAME`` and read the password from $MODELATLAS_PASSWORD,
 else from the terminal (hidden) or the first line of stdin; failed sign-ins count towards the
 server-side lockout (``auth.Throttle``, shared with the pages). Every command takes
@@ -21,7 +25,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from analytics.core import atomic
+from analytics.core import atomic, problems
 from measure.community import audit, auth, bundle, inbox
 from measure.community.validate import BundleError, validate_bundle
 
@@ -62,6 +66,7 @@ def _inbox_parser() -> argparse.ArgumentParser:
     add.add_argument("--runs-dir", type=Path, help="our runs (default data/runs)")
     listing = sub.add_parser("list", help="list bundles")
     listing.add_argument("--status", choices=(inbox.QUEUED, inbox.ACCEPTED, inbox.REJECTED))
+    listing.add_argument("--runs-dir", type=Path, help="where results go (default data/runs)")
     for name in ("accept", "reject"):
         cmd = sub.add_parser(name, help=f"{name} a queued bundle (maintainers only)")
         cmd.add_argument("id")
@@ -71,7 +76,7 @@ def _inbox_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _secrets_tables() -> dict[str, str]:
+def secrets_tables() -> dict[str, str]:
     """[maintainers] from .streamlit/secrets.toml in the working and home folders (as Streamlit)."""
     found: dict[str, str] = {}
     for path in (
@@ -96,17 +101,18 @@ def _password() -> str:
 
 def login(name: str, inbox_root: Path | None = None) -> auth.Maintainer:
     """The maintainer ``name`` once the password checks out; AuthError otherwise."""
-    maintainers = auth.load_maintainers(_secrets_tables())
+    maintainers = auth.load_maintainers(secrets_tables())
     if not maintainers:
         raise auth.AuthError(auth.HOW_TO_CONFIGURE)
     throttle = auth.Throttle(inbox.inbox_dir(inbox_root) / auth.THROTTLE_FILE)
-    return auth.sign_in(name, _password(), maintainers, throttle)
+    return auth.sign_in(name, _password(), maintainers, throttle, auth.cli_client())
 
 
-def _print_entry(entry: dict) -> None:
+def _print_entry(entry: dict, unaudited: bool = False) -> None:
     flags = f", {len(entry['flags'])} flag(s)" if entry["flags"] else ""
+    note = " (no audit line: not a decision)" if unaudited else ""
     print(
-        f"{entry['id']}  {entry['status']:<8}  {entry['adapter']} on {entry['gpu']} "
+        f"{entry['id']}  {entry['status']:<8}{note}  {entry['adapter']} on {entry['gpu']} "
         f"({entry['precision']}) by {entry['github']}: median {entry['median_ms']:.3f} ms"
         f"{flags}"
     )
@@ -123,9 +129,14 @@ def inbox_main(argv: list[str]) -> int:
             for flag in entry["flags"]:
                 print(f"flag {flag['code']}: {flag['message']}")
         elif args.action == "list":
+            try:
+                inbox.repair(args.inbox_dir, args.runs_dir)
+            except inbox.InboxError as exc:  # still list, each decision marked unconfirmed
+                print(f"warning: {exc}", file=sys.stderr)
             found = inbox.entries(args.inbox_dir, args.status)
+            unaudited = inbox.unaudited(args.inbox_dir) if found else set()
             for entry in found:
-                _print_entry(entry)
+                _print_entry(entry, entry["id"] in unaudited)
             if not found:
                 kind = f"{args.status} " if args.status else ""
                 print(f"no {kind}bundles in {inbox.inbox_dir(args.inbox_dir)}")
@@ -175,7 +186,21 @@ def audit_main(argv: list[str]) -> int:
     except inbox.InboxError as exc:
         return _error(str(exc))
     path = inbox.inbox_dir(args.inbox_dir) / audit.AUDIT_FILE
-    print(f"{path}: intact, {log.lines} lines ({log.legacy} legacy, unchained), head {log.head}")
+    if log.legacy_lines:
+        what = (
+            f"not intact: line(s) {audit.ranges(log.legacy_lines)} of {log.lines} are unchained "
+            "(no prev_sha256: written before the chain existed, or stripped since), so they "
+            "cannot be verified"
+        )
+        fix = "compare those lines with a backup of the log; a log with them never verifies"
+        return _error(problems.line(f"{path}", what, fix))
+    notes = ""
+    if log.torn_lines:
+        notes += f"; skipped cut line(s) {audit.ranges(log.torn_lines)} (interrupted appends)"
+    if log.pending:
+        cut = audit.ranges([n for n, _ in log.pending])
+        notes += f"; line(s) {cut} at the end are an interrupted append, not a decision"
+    print(f"{path}: intact, {log.lines} lines, head {log.head}{notes}")
     return 0
 
 

@@ -5,14 +5,16 @@ Layout (default ``data/inbox/``; ``MODELATLAS_INBOX_DIR`` or ``--inbox-dir`` ove
     state.json     every bundle ever received: status, summary, flags, decision
     queued/<id>.zip  accepted/<id>.zip  rejected/<id>.zip   the bundles as uploaded
     audit.jsonl    append-only, hash-chained log of decisions (measure.community.audit)
-    pending/<id>.parquet   an accepted result before its decision is durable (private)
-    .lock          flock(2) target: every state transition holds it exclusively
+    pending/<id>.parquet   an accepted result before it is published (private)
+    .lock          flock(2) target: every state transition and marks save holds it exclusively
 
-A bundle that fails validation leaves the inbox and the stored tables untouched. An accepted
-bundle also becomes ``<runs>/community_results/<id>.parquet``, but only after its decision is
-durable: the state says accepted (with the result's SHA-256) and the audit log has the accept
-line. Readers (``published``) show a result only when state, audit line and file agree; the
-next transition rolls an interrupted accept back (or forward) and removes orphaned files.
+A bundle that fails validation leaves the inbox and the stored tables untouched. Every decision
+is written audit line first: the line (with the result's SHA-256 for an accept) is the durable
+decision, then the state file says so, then ``<runs>/community_results/<id>.parquet`` appears.
+So the state never says accepted or rejected without its audit line. Readers (``published``)
+show a result only when state, audit line and file agree; the next transition (or ``repair``,
+run by ``inbox list``) completes a decision whose audit line landed, rolls back a state with no
+audit line, and removes orphaned results and the temp files a killed write left.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +48,8 @@ QUEUED, ACCEPTED, REJECTED = "queued", "accepted", "rejected"
 PENDING = "pending"
 STATE_FORMAT = "modelatlas-inbox"
 DECISIONS = {ACCEPTED: "accept", REJECTED: "reject"}
+STATUS_OF = {action: status_ for status_, action in DECISIONS.items()}
+REVIEW_ACTION = "review-marks"
 
 
 class InboxError(ValueError):
@@ -263,23 +267,34 @@ def _audit_log(root: Path) -> audit.Log:
 
 
 def _audit_decision(root: Path, entry: dict[str, Any]) -> None:
-    audit.append(
-        root / audit.AUDIT_FILE,
-        entry["decided_by"],
-        DECISIONS[entry["status"]],
-        entry["id"],
-        entry["reason"],
-        github=entry["github"],
-        adapter=entry["adapter"],
-        gpu=entry["gpu"],
-        median_ms=entry["median_ms"],
-        result_sha256=entry.get("result_sha256"),
-    )
+    """Append the entry's decision (the durable one: the state is saved after it)."""
+    try:
+        audit.append(
+            root / audit.AUDIT_FILE,
+            entry["decided_by"],
+            DECISIONS[entry["status"]],
+            entry["id"],
+            entry["reason"],
+            decided_utc=entry["decided_utc"],
+            github=entry["github"],
+            adapter=entry["adapter"],
+            gpu=entry["gpu"],
+            median_ms=entry["median_ms"],
+            result_sha256=entry.get("result_sha256"),
+        )
+    except audit.AuditError as exc:
+        raise InboxError("audit", str(exc)) from None
 
 
-def _decide(entry: dict[str, Any], new_status: str, by: Maintainer, reason: str) -> None:
-    """Record the decision in the entry (the caller saves the state)."""
-    entry.update(status=new_status, decided_utc=audit.utc_now(), decided_by=by.name, reason=reason)
+def _decide(entry: dict[str, Any], new_status: str, by: Maintainer, reason: str) -> dict:
+    """The entry as decided (a copy: it enters the state only after its audit line)."""
+    return {
+        **entry,
+        "status": new_status,
+        "decided_utc": audit.utc_now(),
+        "decided_by": by.name,
+        "reason": reason,
+    }
 
 
 def _save(root: Path, state: dict[str, Any]) -> None:
@@ -298,10 +313,12 @@ def accept(
     runs_dir: Path | None = None,
     reason: str = "",
 ) -> dict[str, Any]:
-    """Accept a queued bundle: decision durable first, then its result row is published.
+    """Accept a queued bundle: audit line first, then the state, then the public result.
 
-    Steps: result written to pending/ (private), state saved as accepted with the result's
-    SHA-256, audit line appended, result copied into community_results/, bundle moved.
+    Steps: result written to pending/ (private), audit line appended (with the result's
+    SHA-256: the decision is now durable), state saved as accepted, result copied into
+    community_results/, bundle moved, state saved. A kill after any step leaves the old state
+    or an accepted state with its audit line; ``recover`` completes it.
     """
     root = inbox_dir(root)
     runs_dir = Path(runs_dir or paths.RUNS_DIR)
@@ -310,12 +327,13 @@ def accept(
         recover(root, runs_dir, state)
         entry = _queued_entry(root, state, bundle_id)
         v = _revalidate(root, entry, runs_dir)
-        _decide(entry, ACCEPTED, by, reason)
+        decided = _decide(entry, ACCEPTED, by, reason)
         pending = _pending_path(root, entry["id"])
-        atomic.write_parquet(pending, _row(v, entry))
-        entry["result_sha256"] = bundle.sha256_bytes(pending.read_bytes())
+        atomic.write_parquet(pending, _row(v, decided))
+        decided["result_sha256"] = bundle.sha256_bytes(pending.read_bytes())
+        _audit_decision(root, decided)
+        entry.update(decided)
         _save(root, state)
-        _audit_decision(root, entry)
         _publish(root, runs_dir, entry)
         _move_bundle(root, entry, ACCEPTED)
         _save(root, state)
@@ -355,7 +373,8 @@ def reject(
 ) -> dict[str, Any]:
     """Reject a queued bundle with a reason (kept, so a resubmission is seen as a duplicate).
 
-    Any result file of the bundle (left by an interrupted accept) is removed.
+    Audit line first, then the state. Any result file of the bundle (left by an interrupted
+    accept) is removed.
     """
     if not (reason or "").strip():
         raise InboxError(
@@ -369,9 +388,10 @@ def reject(
         state = load_state(root)
         recover(root, runs_dir, state)
         entry = _queued_entry(root, state, bundle_id)
-        _decide(entry, REJECTED, by, reason.strip())
+        decided = _decide(entry, REJECTED, by, reason.strip())
+        _audit_decision(root, decided)
+        entry.update(decided)
         _save(root, state)
-        _audit_decision(root, entry)
         _remove(_result_path(runs_dir, entry["id"]), _pending_path(root, entry["id"]))
         _move_bundle(root, entry, REJECTED)
         _save(root, state)
@@ -383,8 +403,7 @@ def reject(
 
 def _last_decisions(log: audit.Log) -> dict[str, dict[str, Any]]:
     """Each bundle's last accept/reject line in the audit log."""
-    decisions = set(DECISIONS.values())
-    return {e.get("bundle_id"): e for e in log.entries if e.get("action") in decisions}
+    return {e.get("bundle_id"): e for e in log.entries if e.get("action") in STATUS_OF}
 
 
 def _audited(entry: dict[str, Any], last: dict[str, dict[str, Any]]) -> bool:
@@ -393,6 +412,20 @@ def _audited(entry: dict[str, Any], last: dict[str, dict[str, Any]]) -> bool:
     if line is None or line.get("action") != DECISIONS.get(entry["status"]):
         return False
     return entry["status"] != ACCEPTED or line.get("result_sha256") == entry.get("result_sha256")
+
+
+def unaudited(root: Path | None = None) -> set[str]:
+    """IDs whose state says accepted or rejected without that decision in the audit log (all
+    decided IDs when the log is damaged). Read-only; after ``repair`` only a damaged log, or a
+    state edited by hand, leaves any."""
+    root = inbox_dir(root)
+    bundles = load_state(root)["bundles"]
+    decided = {i for i, e in bundles.items() if e["status"] != QUEUED}
+    try:
+        last = _last_decisions(_audit_log(root))
+    except InboxError:
+        return decided
+    return {i for i in decided if not _audited(bundles[i], last)}
 
 
 def _file_matches(path: Path, entry: dict[str, Any]) -> bool:
@@ -426,12 +459,31 @@ def published(root: Path | None = None, runs_dir: Path | None = None) -> dict[st
     return out
 
 
-def _roll_back(root: Path, runs_dir: Path, entry: dict[str, Any]) -> None:
-    """An accept whose audit line never landed: back to the queue, result files removed."""
-    _remove(_result_path(runs_dir, entry["id"]), _pending_path(root, entry["id"]))
+def _roll_back(root: Path, entry: dict[str, Any]) -> None:
+    """A state decision with no audit line (written by an older accept order): back to queued."""
     entry.pop("result_sha256", None)
     entry.update(status=QUEUED, decided_utc=None, decided_by=None, reason="")
     _move_bundle(root, entry, QUEUED)
+
+
+def _roll_forward(root: Path, runs_dir: Path, entry: dict[str, Any], line: dict) -> None:
+    """A durable decision (its audit line landed) that the state does not show yet: complete
+    it. An accept whose result file is gone stays queued (a maintainer decides again)."""
+    decision = {
+        "status": STATUS_OF[line["action"]],
+        "decided_by": line.get("maintainer"),
+        "decided_utc": line.get("decided_utc") or line.get("time_utc"),
+        "reason": line.get("reason", ""),
+    }
+    if decision["status"] == ACCEPTED:
+        sha = line.get("result_sha256")
+        files = (_pending_path(root, entry["id"]), _result_path(runs_dir, entry["id"]))
+        if not any(p.is_file() and bundle.sha256_bytes(p.read_bytes()) == sha for p in files):
+            _remove(*files)
+            return
+        decision["result_sha256"] = sha
+    entry.update(decision)
+    _finish(root, runs_dir, entry)
 
 
 def _finish(root: Path, runs_dir: Path, entry: dict[str, Any]) -> None:
@@ -444,19 +496,38 @@ def _finish(root: Path, runs_dir: Path, entry: dict[str, Any]) -> None:
 
 
 def _repair(root: Path, runs_dir: Path, entry: dict[str, Any], last: dict) -> None:
-    if entry["status"] != QUEUED and not _audited(entry, last):
-        _roll_back(root, runs_dir, entry)
-    elif entry["status"] != QUEUED:
+    """Make the entry what the audit log's last decision on it says (the log is the record)."""
+    if entry["status"] != QUEUED and _audited(entry, last):
         _finish(root, runs_dir, entry)
+        return
+    if entry["status"] != QUEUED:
+        _roll_back(root, entry)
+    line = last.get(entry["id"])
+    if line is not None:
+        _roll_forward(root, runs_dir, entry, line)
     else:
         _remove(_result_path(runs_dir, entry["id"]), _pending_path(root, entry["id"]))
+
+
+def _temp_files(root: Path, runs_dir: Path) -> list[Path]:
+    """Temp files (``atomic.temp_beside``) a killed inbox write left: ours alone, all written
+    under the lock (the login throttle's own files are left to it)."""
+    log = root / audit.AUDIT_FILE
+    found = []
+    for target in (root / STATE_FILE, audit.head_path(log), audit.anchor_path(log)):
+        found += target.parent.glob(f".{target.name}.*.tmp")
+    for folder in (QUEUED, ACCEPTED, REJECTED, PENDING):
+        found += (root / folder).glob(".*.tmp")
+    found += (runs_dir / status.RESULTS_TABLE).glob(".*.parquet.*.tmp")
+    return sorted(found)
 
 
 def recover(root: Path, runs_dir: Path, state: dict[str, Any]) -> None:
     """Repair what an interrupted accept or reject left (call under the lock; saves the state).
 
-    Undurable decisions (no audit line) go back to the queue; durable ones are completed;
-    result files of bundles that are not accepted are removed.
+    The audit log decides: a decision whose audit line landed is completed (state, result,
+    bundle), a state decision with no audit line goes back to the queue, result files of
+    bundles that are not accepted are removed, and so are temp files of killed writes.
     """
     last = _last_decisions(_audit_log(root))
     before = json.dumps(state, sort_keys=True)
@@ -467,6 +538,19 @@ def recover(root: Path, runs_dir: Path, state: dict[str, Any]) -> None:
             pass
     if json.dumps(state, sort_keys=True) != before:
         _save(root, state)
+    _remove(*_temp_files(root, runs_dir))
+
+
+def repair(root: Path | None = None, runs_dir: Path | None = None) -> None:
+    """``recover`` under the lock (what ``inbox list`` runs first); nothing for a missing inbox.
+
+    Raises InboxError ("state" or "audit") when the inbox cannot be trusted.
+    """
+    root = inbox_dir(root)
+    if not (root / STATE_FILE).exists():
+        return
+    with locked(root):
+        recover(root, Path(runs_dir or paths.RUNS_DIR), load_state(root))
 
 
 def _revalidate(root: Path, entry: dict[str, Any], runs_dir: Path | None) -> Validated:
@@ -509,19 +593,52 @@ def verify_audit(root: Path | None = None) -> audit.Log:
     return _audit_log(inbox_dir(root))
 
 
-def record_review(
-    run_id: str, by: Maintainer, failures: int, saved: Path, root: Path | None = None
-) -> dict[str, Any]:
-    """Audit a maintainer's hand review of one of our runs (who saved which marks)."""
+def _review_line(root: Path, by: Maintainer, action: str, reason: str, **extra: Any) -> dict:
+    try:
+        return audit.append(root / audit.AUDIT_FILE, by.name, action, "", reason, **extra)
+    except audit.AuditError as exc:
+        raise InboxError("audit", str(exc)) from None
+
+
+def save_marks(
+    run_id: str,
+    by: Maintainer,
+    failures: int,
+    write: Callable[[], Path],
+    root: Path | None = None,
+    **extra: Any,
+) -> Path:
+    """Store a maintainer's hand review of one of our runs, audit line first.
+
+    Under the inbox lock: the ``review-marks`` line (maintainer, ``run_id``, failure count,
+    ``extra``) is appended, then ``write()`` stores the marks file and returns its path. A kill
+    in between leaves the line and the old marks (or none), never marks without their line; a
+    ``write`` that raises appends ``review-marks-failed`` and re-raises. Raises
+    InboxError("audit"), writing nothing, when the audit log is damaged.
+    """
     root = inbox_dir(root)
     with locked(root):
         _audit_log(root)
-        return audit.append(
-            root / audit.AUDIT_FILE,
-            by.name,
-            "review-marks",
-            "",
-            f"{failures} failure marks",
-            run_id=run_id,
+        _review_line(root, by, REVIEW_ACTION, f"{failures} failure marks", run_id=run_id, **extra)
+        try:
+            return write()
+        except Exception as exc:
+            _review_line(root, by, f"{REVIEW_ACTION}-failed", str(exc)[:200], run_id=run_id)
+            raise
+
+
+def record_review(
+    run_id: str, by: Maintainer, failures: int, saved: Path, root: Path | None = None
+) -> dict[str, Any]:
+    """Audit marks that were already saved (who saved which marks).
+
+    Superseded by ``save_marks``, which writes the audit line before the marks file; kept for
+    callers that store the marks themselves.
+    """
+    root = inbox_dir(root)
+    with locked(root):
+        _audit_log(root)
+        return _review_line(
+            root, by, REVIEW_ACTION, f"{failures} failure marks", run_id=run_id,
             file=Path(saved).name,
-        )
+        )  # fmt: skip

@@ -128,15 +128,15 @@ def load_results(runs_dir: Path | None = None, inbox_root: Path | None = None) -
 
 
 def results_fingerprint(runs_dir: Path | None = None, inbox_root: Path | None = None) -> str:
-    """Names and modification times of the result files, the inbox state and the audit log
-    (a cache key that changes on every accept, reject or repair)."""
+    """Names and modification times of the result files, the inbox state and the audit log with
+    its head and anchor (a cache key that changes on every accept, reject or repair)."""
     from measure.community import audit, inbox
 
     root = inbox.inbox_dir(inbox_root)
     folder = Path(runs_dir or paths.RUNS_DIR) / RESULTS_TABLE
     files = sorted(folder.glob("*.parquet")) if folder.is_dir() else []
     log = root / audit.AUDIT_FILE
-    files += [root / inbox.STATE_FILE, log, audit.head_path(log)]
+    files += [root / inbox.STATE_FILE, log, audit.head_path(log), audit.anchor_path(log)]
     return "|".join(f"{f}:{f.stat().st_mtime_ns}:{f.stat().st_size}" for f in files if f.exists())
 
 
