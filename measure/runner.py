@@ -2,6 +2,13 @@
 
 A worker that crashes, runs out of memory or fails to import its model is recorded as a failed
 run (the record says why) instead of stopping a sweep.
+
+The parent never imports an external adapter (``--adapter file.py:Class``): a ``describe``
+worker imports it under the run's timeout and reports its facts (``AdapterFacts``), and a file
+that fails to import, exits or hangs there is refused in one line (``ValueError``). Every worker
+runs in its own session with ``MODELATLAS_RUN_ID=<uuid>`` in its environment; when it ends
+(finished or killed) its process group, its descendants and every process of this user that
+still carries its marker (a child detached with ``setsid()`` included) are killed.
 """
 
 from __future__ import annotations
@@ -18,15 +25,18 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from analytics.core import paths, run_schema
 from measure import env, protocol, record, store
-from measure.adapters import resolve, source_file
+from measure.adapters import import_problem, resolve, source_file
 from measure.coco import evaluate, load_ground_truth
 from measure.tasks import Task, get_task
 from measure.worker import PROGRESS_PREFIX
@@ -62,7 +72,96 @@ def _check_request(req: RunRequest) -> None:
         raise ValueError(f"--device {req.device!r}: use cpu, cuda or cuda:N")
 
 
-def _protocol(req: RunRequest, cls: type, task: Task, inputs: Path) -> dict[str, Any]:
+@dataclass(frozen=True)
+class AdapterFacts:
+    """What the parent knows of the adapter it measures (read from the class for a registered
+    adapter, from the ``describe`` worker for an external one)."""
+
+    name: str
+    task: str
+    precisions: tuple[str, ...]
+    source_file: Path
+    info: dict[str, Any] | None
+
+
+def _class_facts(cls: type) -> AdapterFacts:
+    info = getattr(cls, "info", None)
+    return AdapterFacts(
+        cls.name,
+        cls.task,
+        tuple(cls.precisions),
+        source_file(cls),
+        info.as_dict() if info else None,
+    )
+
+
+def _is_external(spec: str) -> bool:
+    return ".py:" in spec
+
+
+def _worker_spec(spec: str) -> str:
+    """``spec`` for the workers: an external file as an absolute path (workers run in the
+    repository root, the user may not), after checking that it exists."""
+    if not _is_external(spec):
+        return spec
+    file_part, _, class_name = spec.rpartition(":")
+    path = Path(file_part).expanduser().resolve()
+    if not path.is_file():
+        raise ValueError(f"--adapter {spec}: file {path} not found; fix: give path/file.py:Class")
+    return f"{path}:{class_name}"
+
+
+def _external_facts(req: RunRequest, spec: str, tmp: Path) -> AdapterFacts:
+    """Import the external adapter ``spec`` in a ``describe`` worker, under ``req.timeout_s``;
+    its facts, or ValueError (one line naming the file and the fix)."""
+    path = Path(spec.rpartition(":")[0])
+    out = tmp / "describe.json"
+    cmd = [sys.executable, "-m", "measure.worker", "describe", "--adapter", spec, "--out", str(out)]
+    finished, code, tail = _supervise(cmd, out, "import", None, req)
+    if not finished:
+        why = f"it did not finish within --timeout {req.timeout_s:g} s; its process was killed"
+        fix = (
+            "move slow work (sleeps, downloads, model loading) from the module's top level into "
+            "load(), or raise --timeout"
+        )
+        raise ValueError(import_problem(req.adapter, path, why, fix))
+    try:
+        payload = json.loads(out.read_text()) if out.is_file() else None
+    except (OSError, ValueError):
+        payload = None
+    if isinstance(payload, dict) and isinstance(payload.get("error"), str):
+        error = " ".join(payload["error"].split())[:1000]  # the worker saw the absolute spec
+        raise ValueError(error.replace(f"--adapter {spec}:", f"--adapter {req.adapter}:", 1))
+    facts = _facts_of(payload, path) if isinstance(payload, dict) else None
+    if facts is not None:
+        return facts
+    why = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+    why = f"the process importing it ended ({why}) before the class was read"
+    why += f": {tail}" if tail else ""
+    fix = (
+        "remove os._exit(), sys.exit() and other process-ending calls from the module's top "
+        "level (`python FILE` shows what it runs) and keep work inside load()"
+    )
+    raise ValueError(import_problem(req.adapter, path, why, fix))
+
+
+def _facts_of(payload: dict[str, Any], path: Path) -> AdapterFacts | None:
+    """The describe worker's answer as facts, or None when it is not of the documented shape
+    (the adapter's code ran in that process and may have written anything)."""
+    name, task, precisions = payload.get("name"), payload.get("task"), payload.get("precisions")
+    info, src = payload.get("info"), payload.get("source_file")
+    texts = (name, task, src)
+    if not all(isinstance(x, str) and x for x in texts) or not isinstance(precisions, list):
+        return None
+    if not precisions or not all(isinstance(x, str) for x in precisions):
+        return None
+    if info is not None and not isinstance(info, dict):
+        return None
+    source = Path(src) if Path(src).is_file() else path
+    return AdapterFacts(name, task, tuple(precisions), source, info)
+
+
+def _protocol(req: RunRequest, cls: AdapterFacts, task: Task, inputs: Path) -> dict[str, Any]:
     chosen, reason = protocol.choose_precision(cls.precisions, req.device)
     precision = req.precision or chosen
     if precision not in cls.precisions and not (req.device == "cpu" and precision == "fp32"):
@@ -91,6 +190,7 @@ def _protocol(req: RunRequest, cls: type, task: Task, inputs: Path) -> dict[str,
 
 def _worker_command(
     req: RunRequest,
+    spec: str,
     proto: dict,
     inputs: Path,
     out: Path,
@@ -99,7 +199,7 @@ def _worker_command(
     gt_images: Path | None,
 ) -> list[str]:
     options = {
-        "--adapter": req.adapter,
+        "--adapter": spec,
         "--device": req.device,
         "--precision": proto["precision"],
         "--inputs": inputs,
@@ -129,9 +229,16 @@ def _pump(stream: Any, lines: queue.Queue) -> None:
         lines.put(None)
 
 
-def _relay(lines: queue.Queue, deadline: float, label: str, progress: Progress | None) -> bool:
-    """Relay progress lines until end of file (True) or ``deadline`` (False). Lines that are
-    not strict progress lines are ignored."""
+def _relay(
+    lines: queue.Queue,
+    deadline: float,
+    label: str,
+    progress: Progress | None,
+    ended: Callable[[], bool] | None = None,
+) -> bool:
+    """Relay progress lines until end of file or ``ended()`` (True) or ``deadline`` (False).
+    Lines that are not strict progress lines are ignored. ``ended`` (the worker exited) ends the
+    wait even when a process it left behind still holds the pipe open."""
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
@@ -139,6 +246,8 @@ def _relay(lines: queue.Queue, deadline: float, label: str, progress: Progress |
         try:
             line = lines.get(timeout=min(remaining, 1.0))
         except queue.Empty:
+            if ended is not None and ended():
+                return True
             continue
         if line is None:
             return True
@@ -147,14 +256,55 @@ def _relay(lines: queue.Queue, deadline: float, label: str, progress: Progress |
             progress(label, int(match[1]), int(match[2]))
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    """SIGKILL the worker's whole process group (the worker, its sampler, anything it forked)."""
+RUN_MARKER = "MODELATLAS_RUN_ID"
+"""Environment variable each worker starts with, set to a fresh UUID: every process it starts
+inherits it (unless started with a cleared environment), so the parent finds them all."""
+
+SWEEP_ROUNDS = 50
+"""Scans for marked processes after a worker ends (each kills what it finds)."""
+
+
+def marked_processes(marker: str) -> list[psutil.Process]:
+    """This user's processes whose environment (``/proc/PID/environ``) holds
+    ``MODELATLAS_RUN_ID=<marker>``; zombies and this process never do."""
+    uid, me, found = os.getuid(), os.getpid(), []
+    for proc in psutil.process_iter(["uids"]):
+        uids = proc.info.get("uids")
+        if proc.pid == me or uids is None or uids.real != uid:
+            continue
+        with contextlib.suppress(psutil.Error):
+            if proc.environ().get(RUN_MARKER) == marker:
+                found.append(proc)
+    return found
+
+
+def end_worker(proc: subprocess.Popen, marker: str) -> None:
+    """SIGKILL the worker and everything it started: its descendants (read while it is alive,
+    so a ``setsid()`` child with a cleared environment too), its process group (its memory
+    sampler, anything it forked) and, until a scan finds none, every process of this user that
+    carries its marker (children detached into their own session, orphans of a worker that
+    had already exited, grandchildren forked meanwhile)."""
+    tree: list[psutil.Process] = []
+    if proc.poll() is None:
+        with contextlib.suppress(psutil.Error):
+            tree = psutil.Process(proc.pid).children(recursive=True)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
+    for child in tree:
+        with contextlib.suppress(psutil.Error):
+            child.kill()
     proc.wait()
+    for _ in range(SWEEP_ROUNDS):
+        left = marked_processes(marker)
+        if not left:
+            return
+        for child in left:
+            with contextlib.suppress(psutil.Error):
+                child.kill()
+        time.sleep(0.01)
 
 
-def _payload(out: Path, proc: subprocess.Popen, tail: str) -> dict[str, Any]:
+def _payload(out: Path, code: int, tail: str) -> dict[str, Any]:
     """The worker's JSON payload, or an error saying why there is none."""
     try:
         payload = json.loads(out.read_text()) if out.is_file() else None
@@ -162,7 +312,6 @@ def _payload(out: Path, proc: subprocess.Popen, tail: str) -> dict[str, Any]:
         return {"error": f"worker wrote an unreadable payload ({exc})"}
     if isinstance(payload, dict):
         return _checked(payload)
-    code = proc.returncode
     why = f"killed by signal {-code} (out of memory?)" if code < 0 else f"exit code {code}"
     return {"error": f"worker {why}: {tail}"}
 
@@ -184,9 +333,22 @@ def _checked(payload: dict[str, Any]) -> dict[str, Any]:
 def _run_worker(
     cmd: list[str], out: Path, label: str, progress: Progress | None, req: RunRequest
 ) -> dict[str, Any]:
-    """Run one worker in its own process group, relaying its progress lines until it ends or
-    ``req.timeout_s`` passes (then the group is killed); its payload or its error."""
+    """Run one measuring worker (``_supervise``); its payload or its error."""
+    finished, code, tail = _supervise(cmd, out, label, progress, req)
+    if not finished:
+        return {"error": f"timeout after {req.timeout_s:g} s"}
+    return _payload(out, code, tail)
+
+
+def _supervise(
+    cmd: list[str], out: Path, label: str, progress: Progress | None, req: RunRequest
+) -> tuple[bool, int, str]:
+    """Run one worker in its own session, relaying its progress lines until it ends or
+    ``req.timeout_s`` passes; then end it and everything it started (``end_worker``).
+    (finished in time, exit code, last line of its stderr log)."""
+    marker = uuid.uuid4().hex
     child_env = {**os.environ, **req.extra_env, "PYTHONPATH": str(paths.REPO_ROOT)}
+    child_env[RUN_MARKER] = marker
     deadline = time.monotonic() + req.timeout_s
     with open(out.with_suffix(".stderr"), "w+") as errors:
         proc = subprocess.Popen(
@@ -204,19 +366,16 @@ def _run_worker(
         threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True).start()
         finished = False
         try:
-            finished = _relay(lines, deadline, label, progress)
+            finished = _relay(lines, deadline, label, progress, lambda: proc.poll() is not None)
             if finished:
                 proc.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             finished = False
         finally:
-            if not finished or proc.poll() is None:
-                _kill_group(proc)
-        if not finished:
-            return {"error": f"timeout after {req.timeout_s:g} s"}
+            end_worker(proc, marker)
         errors.seek(0)
         tail = (errors.read().strip().splitlines()[-1:] or [""])[0]
-    return _payload(out, proc, tail)
+    return finished, proc.returncode, tail[:500]
 
 
 def _run_id(adapter: str, device: str, created: datetime) -> str:
@@ -246,35 +405,39 @@ def _accuracy(task: Task, gt_path: Path | None, first: dict, precision: str) -> 
     }
 
 
-def _adapter_block(req: RunRequest, cls: type) -> dict[str, Any]:
-    src = source_file(cls)
+def _adapter_block(req: RunRequest, cls: AdapterFacts) -> dict[str, Any]:
     return {
         "spec": req.adapter,
         "name": cls.name,
         "task": cls.task,
-        "source_file": env.display_path(src),
-        "source_sha256": env.sha256_file(src),
-        "info": cls.info.as_dict() if getattr(cls, "info", None) else None,
+        "source_file": env.display_path(cls.source_file),
+        "source_sha256": env.sha256_file(cls.source_file),
+        "info": cls.info,
     }
 
 
 def run_measurement(req: RunRequest, progress: Progress | None = None) -> dict[str, Any]:
     """Measure one adapter under the protocol, store the record and tables, return the record."""
     _check_request(req)
-    cls = resolve(req.adapter)
-    task = get_task(cls.task)
-    inputs = Path(req.inputs) if req.inputs else task.inputs
-    files = env.image_files(inputs)
-    gt_path = req.accuracy_gt or task.ground_truth
-    if gt_path is not None:
-        load_ground_truth(gt_path)  # fail before any run on a bad file
-    proto = _protocol(req, cls, task, inputs)
+    spec = _worker_spec(req.adapter)
     runs: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="atlas-measure-") as tmp:
+        if _is_external(spec):  # imported in a worker, never here
+            cls = _external_facts(req, spec, Path(tmp))
+        else:
+            cls = _class_facts(resolve(spec))
+        task = get_task(cls.task)
+        inputs = Path(req.inputs) if req.inputs else task.inputs
+        files = env.image_files(inputs)
+        gt_path = req.accuracy_gt or task.ground_truth
+        if gt_path is not None:
+            load_ground_truth(gt_path)  # fail before any run on a bad file
+        proto = _protocol(req, cls, task, inputs)
         for k in range(req.runs):
             out = Path(tmp) / f"run{k}.json"
             cmd = _worker_command(
                 req,
+                spec,
                 proto,
                 inputs,
                 out,
@@ -290,7 +453,7 @@ def run_measurement(req: RunRequest, progress: Progress | None = None) -> dict[s
 
 def _finish(
     req: RunRequest,
-    cls: type,
+    cls: AdapterFacts,
     task: Task,
     proto: dict,
     files: list[Path],

@@ -3,7 +3,11 @@
 The parent (``measure.runner``) starts one fresh worker per run so that no run inherits
 another's caches, allocator state or JIT warm-up. A worker loads the model while the memory
 sampler (a process of its own) runs, does the warm-up and timed calls, optionally predicts every
-input (outputs for review, detections for accuracy) and writes one JSON file.
+input (outputs for review, detections for accuracy) and writes one JSON file. Before the first
+run of an external adapter (``--adapter file.py:Class``) the parent starts one more worker,
+``python -m measure.worker describe``, which only imports it and writes its name, task,
+precisions and metadata: the parent itself never runs an external adapter's code, so a module
+that hangs, exits or fails at import is bounded by the run's timeout and killed like any worker.
 
 Progress goes to the worker's original stdout as lines ``@measure-progress DONE TOTAL``; before
 the adapter is imported, file descriptor 1 (and ``sys.stdout``) is pointed at stderr, so whatever
@@ -15,6 +19,7 @@ one fails the run with one line naming the image and the detection.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -27,7 +32,7 @@ import psutil
 
 from analytics.core import atomic
 from measure import nvml
-from measure.adapters import resolve
+from measure.adapters import resolve, source_file
 from measure.adapters.base import check_detections, load_image
 from measure.env import image_files, weights_entry
 from measure.protocol import time_calls
@@ -225,7 +230,50 @@ def run_worker(args: argparse.Namespace, channel: TextIO | None = None) -> dict[
     return run
 
 
+def describe(spec: str) -> dict[str, Any]:
+    """What the parent needs of an adapter before any run: name, task, precisions, the file
+    that defines it and its metadata (``info``), read by importing it here."""
+    cls = resolve(spec)
+    info = getattr(cls, "info", None)
+    facts = {
+        "name": cls.name,
+        "task": cls.task,
+        "precisions": list(cls.precisions),
+        "source_file": str(source_file(cls)),
+        "info": info.as_dict() if info else None,
+    }
+    json.dumps(facts, allow_nan=False)  # a metadata value JSON cannot hold fails here
+    return facts
+
+
+def describe_main(argv: list[str]) -> int:
+    """``python -m measure.worker describe --adapter SPEC --out FILE``: import an external
+    adapter in this process (the parent kills it past its timeout) and write its facts, or
+    ``{"error": <one line>}``."""
+    p = argparse.ArgumentParser(prog="python -m measure.worker describe")
+    p.add_argument("--adapter", required=True)
+    p.add_argument("--out", required=True, type=Path)
+    args = p.parse_args(argv)
+    protocol_channel()  # what the module prints at import goes to the log
+    try:
+        payload, code = describe(args.adapter), 0
+    except ValueError as exc:  # the loader's own one-line refusals and import failures
+        payload, code = {"error": str(exc)}, 1
+    except Exception as exc:  # e.g. an ``info`` whose as_dict() raises
+        what = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+        payload = {"error": f"--adapter {args.adapter}: {what}; fix: {_PROTOCOL_FIX}"}
+        code = 1
+    atomic.write_json(args.out, payload)
+    return code
+
+
+_PROTOCOL_FIX = "see the adapter protocol in docs/measure.md"
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["describe"]:
+        return describe_main(argv[1:])
     args = _parser().parse_args(argv)
     channel = protocol_channel()
     try:

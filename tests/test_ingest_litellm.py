@@ -126,7 +126,7 @@ def _one_entry(tmp_path: Path, **fields) -> Path:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("{not json", "not valid JSON"),
+        ("{not json", "invalid JSON"),
         ("[1, 2]", "expected one JSON object"),
         ('{"gpt-x": 3}', "'gpt-x' is not an object"),
     ],

@@ -141,14 +141,17 @@ def _busy_cpu_s() -> float:
 
 def test_sampler_keeps_polling_while_a_c_call_holds_the_gil():
     # A thread sampler gets no sample in while sum() runs: C code does not release the lock,
-    # like importing torch. The sampler's own process keeps its 5 ms schedule.
+    # like importing torch. The sampler's own process keeps polling all through it. Asserted as
+    # ratios that a busy machine (CI) still meets, instead of skipping when it is busy: a
+    # starved thread would have at most one sample in the window and one gap spanning it.
     sampler = MemorySampler(rss_source()).start()
     try:
         sampler.mark("held")
         held_s = time.perf_counter()
         busy_before, ours_before = _busy_cpu_s(), time.process_time()
         sum(range(3 * 10**7))
-        others_s = _busy_cpu_s() - busy_before - (time.process_time() - ours_before)
+        ours_s = time.process_time() - ours_before
+        others_s = _busy_cpu_s() - busy_before - ours_s
         held_s = time.perf_counter() - held_s
         sampler.mark("after")
         time.sleep(0.02)
@@ -156,11 +159,12 @@ def test_sampler_keeps_polling_while_a_c_call_holds_the_gil():
     finally:
         sampler.close()
     during = [t for t, _, p in sampler.samples if p == "held"]
-    assert held_s > 0.1  # the lock really was held long enough to starve a thread
-    if others_s > 0.5 * held_s * (psutil.cpu_count() - 1):
-        pytest.skip(f"other processes kept the spare cores busy ({others_s:.2f} CPU-s)")
-    assert len(during) >= 0.5 * held_s / (protocol.SAMPLER_PERIOD_MS / 1e3)
-    assert protocol.sampler_stats(during)["interval_median_ms"] <= protocol.SAMPLER_DEADLINE_MS
+    load = f"others used {others_s:.2f} CPU-s over {held_s:.2f} s"
+    assert ours_s > 0.1  # the lock really was held (on CPU) long enough to starve a thread
+    scheduled = held_s / (protocol.SAMPLER_PERIOD_MS / 1e3)
+    assert len(during) >= max(5, 0.1 * scheduled), load  # >= 10% of its polls, not ~0
+    assert during[-1] - during[0] >= 0.5 * held_s, load  # spread over the window
+    assert max(np.diff(during)) <= 0.5 * held_s, load  # never starved for half of it
 
 
 def test_label_phases_golden():

@@ -108,7 +108,11 @@ def test_accept_ranks_the_upload_and_reject_removes_it_with_an_append_only_recor
     board = flb.load_board()
     assert _ranked(board)[0] == "Tampered"  # accepted: it takes a rank (here the first)
     first = review.log_path().read_bytes()
-    flb.decide_upload(stored, "reject", "other", digest, "copied reference, fake accuracy")
+    with pytest.raises(review.ReviewError, match="already accepted by maint"):  # not seen so
+        flb.decide_upload(stored, "reject", "other", digest, "copied reference, fake accuracy")
+    review.decide(  # a withdrawal: rejected while seeing it accepted
+        stored, "reject", "other", digest, "copied reference, fake accuracy", seen=review.ACCEPTED
+    )
     assert review.log_path().read_bytes().startswith(first)  # appended, never rewritten
     board = flb.load_board()
     assert "Tampered" not in _ranked(board)

@@ -11,11 +11,15 @@ modifies it), so a rerun does not unpickle hundreds of run tables as ``st.cache_
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
-from analytics.core import labels
+from analytics.core import labels, safezip
 from analytics.fl import board as flb
+from analytics.fl.submission import ZIP_USE
 from ui.llm import show_table as show_table  # the one labelled-table helper of every track
 
 METRIC_LABELS = {m: labels.human(m) for m in flb.CURVE_METRICS}
@@ -45,3 +49,14 @@ def _run_index(version: str) -> pd.DataFrame:
 def run_index() -> pd.DataFrame:
     """One row per stored run (method, model, protocol, dataset, condition, status)."""
     return _run_index(flb.data_version())
+
+
+def receive_uploaded(uploaded: Any) -> tuple[str | None, list[str]]:
+    """``flb.receive_upload`` for a Streamlit upload, refused by its size (the FL ZIP cap,
+    ``safezip.LIMITS["fl-submission"]``) in one line before its bytes are read."""
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", str(uploaded.name))[:100] or "upload.zip"
+    try:
+        safezip.check_size(int(uploaded.size), name, safezip.LIMITS[ZIP_USE])
+    except safezip.BundleError as exc:
+        return None, [str(exc)]
+    return flb.receive_upload(uploaded.getvalue(), uploaded.name)

@@ -97,14 +97,20 @@ def missing_extras(adapter: str) -> list[tuple[str, str]]:
 
 
 def save_review(run_id: str, marks: pd.DataFrame, who: Maintainer) -> Path:
-    """Store a signed-in maintainer's failure marks, audit who saved them, and drop only the
+    """Store a signed-in maintainer's failure marks, audit line first (``inbox.save_marks``:
+    the ``review-marks`` line, then the marks file, under the inbox lock), and drop only the
     vision caches that show marks (every other cache, the Elo fits included, survives).
 
     Raises InboxError, writing nothing, when the audit log is damaged.
     """
-    inbox.verify_audit()
-    path = vision.save_failure_marks(run_id, marks, who.name)
-    inbox.record_review(run_id, who, int(marks["failure"].astype(bool).sum()), path)
+    failures = int(marks["failure"].astype(bool).sum())
+    path = inbox.save_marks(
+        run_id,
+        who,
+        failures,
+        lambda: vision.save_failure_marks(run_id, marks, who.name),
+        file=f"{run_id}.parquet",
+    )
     for cached in REVIEW_CACHES:
         cached.clear()
     return path

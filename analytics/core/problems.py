@@ -2,7 +2,9 @@
 
 ``where`` names the file (and row or line when known), ``what`` says what is wrong and ``fix``
 says what to do. This module is the one formatter; validators, importers, CLIs and upload pages
-all call it.
+all call it. It escapes every character that is not printable (control, bidi, zero-width, line
+separators) in all three parts, so text taken from a user's file can neither break the line nor
+reorder what a terminal shows; ``quote`` cuts echoed user text to a readable length.
 """
 
 from __future__ import annotations
@@ -21,9 +23,32 @@ def display_path(path: Path | str) -> str:
         return str(path)
 
 
+MAX_QUOTED = 80
+"""Characters of user-typed text a problem line echoes (``quote``)."""
+
+
+def escaped(text: str) -> str:
+    """``text`` with every non-printable character (newline, tab, other control characters,
+    bidi overrides and isolates, zero-width characters, line and paragraph separators) written
+    as its Python escape (``\\n``, ``\\u202e``); printable text is returned as is."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
+def quote(text: object, limit: int = MAX_QUOTED) -> str:
+    """``repr(text)`` for a problem line, cut to about ``limit`` characters with an ellipsis
+    (a 100,000-character ``--model`` is echoed as its first characters, not in full)."""
+    shown = repr(str(text))
+    if len(shown) <= limit:
+        return shown
+    return f"{shown[: max(limit - 2, 1)]}…{shown[-1]} ({len(str(text)):,} characters)"
+
+
 def line(where: str, what: str, fix: str) -> str:
-    """One problem line: ``<where>: <what>; fix: <fix>``."""
-    return f"{where}: {what}; fix: {fix}"
+    """One problem line: ``<where>: <what>; fix: <fix>``, non-printable characters escaped."""
+    return f"{escaped(where)}: {escaped(what)}; fix: {escaped(fix)}"
 
 
 def at(path: Path | str, row: int | None, what: str, fix: str) -> str:

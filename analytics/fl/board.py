@@ -183,7 +183,11 @@ def receive_upload(data: bytes, upload_name: str) -> tuple[str | None, list[str]
 
 
 def decide_upload(
-    name: str, action: str, by: str, sha256: str | None = None, reason: str = ""
+    name: str, action: str, by: str, sha256: str | None = None, reason: str = "",
+    seen: str | None = None,
 ) -> review.State:
-    """A maintainer's accept/reject of a stored upload (the caller checks who is signed in)."""
-    return review.decide(name, action, by, sha256, reason)
+    """A maintainer's accept/reject of a stored upload (the caller checks who is signed in);
+    ``seen``: the status the maintainer was shown (``review.decide``; default unverified, so a
+    withdrawal of an accepted upload says so)."""
+    kwargs = {} if seen is None else {"seen": seen}
+    return review.decide(name, action, by, sha256, reason, **kwargs)

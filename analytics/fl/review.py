@@ -3,17 +3,35 @@
 An upload is ``unverified`` from the moment it is stored until a maintainer accepts or rejects
 it. Every event (received, accepted, rejected) is one JSON line in
 ``data/runs/fl_submissions/reviews.jsonl`` naming the ZIP, its sha256, who and when; lines are
-only ever appended (``analytics.core.atomic.append_bytes``). The state of a stored ZIP is its
-latest decision whose sha256 matches the file now on disk, so a replaced file is unverified
-again. Who may decide is checked by the caller (the page's maintainer sign-in); this module only
-records the name it is given.
+only ever appended (``analytics.core.atomic.append_bytes``: one write, fsynced). The state of a
+stored ZIP is its latest decision whose sha256 matches the file now on disk, so a replaced file
+is unverified again. Who may decide is checked by the caller (the page's maintainer sign-in);
+this module only records the name it is given.
+
+Decisions are serialised: every append holds an exclusive ``flock(2)`` on
+``reviews.jsonl.lock`` (across processes and threads), and a decision reads the record, checks
+it and appends its line under that one lock. A decision is refused (one problem line) when the
+upload is no longer in the state the maintainer saw (``seen``): of two maintainers deciding the
+same unverified upload at once, exactly one is recorded. A rejected upload stays rejected; an
+accepted one can be withdrawn only by a rejection made while seeing it accepted.
+
+The record is the only state, and each event is one write, so a kill leaves the old state or
+the new one: an event counts once its whole JSON object is on disk. A last line cut short by a
+kill (no final newline, not JSON) is skipped and reported by readers, and the next append
+writes ``"\\n"`` first so the cut line never merges with the next event (it stays a reported,
+uncounted line). A prefix of a JSON object is never itself a JSON object, so a line counts the
+same before and after that newline is added.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,6 +42,7 @@ from analytics.core import problems as problem_text
 UNVERIFIED, ACCEPTED, REJECTED = "unverified", "accepted", "rejected"
 RECEIVED = "received"
 LOG_NAME = "reviews.jsonl"
+LOCK_NAME = "reviews.jsonl.lock"
 _ZIP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,120}\.zip$")
 _DECISIONS = {"accept": ACCEPTED, "reject": REJECTED}
 
@@ -55,6 +74,11 @@ def log_path() -> Path:
     return uploads_dir() / LOG_NAME
 
 
+def lock_path() -> Path:
+    """The ``flock(2)`` target every append (and every decision's check) holds."""
+    return uploads_dir() / LOCK_NAME
+
+
 def sha256_of(path: Path) -> str:
     """Hex sha256 of a stored file."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
@@ -64,36 +88,110 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _append(event: dict) -> None:
-    line = json.dumps(event, sort_keys=True, ensure_ascii=True) + "\n"
-    log_path().parent.mkdir(parents=True, exist_ok=True)
-    atomic.append_bytes(log_path(), line.encode("ascii"))
-
-
-def events() -> tuple[list[dict], list[str]]:
-    """Every well-formed event of the record, oldest first, and one line per unreadable one."""
-    path = log_path()
-    if not path.is_file():
-        return [], []
-    found, problems = [], []
-    for number, text in enumerate(path.read_text("utf-8", errors="replace").splitlines(), 1):
+@contextmanager
+def locked(shared: bool = False) -> Iterator[None]:
+    """Hold the review lock: exclusive for writers (the uploads folder is created), shared for
+    readers (who never create anything: no folder, no lock; an unopenable lock reads unlocked)."""
+    if shared and not lock_path().parent.is_dir():
+        yield
+        return
+    if not shared:
+        uploads_dir().mkdir(parents=True, exist_ok=True)
+    try:
+        handle = open(lock_path(), "a")  # noqa: SIM115 - closed below, after the unlock
+    except OSError:
+        if not shared:
+            raise
+        yield  # a read-only store: nobody can append, so there is nothing to wait for
+        return
+    with handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         try:
-            event = json.loads(text)
-        except ValueError:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _ends_cut(path: Path) -> bool:
+    """Whether the record's last line lacks its newline (a write was cut short)."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            if handle.tell() == 0:
+                return False
+            handle.seek(-1, os.SEEK_END)
+            return handle.read(1) != b"\n"
+    except FileNotFoundError:
+        return False
+
+
+def _append(event: dict) -> None:
+    """Append one event line in one fsynced write (the caller holds the exclusive lock); a cut
+    last line is closed with ``"\\n"`` first, in the same write."""
+    line = (json.dumps(event, sort_keys=True, ensure_ascii=True) + "\n").encode("ascii")
+    path = log_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic.append_bytes(path, (b"\n" if _ends_cut(path) else b"") + line)
+
+
+def _read(path: Path) -> tuple[list[dict], list[str]]:
+    """The record's events and problem lines, unlocked (see ``events``)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return [], []
+    chunks = data.split(b"\n")
+    cut = chunks[-1] != b""  # no final newline: the last line was cut short
+    chunks = chunks if cut else chunks[:-1]
+    found, problems = [], []
+    for number, chunk in enumerate(chunks, 1):
+        if not chunk.strip():
+            continue
+        try:
+            event = json.loads(chunk.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
             event = None
         if not isinstance(event, dict) or not {"zip", "sha256", "event"} <= set(event):
-            where = f"{problem_text.display_path(path)}:{number}"
+            if cut and number == len(chunks):  # a kill mid-append: that event never happened
+                problems.append(
+                    problem_text.at(
+                        path,
+                        number,
+                        "review event cut short by an interrupted write (not counted)",
+                        "decide that upload again if it is still listed undecided",
+                    )
+                )
+                continue
             problems.append(
-                problem_text.line(where, "unreadable review event", "leave the record as written")
+                problem_text.at(
+                    path,
+                    number,
+                    "unreadable review event (not counted)",
+                    "leave the record as written",
+                )
             )
             continue
         found.append(event)
     return found, problems
 
 
+def events() -> tuple[list[dict], list[str]]:
+    """Every well-formed event of the record, oldest first, and one line per unreadable one.
+
+    A last line cut short by a kill (no final newline, not JSON) and any other line that is not
+    a JSON event are skipped and reported, never merged with their neighbours. Read under the
+    shared lock, so a line being appended is not mistaken for a cut one.
+    """
+    with locked(shared=True):
+        return _read(log_path())
+
+
 def record_received(name: str, sha256: str, upload_name: str) -> None:
     """Note that an upload was stored (unverified until a maintainer decides)."""
-    _append({"event": RECEIVED, "zip": name, "sha256": sha256, "at": _now(), "upload": upload_name})
+    with locked():
+        _append(
+            {"event": RECEIVED, "zip": name, "sha256": sha256, "at": _now(), "upload": upload_name}
+        )
 
 
 def _state(name: str, sha256: str, history: list[dict]) -> State:
@@ -133,27 +231,63 @@ def _target(name: str) -> Path:
     return path
 
 
-def decide(name: str, action: str, by: str, sha256: str | None = None, reason: str = "") -> State:
+def _refusal(name: str, now: State, action: str, seen: str) -> str | None:
+    """Why ``action`` on an upload now in state ``now`` (shown as ``seen``) is refused, if so."""
+    if now.status == UNVERIFIED and now.status == seen:
+        return None
+    if now.status == ACCEPTED and seen == ACCEPTED and action == "reject":
+        return None  # a withdrawal, made while seeing it accepted
+    if now.status == UNVERIFIED:
+        what = f"it is unverified, not {problem_text.quote(seen)} as shown"
+    else:
+        what = f"already {now.status} by {now.decided_by} at {now.decided_utc}"
+    done = now.status == _DECISIONS[action]
+    fix = "nothing to do" if done else "reload the list and review it again"
+    return problem_text.line(name, what, fix)
+
+
+def decide(
+    name: str,
+    action: str,
+    by: str,
+    sha256: str | None = None,
+    reason: str = "",
+    seen: str = UNVERIFIED,
+) -> State:
     """Record a maintainer's ``accept`` or ``reject`` of a stored upload; returns its new state.
 
-    ``sha256`` (when given) must match the file, so the decision is about the bytes reviewed.
-    An accepted upload may later be rejected (withdrawn); a rejected one stays rejected.
+    ``sha256`` (when given) must match the file, so the decision is about the bytes reviewed;
+    ``seen`` is the status the maintainer was shown, and the decision is refused when the
+    upload has moved on since (another maintainer decided first). Check and append hold the
+    exclusive lock together. A rejected upload stays rejected; an accepted one is withdrawn by
+    ``reject`` with ``seen=ACCEPTED``. Raises ReviewError (one line) and then has recorded
+    nothing, except when writing the line itself fails, which says so.
     """
     if action not in _DECISIONS or not by:
         raise ReviewError(problem_text.line(name, f"action {action!r}", "accept or reject"))
-    path = _target(name)
-    digest = sha256_of(path)
-    if sha256 is not None and sha256 != digest:
-        raise ReviewError(
-            problem_text.line(name, "the stored file changed since it was shown", "review it again")
-        )
-    history, _ = events()
-    now = _state(name, digest, history)
-    if now.status == REJECTED or now.status == _DECISIONS[action]:
-        raise ReviewError(
-            problem_text.line(name, f"already {now.status} by {now.decided_by}", "nothing to do")
-        )
-    event = {"event": _DECISIONS[action], "zip": name, "sha256": digest, "by": by, "at": _now()}
-    event |= {"reason": " ".join(reason.split())[:500]} if reason else {}
-    _append(event)
+    with locked():
+        path = _target(name)
+        digest = sha256_of(path)
+        if sha256 is not None and sha256 != digest:
+            raise ReviewError(
+                problem_text.line(
+                    name, "the stored file changed since it was shown", "review it again"
+                )
+            )
+        history, _ = _read(log_path())
+        refusal = _refusal(name, _state(name, digest, history), action, seen)
+        if refusal:
+            raise ReviewError(refusal)
+        event = {"event": _DECISIONS[action], "zip": name, "sha256": digest, "by": by, "at": _now()}
+        event |= {"reason": " ".join(reason.split())[:500]} if reason else {}
+        try:
+            _append(event)
+        except OSError as exc:
+            raise ReviewError(
+                problem_text.line(
+                    name,
+                    f"the decision could not be written to {LOG_NAME} ({exc.strerror or exc})",
+                    "reload the list: it shows whether the decision was recorded",
+                )
+            ) from None
     return _state(name, digest, [*history, event])

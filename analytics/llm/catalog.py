@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import duckdb
 import pandas as pd
 
-from analytics.core import db
+from analytics.core import db, problems
 from analytics.core.licences import licence_class
 from analytics.llm import fit as hwfit
 
@@ -276,7 +276,9 @@ def resolve_gpu(gpus: pd.DataFrame, name: str, names: dict[str, str] | None = No
     close = difflib.get_close_matches(key, list(names), n=5, cutoff=0.4)
     shown = list(dict.fromkeys(names[c] for c in close)) or sorted(gpus["gpu_id"])[:8]
     fix = "pass a catalog gpu_id, name or alias (gpus.csv) or --vram-gb"
-    raise LookupError(f"unknown GPU {name!r}; closest known: {', '.join(shown)}; fix: {fix}")
+    raise LookupError(
+        f"unknown GPU {problems.quote(name)}; closest known: {', '.join(shown)}; fix: {fix}"
+    )
 
 
 def model_names(models: pd.DataFrame) -> dict[str, str]:
@@ -304,7 +306,9 @@ def resolve_model(models: pd.DataFrame, name: str, names: dict[str, str] | None 
     close = difflib.get_close_matches(key, list(names), n=8, cutoff=0.5)
     shown = list(dict.fromkeys(names[c] for c in close))[:5] or sorted(models["model_id"])[:5]
     fix = "pass a catalog model_id (models.csv) or --params-b"
-    raise LookupError(f"unknown model {name!r}; closest known: {', '.join(shown)}; fix: {fix}")
+    raise LookupError(
+        f"unknown model {problems.quote(name)}; closest known: {', '.join(shown)}; fix: {fix}"
+    )
 
 
 def model_aliases(models: pd.DataFrame) -> dict[str, list[str]]:

@@ -1,7 +1,9 @@
 """Adapter registry (timm-style): ``@register`` on a class makes it ``--adapter NAME``.
 
-``resolve("path/to/file.py:Class")`` loads an adapter from outside the registry. Importing
-this package never imports torch: adapters import their heavy packages inside ``load``.
+``resolve("path/to/file.py:Class")`` loads an adapter from outside the registry; the harness only
+does that inside a worker process (``measure.runner``), under the run's timeout, and an import
+that fails is one line (``import_problem``). Importing this package never imports torch: adapters
+import their heavy packages inside ``load``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import inspect
 import sys
 from pathlib import Path
 
+from analytics.core import problems
 from measure.adapters.base import (
     PRECISIONS,
     RANDOM_WEIGHTS_REASON,
@@ -31,6 +34,7 @@ __all__ = [
     "PaperScore",
     "RandomWeightsError",
     "WeightsInfo",
+    "import_problem",
     "register",
     "registry",
     "resolve",
@@ -144,6 +148,32 @@ def _duck_adapter(cls: type, spec: str) -> type:
     return type(cls.__name__, (cls,), body)
 
 
+IMPORT_FIX = (
+    "make the file import on its own (`python FILE` shows the traceback) and keep slow or "
+    "heavy work (imports of frameworks, downloads, model loading) inside load()"
+)
+"""The fix every external adapter import failure names (docs/measure.md, "External adapters")."""
+
+
+def import_problem(spec: str, path: Path, what: BaseException | str, fix: str | None = None) -> str:
+    """One line saying that importing an external adapter's file failed, and how to fix it
+    (default ``IMPORT_FIX``).
+
+    ``what`` is the exception its module code raised, or a description (the runner's, when the
+    import ended or hung the worker that ran it)."""
+    if isinstance(what, SyntaxError):
+        where = Path(what.filename).name if what.filename else path.name
+        what = f"SyntaxError at {where}:{what.lineno}: {what.msg}"
+    elif isinstance(what, SystemExit):
+        what = f"its module code called sys.exit({what.code!r})"
+    elif isinstance(what, BaseException):
+        what = f"{type(what).__name__}: {what}"
+    text = " ".join(str(what).split())
+    text = text if len(text) <= 300 else text[:299] + "…"
+    fix = (fix or IMPORT_FIX).replace("FILE", str(path))
+    return problems.line(f"--adapter {spec}", f"importing {path} failed ({text})", fix)
+
+
 def _load_external(spec: str) -> type:
     file_part, _, class_name = spec.rpartition(":")
     path = Path(file_part).expanduser().resolve()
@@ -155,7 +185,11 @@ def _load_external(spec: str) -> type:
         raise ValueError(f"--adapter {spec}: {path} is not a Python file")
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[module_name] = module
-    module_spec.loader.exec_module(module)
+    try:
+        module_spec.loader.exec_module(module)
+    except (Exception, SystemExit) as exc:  # its module code: one line, never a traceback
+        sys.modules.pop(module_name, None)
+        raise ValueError(import_problem(spec, path, exc)) from exc
     cls = getattr(module, class_name, None)
     if not inspect.isclass(cls):
         raise ValueError(f"--adapter {spec}: {path} has no class {class_name!r}")

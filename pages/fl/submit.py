@@ -17,7 +17,7 @@ def _upload_result(uploaded) -> None:
     """Validate and store an upload once per file; show the outcome."""
     memo = f"fl_result_{uploaded.file_id}"
     if memo not in st.session_state:  # store once per uploaded file, not on every rerun
-        st.session_state[memo] = flb.receive_upload(uploaded.getvalue(), uploaded.name)
+        st.session_state[memo] = fl.receive_uploaded(uploaded)  # size checked before reading
     stored, problems = st.session_state[memo]
     if problems:
         st.error(f"Not stored: {len(problems)} problem(s).")
@@ -30,10 +30,12 @@ def _upload_result(uploaded) -> None:
     )
 
 
-def _act(name: str, action: str, who: str, sha256: str, reason: str = "") -> None:
-    """Record accept/reject; keep the outcome (or the one-line refusal) for the next rerun."""
+def _act(name: str, action: str, who: str, row, reason: str = "") -> None:
+    """Record accept/reject of the bytes and status shown; keep the outcome (or the one-line
+    refusal, e.g. another maintainer decided first) for the next rerun."""
     try:
-        state = flb.decide_upload(name, action, who, sha256, reason)
+        seen = str(row["status"]).split(" ")[0]  # "unverified (invalid)" was seen unverified
+        state = review.decide(name, action, who, row["sha256"], reason, seen=seen)
     except review.ReviewError as exc:
         st.session_state["fl_review_message"] = (False, str(exc))
     else:
@@ -61,9 +63,9 @@ def _review() -> None:
     left, right = st.columns(2)
     accept_ok = row["status"] == review.UNVERIFIED
     if left.button("Accept", key="fl_review_accept", type="primary", disabled=not accept_ok):
-        _act(name, "accept", who, row["sha256"], reason)
+        _act(name, "accept", who, row, reason)
     if right.button("Reject", key="fl_review_reject", disabled=not reason.strip()):
-        _act(name, "reject", who, row["sha256"], reason)
+        _act(name, "reject", who, row, reason)
 
 
 st.title("Submit to the ranked track")

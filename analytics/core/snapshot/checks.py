@@ -10,6 +10,7 @@ import importlib
 import math
 import re
 from collections.abc import Callable, Iterable
+from datetime import date
 from pathlib import Path
 
 from analytics.core import schema
@@ -153,6 +154,45 @@ def _check_bounds(tables: dict[str, Table]) -> list[str]:
     return problems
 
 
+RANGES: dict[tuple[str, str], tuple[float, float, str]] = {
+    ("models", "total_params_b"): (1e-3, 1e5, "billions of parameters"),
+    ("models", "active_params_b"): (1e-3, 1e5, "billions of parameters"),
+    ("models", "usd_per_mtok_input"): (0.0, 1e4, "US$ per million tokens"),
+    ("models", "usd_per_mtok_output"): (0.0, 1e4, "US$ per million tokens"),
+    ("models", "vram_q4_gb"): (1e-3, 1e5, "GB"),
+    ("models", "context_length"): (1.0, 1e9, "tokens"),
+    ("gpus", "memory_gb"): (0.1, 1e5, "GB"),
+    ("gpus", "bf16_tflops_dense"): (1e-3, 1e6, "TFLOPS"),
+    ("gpus", "mem_bandwidth_gbps"): (1e-3, 1e6, "GB/s"),
+    ("gpus", "usd_per_hour"): (0.0, 1e4, "US$ per GPU-hour"),
+    ("throughput", "tokens_per_s"): (0.0, 1e7, "tokens per second"),
+    ("throughput", "gpu_count"): (1.0, 1e5, "GPUs"),
+}
+"""(table, column) -> (lowest, highest, unit) a figure may take (issue 27: no negative price,
+no zero memory, no 1e300 parameters). Dates are checked against the build day instead."""
+DATED = (("models", "release_date"), ("scores", "date"), ("models", "price_date"))
+"""Date columns that may not lie after the day the catalog is validated (no 2099 release)."""
+
+
+def _check_ranges(table: Table, today: date | None = None) -> list[str]:
+    """Figures outside :data:`RANGES` and dates of :data:`DATED` after ``today``."""
+    problems = []
+    for col in table.header:
+        limits = RANGES.get((table.name, col))
+        for line, row in rows_with(table, col) if limits else []:
+            low, high, unit = limits
+            if not low <= row[col] <= high:
+                what = f"{col} {row[col]:g} is outside [{low:g}, {high:g}] {unit}"
+                problems.append(at(table.path, line, what, "correct the figure from its source"))
+        if (table.name, col) in DATED:
+            day = today or date.today()
+            for line, row in rows_with(table, col):
+                if row[col] > day:
+                    what = f"{col} {row[col].isoformat()} is after today ({day.isoformat()})"
+                    problems.append(at(table.path, line, what, "correct the date"))
+    return problems
+
+
 def _check_values(table: Table) -> list[str]:
     problems = []
     for col in table.header:
@@ -247,7 +287,7 @@ def load_catalog(catalog_dir: Path) -> tuple[dict[str, Table], list[str]]:
             tables.setdefault(table.name, table)
     for table in tables.values():
         problems += _check_keys(table) + _check_values(table) + _check_aliases(table)
-        problems += _check_ids(table)
+        problems += _check_ids(table) + _check_ranges(table)
     problems += _check_references(tables) + _check_bounds(tables)
     return tables, [one_line(p) for p in problems]
 

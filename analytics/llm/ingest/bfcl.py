@@ -176,6 +176,12 @@ def _model_obs(name: str, row: dict, variant: str | None) -> ModelObs:
     )
 
 
+MISSING_TOLERATED = 2
+MISSING_SHARE = 0.05
+"""A category board may lack this many of the overall board's entries (or this share): more
+is a truncated file, refused."""
+
+
 def load(root: Path, drops: Drops) -> tuple[list[ModelObs], list[ScoreObs]]:
     """FC-mode category accuracies of every entry; Prompt entries and the overall are counted."""
     overall = _read(root / OVERALL_FILE, OVERALL_COLUMNS)
@@ -184,6 +190,15 @@ def load(root: Path, drops: Drops) -> tuple[list[ModelObs], list[ScoreObs]]:
         for bench, (file, column) in CATEGORIES.items()
     }
     formats = _read(root / FORMAT_FILE, ("Model", FORMAT_COLUMN))
+    boards = [(path, rows) for path, _, rows in categories.values()]
+    for path, rows in [*boards, (root / FORMAT_FILE, formats)]:
+        # a board lists the overall board's entries; one or two may lack a run (counted below),
+        # many missing means a file cut short (BFCL 272 -> 152 scores imported silently)
+        if len(overall) - len(rows) > max(MISSING_TOLERATED, MISSING_SHARE * len(overall)):
+            raise IngestError(
+                f"{path}: {len(rows)} entries, but {OVERALL_FILE} lists {len(overall)}: the file "
+                "is cut short or from another day; restore both from the BFCL gh-pages branch"
+            )
     with_format = {
         name
         for name, (lineno, row) in formats.items()

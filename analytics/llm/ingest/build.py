@@ -59,7 +59,7 @@ from analytics.llm.ingest.identity import (
     weights_link_fits,
     without_date,
 )
-from analytics.llm.ingest.overrides import OVERRIDES_CSV, Overrides
+from analytics.llm.ingest.overrides import OVERRIDES_CSV, Overrides, unapplied
 from analytics.llm.ingest.overrides import load as load_overrides
 from analytics.llm.ingest.protocols import (
     EXCLUDED_BENCHMARKS,
@@ -797,6 +797,11 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
     score_table = score_rows(resolved, drops, overrides)
     scored = {r["model_id"] for r in score_table}
     model_table = model_rows(resolver, by_model, scored)
+    idle = unapplied(overrides, {r["model_id"] for r in model_table},
+                     {r["checkpoint_id"] for r in model_table} | set(resolver.checkpoints.values()))
+    if idle:  # printed by ingest, never silent; the committed table has none (a test)
+        catalog.notes.append(f"override rows without effect on this catalog: {len(idle)}")
+        catalog.notes += [f"  {line}" for line in idle[:20]]
     arch: dict[str, str] = {}
     for name, key in llmfit.arch_keys(shared / "llmfit/hf_models.json"):
         model_id = resolver.lookup(name)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import csv
-import json
+import io
 import math
 import re
 from collections import Counter
@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+
+from analytics.core import safejson
 
 
 class IngestError(Exception):
@@ -127,29 +129,72 @@ def _fmt(value: float) -> str:
     return text if text not in {"-0", ""} else "0"
 
 
-def read_source_json(path: Path) -> object:
-    """A source JSON file, parsed; IngestError naming the file when it is unreadable or invalid."""
+SOURCE_MAX_BYTES = 64 * 2**20
+"""The largest source file an importer reads (the biggest stored today is under 10 MB): a file
+grown past it is refused before it is read, so an appended blob cannot exhaust memory."""
+SOURCE_MAX_DEPTH = 64
+"""The deepest JSON nesting an importer parses (the sources nest under 10 levels)."""
+RESTORE = "restore the file from its source"
+
+
+def _read_bytes(path: Path) -> bytes:
+    """A source file's bytes within :data:`SOURCE_MAX_BYTES`; IngestError naming it otherwise."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise IngestError(
-            f"{path}: not valid JSON ({exc}); restore the file from its source"
-        ) from exc
+        size = path.stat().st_size
+        if size > SOURCE_MAX_BYTES:
+            raise IngestError(
+                f"{path}: {size} bytes, over the {SOURCE_MAX_BYTES} bytes a source may have; "
+                f"fix: {RESTORE}"
+            )
+        return path.read_bytes()
+    except OSError as exc:
+        raise IngestError(f"{path}: unreadable ({exc.strerror or exc}); fix: {RESTORE}") from exc
+
+
+def read_source_json(path: Path) -> object:
+    """A source JSON file, parsed within the size and nesting caps (``safejson``); IngestError
+    naming the file when it is unreadable, too large, too deep or invalid."""
+    try:
+        return safejson.loads(_read_bytes(path), SOURCE_MAX_BYTES, SOURCE_MAX_DEPTH)
+    except safejson.JsonLimitError as exc:
+        raise IngestError(f"{path}: {exc}; fix: {RESTORE}") from None
 
 
 def read_source_csv(path: Path, required: Iterable[str], expected: str) -> pd.DataFrame:
     """A source CSV as strings (BOM stripped, blanks kept as ''); IngestError naming the file
-    when it is unreadable or lacks a ``required`` column (``expected`` names the header)."""
+    when it is unreadable, too large, empty, cut off mid-row or lacks a ``required`` column
+    (``expected`` names the header)."""
+    data = _read_bytes(path)
+    if not data.strip():
+        raise IngestError(f"{path}: empty (no header, no rows); fix: {RESTORE}")
     try:
-        frame = pd.read_csv(path, dtype=str, encoding="utf-8-sig", keep_default_na=False)
-    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise IngestError(
-            f"{path}: unreadable CSV ({exc}); restore the file from its source"
-        ) from exc
+        frame = pd.read_csv(
+            io.BytesIO(data), dtype=str, encoding="utf-8-sig", keep_default_na=False
+        )
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise IngestError(f"{path}: unreadable CSV ({exc}); fix: {RESTORE}") from exc
     missing = [c for c in required if c not in frame.columns]
     if missing:
         raise IngestError(f"{path}: missing column(s) {missing}; expected {expected}")
+    short = _cut_last_row(data, len(frame.columns))
+    if short:
+        raise IngestError(
+            f"{path}:{len(frame) + 1}: the last row has {short} of {len(frame.columns)} cells and "
+            f"no line end: the file was cut off; fix: {RESTORE}"
+        )
     return frame
+
+
+def _cut_last_row(data: bytes, width: int) -> int:
+    """The cell count of a last row that was cut off (fewer cells than the header and no
+    final line end), else 0."""
+    if data.endswith((b"\n", b"\r")):
+        return 0
+    text = data.decode("utf-8-sig", "replace")
+    last: list[str] = []
+    for record in csv.reader(io.StringIO(text, newline="")):  # quoted cells may span lines
+        last = record
+    return len(last) if 0 < len(last) < width else 0
 
 
 def write_csv(path: Path, columns: Iterable[str], rows: Iterable[dict]) -> None:

@@ -32,6 +32,7 @@ image_generation, audio_*, rerank, ...), entries without a mode, fine-tune place
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -123,7 +124,10 @@ def _int(path: Path, key: str, entry: dict, field: str) -> int | None:
     value = entry.get(field)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+    if (
+        isinstance(value, bool) or not isinstance(value, int | float)
+        or not math.isfinite(value) or value != int(value)
+    ):  # fmt: skip
         raise IngestError(f"{path}: {key!r} has {field}={value!r}; expected a whole number")
     return int(value) if value > 0 else None
 
@@ -133,7 +137,10 @@ def _per_mtok(path: Path, key: str, entry: dict, field: str) -> float | None:
     value = entry.get(field)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+    if (
+        isinstance(value, bool) or not isinstance(value, int | float)
+        or not math.isfinite(value) or value < 0
+    ):  # fmt: skip
         raise IngestError(f"{path}: {key!r} has {field}={value!r}; expected USD per token >= 0")
     return round(value * 1e6, 6)
 

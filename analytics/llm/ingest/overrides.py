@@ -26,6 +26,7 @@ from __future__ import annotations
 import csv
 import re
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 
 from analytics.core import paths
@@ -71,6 +72,9 @@ class Overrides:
     sets: dict[str, dict[str, str]] = field(default_factory=dict)
     score_rules: list[dict] = field(default_factory=list)
     same_name: set[frozenset[str]] = field(default_factory=set)
+    rows: list[tuple[int, dict]] = field(default_factory=list)
+    """(line, row) of every row, for the checks after the build (:func:`unapplied`)."""
+    path: Path = OVERRIDES_CSV
     apart: dict[frozenset[str], str] = field(default_factory=dict)
     """checkpoint pair -> reason (``distinct-from`` rows)."""
 
@@ -86,8 +90,22 @@ class Overrides:
         return None
 
 
+def _valid(row: dict) -> bool:
+    """A set value that parses as what its field holds: a real calendar date, a positive
+    finite count."""
+    value = row["value"]
+    if row["field"] == "release_date":
+        try:
+            date.fromisoformat(value)
+        except ValueError:
+            return False
+    if row["field"] in ("active_params_b", "total_params_b"):
+        return 0 < float(value) <= 1e5
+    return True
+
+
 def _fail(path: Path, lineno: int, what: str, fix: str) -> ValueError:
-    return ValueError(f"{path}:{lineno}: {what}; {fix}")
+    return ValueError(f"{path}:{lineno}: {what}; fix: {fix}")
 
 
 def load(path: Path = OVERRIDES_CSV, match_key=None) -> Overrides:
@@ -95,16 +113,71 @@ def load(path: Path = OVERRIDES_CSV, match_key=None) -> Overrides:
 
     ``match_key`` normalises subject names (identity.match_key); passed in to avoid a cycle.
     """
-    out = Overrides()
+    out = Overrides(path=path)
     if not path.is_file():
         return out
+    problems: list[str] = []
     with open(path, newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
         if tuple(reader.fieldnames or ()) != COLUMNS:
             raise _fail(path, 1, f"header is {reader.fieldnames}", f"use {','.join(COLUMNS)}")
-        for lineno, row in enumerate(reader, start=2):
-            _add(out, path, lineno, {k: (v or "").strip() for k, v in row.items()}, match_key)
+        for lineno, raw in enumerate(reader, start=2):
+            if None in raw or None in raw.values():
+                extra = len(raw.get(None) or [])
+                what = f"row has {len(COLUMNS) + extra if extra else 'fewer'} cells" + (
+                    f" but the header has {len(COLUMNS)}"
+                )
+                problems.append(str(_fail(path, lineno, what, "quote cells that hold commas")))
+                continue
+            row = {k: (v or "").strip() for k, v in raw.items()}
+            try:
+                _add(out, path, lineno, row, match_key)
+            except ValueError as exc:
+                problems.append(str(exc))
+                continue
+            out.rows.append((lineno, row))
+    problems += _alias_cycles(out, path, match_key)
+    if problems:  # every row is checked before any is applied
+        raise ValueError("\n".join(problems))
     return out
+
+
+def _alias_cycles(out: Overrides, path: Path, match_key) -> list[str]:
+    """One line per alias row whose chain of targets comes back to itself."""
+    problems = []
+    key_of = match_key or (lambda s: s)
+    for lineno, row in [(n, r) for n, r in out.rows if r["action"] == "alias"]:
+        seen, target = {key_of(row["subject"])}, row["target"]
+        while key_of(target) in out.aliases and key_of(target) not in seen:
+            seen.add(key_of(target))
+            target = out.aliases[key_of(target)]
+        if key_of(target) in seen and key_of(target) in out.aliases:
+            what = f"alias {row['subject']!r} -> {row['target']!r} comes back to itself"
+            problems.append(str(_fail(path, lineno, what, "point every alias at a final id")))
+    return problems
+
+
+def unapplied(out: Overrides, model_ids: set[str], checkpoint_ids: set[str]) -> list[str]:
+    """One line per row that the built catalog leaves without effect: a ``set`` on no model, an
+    ``alias`` / ``distinct-from`` / ``move-score`` naming an id the catalog does not hold."""
+    known = model_ids | checkpoint_ids
+    problems = []
+    for lineno, row in out.rows:
+        action, subject, target = row["action"], row["subject"], row["target"]
+        missing = []
+        if action == "set" and subject not in known:
+            missing.append(subject)
+        elif action in ("alias", "distinct-from") and target not in known:
+            missing.append(target)
+        if action == "distinct-from" and subject not in known:
+            missing.append(subject)
+        if action == "move-score" and target not in model_ids:
+            missing.append(target)
+        for mid in missing:
+            what = f"{action} names {mid!r}, which no model of the built catalog has"
+            fix = "correct the id (models.csv) or delete the row"
+            problems.append(str(_fail(out.path, lineno, what, fix)))
+    return problems
 
 
 def _add(out: Overrides, path: Path, lineno: int, row: dict, match_key) -> None:
@@ -135,7 +208,7 @@ def _add(out: Overrides, path: Path, lineno: int, row: dict, match_key) -> None:
         out.weights.add(key)
     elif action == "set":
         pattern = SETTABLE.get(row["field"])
-        if pattern is None or not pattern.match(row["value"]):
+        if pattern is None or not pattern.match(row["value"]) or not _valid(row):
             raise _fail(path, lineno, f"field {row['field']!r} = {row['value']!r} is not settable",
                         f"use one of {sorted(SETTABLE)} with a valid value")
         out.sets.setdefault(subject, {})[row["field"]] = row["value"]
