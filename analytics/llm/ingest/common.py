@@ -6,6 +6,7 @@ import csv
 import io
 import math
 import re
+import zlib
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -82,6 +83,10 @@ class ScoreObs:
     variant: str | None = None
     method: str | None = None
     """How the source says it ran the score ('5-shot', '0-shot CoT'), verbatim."""
+    votes: int | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    """Arena boards: the votes and the 95 % interval the rating was published with."""
 
 
 _PERCENT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*%\s*$")
@@ -151,13 +156,32 @@ def _read_bytes(path: Path) -> bytes:
         raise IngestError(f"{path}: unreadable ({exc.strerror or exc}); fix: {RESTORE}") from exc
 
 
-def read_source_json(path: Path) -> object:
-    """A source JSON file, parsed within the size and nesting caps (``safejson``); IngestError
-    naming the file when it is unreadable, too large, too deep or invalid."""
+def _gunzip(path: Path, data: bytes) -> bytes:
+    """A gzip file's content, inflated no further than :data:`SOURCE_MAX_BYTES`."""
+    inflate = zlib.decompressobj(wbits=31)
     try:
-        return safejson.loads(_read_bytes(path), SOURCE_MAX_BYTES, SOURCE_MAX_DEPTH)
+        out = inflate.decompress(data, SOURCE_MAX_BYTES + 1)
+    except zlib.error as exc:
+        raise IngestError(f"{path}: not a gzip file ({exc}); fix: {RESTORE}") from None
+    if len(out) > SOURCE_MAX_BYTES or inflate.unconsumed_tail:
+        raise IngestError(
+            f"{path}: inflates past the {SOURCE_MAX_BYTES} bytes a source may have; fix: {RESTORE}"
+        )
+    return out
+
+
+def read_source_json(path: Path) -> object:
+    """A source JSON file (``.json`` or ``.json.gz``), parsed within the size and nesting caps
+    (``safejson``); IngestError naming the file when it is unreadable, too large, too deep or
+    invalid."""
+    data = _read_bytes(path)
+    if path.name.endswith(".gz"):
+        data = _gunzip(path, data)
+    try:
+        return safejson.loads(data, SOURCE_MAX_BYTES, SOURCE_MAX_DEPTH)
     except safejson.JsonLimitError as exc:
-        raise IngestError(f"{path}: {exc}; fix: {RESTORE}") from None
+        what = f"not valid JSON ({exc})" if "invalid JSON" in str(exc) else str(exc)
+        raise IngestError(f"{path}: {what}; fix: {RESTORE}") from None
 
 
 def read_source_csv(path: Path, required: Iterable[str], expected: str) -> pd.DataFrame:
