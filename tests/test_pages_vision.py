@@ -206,7 +206,10 @@ def test_leaderboard_has_the_pareto_chart_for_face_detection(fresh, monkeypatch)
     assert front["line"]["shape"] == "hv" and _values(front["y"])
     assert "median" in front["hovertext"][0] and "(RAM)" in front["hovertext"][0]
     labels = [b.label for b in at.get("download_button")]
-    assert labels == ["Download ranking (CSV)", "Download runs left out (CSV)"]
+    assert labels == ["Download ranking (CSV)"]  # nothing left out: no empty table (issue 31)
+    assert "No stored run on this device was left out of this ranking." in [
+        c.value for c in at.caption
+    ]
 
 
 def _raw_names(store: Path) -> set[str]:
@@ -228,7 +231,7 @@ def _headers(at: AppTest) -> list[str]:
 
 
 VISION_PAGES = {
-    "leaderboard": (lambda mp: _run("pages/vision/leaderboard.py"), 3, 1),
+    "leaderboard": (lambda mp: _run("pages/vision/leaderboard.py"), 2, 1),  # no empty left-out
     "model": (lambda mp: _model_page(TWO_MODELS[0]), 3, 2),
     "run": (lambda mp: _signed_in("pages/vision/run.py", mp, "vision_run"), 0, 0),
     "review": (lambda mp: _signed_in("pages/vision/review.py", mp, "review"), 2, 0),

@@ -66,7 +66,7 @@ def test_main_pages_render_to_non_blank_pngs(store_paths: StorePaths) -> None:
     assert store_paths.snapshots.is_dir()  # the server built the snapshot where it was told
 
 
-SECTIONS = ["Overview", "LLM leaderboard", "Verified vision", "Federated track"]
+SECTIONS = ["Overview", "LLM leaderboard", "Verified vision", "Federated track", "Maintainers"]
 
 
 @pytest.mark.parametrize("path", ["llm_leaderboard", "vision_leaderboard", "fl_ranked", "home"])

@@ -80,19 +80,29 @@ def _signed_in(key: str, maintainers: dict[str, str]) -> auth.Maintainer | None:
     return auth.Maintainer(name)
 
 
-def require_maintainer(key: str) -> auth.Maintainer:
+def require_maintainer(key: str, *, neutral: bool = False) -> auth.Maintainer:
     """The signed-in maintainer; otherwise render why not (or a login form) and stop the page.
 
     Default deny: with no maintainer configured the page refuses and says how to configure one.
+    ``neutral`` (the pages of the Maintainers section, which every visitor can open): the
+    refusals are ``st.info`` notes for the operator, never an error box; a visitor only ever
+    sees the sign-in form or that note.
     """
+    note = st.info if neutral else st.error
     try:
         maintainers = configured_maintainers()
     except auth.AuthError as exc:
-        st.error(f"Maintainer access is misconfigured: {exc}")
+        note(f"Maintainer access is misconfigured: {exc}")
         st.stop()
     if not maintainers:
-        st.error("Maintainers only, and no maintainer is configured, so access is denied.")
-        st.markdown("To configure one:")
+        if neutral:
+            note(
+                "Maintainers only. No maintainer is configured on this server, so this page "
+                "stays closed. For the operator, to configure one:"
+            )
+        else:
+            note("Maintainers only, and no maintainer is configured, so access is denied.")
+            st.markdown("To configure one:")
         st.code(EXAMPLE_CONFIG, language="bash")
         st.stop()
     who = _signed_in(key, maintainers)

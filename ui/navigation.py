@@ -18,6 +18,10 @@ HOME = "pages/overview/home.py"
 navigation lists those files by name (and runs them without ``app.py``) on a freshly started
 server until the first ``st.navigation`` call, e.g. for a shared ``/home`` link."""
 
+MAINTAINERS = "Maintainers"
+"""The last navigation section: pages only a signed-in maintainer can use (each opens on a
+sign-in form, or a note for the operator when no maintainer is configured)."""
+
 
 class PageEntry(NamedTuple):
     section: str
@@ -73,8 +77,6 @@ PAGES: tuple[PageEntry, ...] = (
         "Verified vision", "pages/vision/model.py", "Vision model", ":material/image_search:"
     ),
     PageEntry("Verified vision", "pages/vision/submit.py", "Submit a run", ":material/upload:"),
-    PageEntry("Verified vision", "pages/vision/review.py", "Review inbox", ":material/inbox:"),
-    PageEntry("Verified vision", "pages/vision/run.py", "Run a measurement", ":material/speed:"),
     PageEntry(
         "Federated track", "pages/fl/ranked.py", "Ranked track", ":material/emoji_events:", True
     ),
@@ -85,12 +87,19 @@ PAGES: tuple[PageEntry, ...] = (
         ":material/upload_file:",
     ),
     PageEntry("Federated track", "pages/fl/run_detail.py", "Run detail", ":material/show_chart:"),
+    PageEntry(MAINTAINERS, "pages/vision/review.py", "Review inbox", ":material/inbox:"),
+    PageEntry(MAINTAINERS, "pages/vision/run.py", "Run a measurement", ":material/speed:"),
 )
 
 
 def existing_pages() -> list[PageEntry]:
     """Pages whose file is present in this checkout."""
     return [p for p in PAGES if (paths.REPO_ROOT / p.file).exists()]
+
+
+def maintainer_pages() -> list[PageEntry]:
+    """The pages of the Maintainers section."""
+    return [p for p in PAGES if p.section == MAINTAINERS]
 
 
 def main_pages() -> list[PageEntry]:

@@ -194,3 +194,9 @@ def labelled(frame: pd.DataFrame, labels: dict[str, str] | None = None) -> pd.Da
 def csv_text(frame: pd.DataFrame, labels: dict[str, str] | None = None) -> str:
     """The CSV a download button offers: human headers, dates as dates, no index."""
     return labelled(frame, labels).to_csv(index=False)
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``n`` and ``word`` in agreement: '1 model', '2 models', '0 models' (``many`` for an
+    irregular plural: ``plural(n, 'category', 'categories')``); thousands with commas."""
+    return f"{n:,} {word if n == 1 else (many or word + 's')}"

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import io
 import math
+from datetime import UTC, datetime
 
 import pandas as pd
 import streamlit as st
 
 import ui.data
-from analytics.core import db, labels
+from analytics.core import db, labels, paths
+from analytics.core.labels import plural
 from analytics.core.licences import LICENCE_CLASSES
 from analytics.core.schema import SOURCE_KINDS
+from analytics.core.snapshot import manifest as snapshot_manifest
 from analytics.llm import elo, leaderboard, ratings
 from ui import llm
 from ui.params import choice, index_of, multi_param, param
@@ -232,6 +235,35 @@ CHANGE_COLUMNS = {
 }
 
 
+def snapshot_label(version: str) -> str:
+    """A snapshot picker's option: the version with its build date, newest data date and
+    counts ('v1a2b3c4d5e · built 2026-08-22 · data through 2026-08-20 · 312 models, 4,512
+    scores'); parts a snapshot does not record are left out."""
+    folder = paths.SNAPSHOTS_DIR / version
+    manifest = snapshot_manifest.try_manifest(folder) or {}
+    parts = [version]
+    built = manifest.get("built_at")
+    if not isinstance(built, str):  # a hand-written manifest: its file time, as the listing
+        try:
+            stamp = (folder / snapshot_manifest.MANIFEST).stat().st_mtime
+        except OSError:
+            stamp = None
+        built = None if stamp is None else datetime.fromtimestamp(stamp, UTC).isoformat()
+    if built:
+        parts.append(f"built {built[:10]}")
+    try:
+        through = llm.load_freshness(version).data_through
+    except Exception:  # an unreadable old snapshot still gets a label
+        through = None
+    if through:
+        parts.append(f"data through {through}")
+    counts = manifest.get("tables") if isinstance(manifest.get("tables"), dict) else {}
+    shown = [plural(int(counts[t]), t[:-1]) for t in ("models", "scores") if t in counts]
+    if shown:
+        parts.append(", ".join(shown))
+    return " · ".join(parts)
+
+
 def show_changes(version: str, board: leaderboard.Leaderboard) -> None:
     st.subheader("Changes between snapshots")
     versions = db.list_versions()
@@ -239,10 +271,16 @@ def show_changes(version: str, board: leaderboard.Leaderboard) -> None:
         st.caption("Only one snapshot is built; changes appear once a second one exists.")
         return
     c1, c2 = st.columns(2)
+    names = {v: snapshot_label(v) for v in versions}
     new_default = versions.index(version) if version in versions else len(versions) - 1
-    new = c2.selectbox("New snapshot", versions, index=new_default, key="lb_diff_new")
+    new = c2.selectbox(
+        "New snapshot", versions, index=new_default, key="lb_diff_new", format_func=names.get
+    )
     old_choices = [v for v in versions if v != new]
-    old = c1.selectbox("Old snapshot", old_choices, index=len(old_choices) - 1, key="lb_diff_old")
+    old = c1.selectbox(
+        "Old snapshot", old_choices, index=len(old_choices) - 1, key="lb_diff_old",
+        format_func=names.get,
+    )  # fmt: skip
     changes = leaderboard.with_names(llm.load_diff(old, new), board.models)
     changed = changes[changes["change"] != "unchanged"].reset_index(drop=True)
     counts = changes["change"].value_counts()
@@ -356,7 +394,10 @@ every_variant = pick_every_variant()
 rows = shown_rows(leaderboard.search(board, load_rows(board, flt, every_variant), search))
 ranked, unrated = rows[rows["eligible"]], rows[~rows["eligible"]]
 if search.strip():
-    st.caption(f"{len(rows)} models match '{search.strip()}'.")
+    st.caption(
+        f"{plural(len(rows), 'model')} {'matches' if len(rows) == 1 else 'match'} "
+        f"'{search.strip()}'."
+    )
 st.subheader(f"Ranked ({len(ranked)})")
 if ranked.empty and flt.category:
     st.caption(f"No model has {elo.MIN_CATEGORY_BENCHMARKS} benchmarks of this category yet.")

@@ -5,12 +5,41 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from analytics.core.labels import plural
 from analytics.vision import charts
 from analytics.vision import runs as vision
+from measure.adapters.base import RANDOM_WEIGHTS_REASON
 from ui import vision as loaders
 from ui.params import pick
 
 KEYS = "vision_lb"  # widget-key prefix of this page
+
+NO_RANKING = {
+    "object-detection": (
+        "Nothing is ranked for object-detection on {device} yet: the COCO detectors' published "
+        "weights ship in no package that installs offline, so the only runs are code-path tests "
+        "on random weights, which are never ranked."
+    ),
+}  # tasks whose empty ranking has a known cause, one sentence each
+
+
+def _why_nothing_ranked(task: str, device: str, excluded: pd.DataFrame) -> str:
+    """One sentence: why ``task`` has no rankable run on ``device``."""
+    code_path_only = (
+        excluded.empty
+        or excluded["why_not_ranked"].str.contains(RANDOM_WEIGHTS_REASON, regex=False).all()
+    )
+    if task in NO_RANKING and code_path_only:
+        return NO_RANKING[task].format(device=device)
+    if excluded.empty:
+        return (
+            f"Nothing is ranked for {task} on {device} yet: no run of it is stored on this "
+            "device (measure one with `python -m measure run --adapter NAME`)."
+        )
+    return (
+        f"Nothing is ranked for {task} on {device}: {plural(len(excluded), 'stored run')} "
+        f"{'is' if len(excluded) == 1 else 'are'} left out, each with its reason below."
+    )
 
 
 def _download(frame: pd.DataFrame, label: str, name: str, key: str) -> None:
@@ -28,8 +57,10 @@ catalog = loaders.catalog()
 st.title("Vision leaderboard")
 st.caption(
     "Rankings and charts use only numbers we measured ourselves under one protocol (batch 1, "
-    "3 runs x 100 timed calls, median and p90). Author-reported figures sit beside ours, "
-    "labelled. CPU and GPU results are never ranked together."
+    "3 runs x 100 timed calls, median and p90). Accuracy is AP on our own small labelled image "
+    "set per task, not on COCO or another standard benchmark unless the chart names one. "
+    "Author-reported figures sit beside ours, labelled. CPU and GPU results are never ranked "
+    "together."
 )
 device_options = loaders.devices()
 if not device_options:
@@ -41,7 +72,7 @@ board = loaders.board(task, device)
 table = vision.ranking_table(board)
 slug = f"{task}_{device.replace(': ', '_').replace(' ', '-')}"
 if table.empty:
-    st.info(f"No rankable run for {task} on {device}; see the runs left out below.")
+    st.info(_why_nothing_ranked(task, device, board.excluded))
 else:
     st.dataframe(table, hide_index=True, key="vision_lb_table", placeholder="—")
     _download(table, "Download ranking (CSV)", f"vision_ranking_{slug}.csv", "vision_lb_table_csv")
@@ -52,18 +83,22 @@ else:
         f"Accuracy: {vision.accuracy_set_label(benchmarks)} ({'; '.join(benchmarks) or 'none'}). "
         "Latency: our median per predict() call. A model is on the Pareto front when no other "
         "model is both at least as fast and at least as accurate. "
-        f"{len(points)} of {len(table)} ranked models have an AP and are plotted."
+        f"{len(points)} of {plural(len(table), 'ranked model')} "
+        f"{'has an AP and is' if len(points) == 1 else 'have an AP and are'} plotted."
     )
     fixes = board.ranked[board.ranked["runs_with_fixes"]]
     for _, row in fixes.iterrows():
         st.markdown(
             f":orange-badge[runs with fixes] **{row['display_name']}**: patch `{row['patch_url']}`"
         )
-st.subheader("Runs left out of this ranking")
-excluded = vision.excluded_table(board)
-st.dataframe(excluded, hide_index=True, key="vision_lb_excluded", placeholder="—")
-_download(excluded, "Download runs left out (CSV)", f"vision_left_out_{slug}.csv",
-          "vision_lb_excluded_csv")  # fmt: skip
+if not board.excluded.empty:  # no empty table: an empty ranking says why above
+    st.subheader("Runs left out of this ranking")
+    excluded = vision.excluded_table(board)
+    st.dataframe(excluded, hide_index=True, key="vision_lb_excluded", placeholder="—")
+    _download(excluded, "Download runs left out (CSV)", f"vision_left_out_{slug}.csv",
+              "vision_lb_excluded_csv")  # fmt: skip
+elif not table.empty:
+    st.caption("No stored run on this device was left out of this ranking.")
 st.subheader("Licences")
 st.dataframe(
     vision.licence_table(catalog, task),

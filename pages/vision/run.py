@@ -9,7 +9,7 @@ from ui import community, sweep_status
 from ui import vision as loaders
 
 st.title("Run a measurement")
-community.require_maintainer("vision_run")
+community.require_maintainer("vision_run", neutral=True)
 catalog = loaders.catalog()
 adapter = st.selectbox("Adapter", list(catalog["adapter"]), key="vision_run_adapter")
 missing = loaders.missing_extras(adapter)
