@@ -17,6 +17,9 @@ from analytics.core import paths
 from measure.__main__ import main
 from measure.community import audit, auth, inbox, status
 from measure.community.auth import Maintainer
+from tests.fixtures.community.audit_log import log_lines as _lines
+from tests.fixtures.community.audit_log import make_log as _log
+from tests.fixtures.community.audit_log import write_lines as _write
 from tests.fixtures.community.records import bundle_bytes, make_record, our_runs_table
 
 MAINT = Maintainer("maint")
@@ -38,21 +41,6 @@ def dirs(tmp_path, monkeypatch) -> tuple[Path, Path]:
 
 def _queue(root: Path, runs: Path, seed: int = 1) -> str:
     return inbox.add(bundle_bytes(make_record(seed=seed), "alice"), f"{seed}.zip", root, runs)["id"]
-
-
-def _log(folder: Path, count: int = 4) -> Path:
-    path = folder / audit.AUDIT_FILE
-    for i in range(count):
-        audit.append(path, f"m{i}", "accept", f"bundle{i:06d}", f"reason {i}")
-    return path
-
-
-def _lines(path: Path) -> list[str]:
-    return path.read_text().splitlines()
-
-
-def _write(path: Path, lines: list[str]) -> None:
-    path.write_text("".join(line + "\n" for line in lines))
 
 
 def _verify_cli(folder: Path, capsys) -> tuple[int, str]:

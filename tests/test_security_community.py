@@ -28,6 +28,9 @@ from analytics.core import atomic, db, paths
 from measure.community import audit, auth, bundle, cli, inbox, status
 from measure.community.auth import Maintainer
 from measure.community.validate import BundleError, validate_bundle
+from tests.fixtures.community.audit_log import log_lines as _lines
+from tests.fixtures.community.audit_log import make_log as _log
+from tests.fixtures.community.audit_log import write_lines as _write
 from tests.fixtures.community.records import (
     ADAPTER,
     bundle_bytes,
@@ -491,21 +494,6 @@ def test_cli_accept_with_an_unusable_hash_is_one_line_not_a_crash(
 
 
 # --- 8. the hash-chained audit log -------------------------------------------------------------
-
-
-def _log(tmp_path: Path, count: int = 4) -> Path:
-    path = tmp_path / audit.AUDIT_FILE
-    for i in range(count):
-        audit.append(path, f"m{i}", "accept", f"bundle{i:06d}", f"reason {i}")
-    return path
-
-
-def _lines(path: Path) -> list[str]:
-    return path.read_text().splitlines()
-
-
-def _write(path: Path, lines: list[str]) -> None:
-    path.write_text("".join(line + "\n" for line in lines))
 
 
 def _edit(line: str) -> str:
