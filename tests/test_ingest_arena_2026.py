@@ -130,7 +130,7 @@ def test_every_well_voted_model_on_the_october_20_board_is_in_the_catalog():
                  if r["benchmark_id"] == "arena-text-sc"}
         for row in csv.DictReader(f):
             if row["model_id"] in rated:
-                known |= {row["display_name"], *row["aliases"].split(";")}
+                known |= {row["model_id"], row["display_name"], *row["aliases"].split(";")}
     missing = sorted(wanted - known)
     assert not missing, f"on Arena's 2026-10-20 board but not in the catalog: {missing[:10]}"
     assert len(wanted) >= 200

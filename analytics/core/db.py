@@ -180,6 +180,35 @@ def has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     return bool(rows)
 
 
+def has_column(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
+    """Whether ``table`` exists and has ``column`` (older snapshots lack newer columns)."""
+    rows = con.execute(
+        "SELECT 1 FROM information_schema.columns WHERE table_name = ? AND column_name = ?",
+        [table, column],
+    ).fetchall()
+    return bool(rows)
+
+
 def query(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> pd.DataFrame:
     """Run one query on a fresh cursor and return a DataFrame."""
     return con.cursor().execute(sql, params or []).df()
+
+
+def select_present(
+    con: duckdb.DuckDBPyConnection, table: str, columns: list[str], order_by: str | None = None
+) -> pd.DataFrame:
+    """``columns`` of ``table`` in that order (sorted by the column ``order_by``). An older
+    snapshot's missing column reads as all missing (NA); a missing table as no rows."""
+    for name in [table, *columns, *([order_by] if order_by else [])]:
+        if not _IDENT.match(name):
+            raise ValueError(f"not a plain identifier: {name!r}")
+    if not has_table(con, table):
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
+    have = set(query(con, f"SELECT * FROM {table} LIMIT 0").columns)
+    picked = [c for c in columns if c in have]
+    order = f" ORDER BY {order_by}" if order_by in have else ""
+    out = query(con, f"SELECT {', '.join(picked) or 'NULL AS _none'} FROM {table}{order}")
+    for col in columns:
+        if col not in out:
+            out[col] = pd.NA
+    return out[list(columns)]

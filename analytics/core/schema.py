@@ -197,6 +197,19 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("source_name", "str", help="'Artificial Analysis (API, as served)'"),
         Column("source_url", "str"),
     ),
+    "copies": (
+        Column("copy_id", "str", help="importer id of a third party's copy of newer data"),
+        Column("publisher", "str", help="who published the data (credited)"),
+        Column("package", "str", help="the package the copy shipped in"),
+        Column("data_date", "date", help="the day the copied data is of"),
+        Column("used_for", "str"),
+        Column("compared_with", "str", help="the first-party file it was checked against"),
+        Column("shared", "int", help="items in both"),
+        Column("agreement", "float", required=False, help="share of them that agree (0..1)"),
+        Column("fidelity", "str", help="the agreement in one sentence"),
+        Column("licence", "str"),
+        Column("path", "str", help="the file under shared/data"),
+    ),
 }
 
 
@@ -208,6 +221,7 @@ PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     "sources": ("source_id",),
     "retired": ("model_id",),
     "api_speed": ("model_id",),
+    "copies": ("copy_id",),
     "throughput": (
         "model_id", "gpu_id", "gpu_count", "quant", "phase", "kind", "scenario", "system",
         "source_url",

@@ -13,7 +13,10 @@ Frontiers:
   an x at most as large and a rating at least as high, one of them strictly).
 
 The blended API price is (3 x input + 1 x output) / 4 USD per million tokens; a model needs both
-list prices, and a positive blend (the axis is logarithmic), to be plotted.
+list prices, and a positive blend (the axis is logarithmic), to be plotted; its hover names the
+price's source and the day it applies from (``price_date``). The release chart plots stated
+release dates only: a date whose ``release_date_basis`` is a proxy (first seen in LiteLLM) is left
+out and counted.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from analytics.core import db
 
 BLEND = (3, 1)  # input : output tokens of the blended price
 PRICE_COLUMNS = ("usd_per_mtok_input", "usd_per_mtok_output", "price_source_url", "price_date")
+BASIS = "release_date_basis"  # empty: a source states the release date; else its proxy
 OPEN, CLOSED = "Open weights", "Closed weights"
 KIND = {OPEN: "open-weight", CLOSED: "closed-weight"}
 RATING_TITLE = "Elo rating"
@@ -46,6 +50,7 @@ class ChartFrame:
     x_title: str
     y_title: str
     missing_line: str
+    proxy_dated: int = 0  # left out of the release chart: their date is a proxy, not a release
 
 
 @dataclass(frozen=True)
@@ -124,16 +129,11 @@ def pareto_frontier(
 
 
 def model_prices(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """model_id, active_params_b and the API list-price columns (:data:`PRICE_COLUMNS`) of the
-    snapshot's models; columns an older snapshot lacks are all missing."""
-    have = set(db.query(con, "SELECT * FROM models LIMIT 0").columns)
-    wanted = ["active_params_b", *PRICE_COLUMNS]
-    picked = ", ".join(c for c in ["model_id", *wanted] if c in have)
-    out = db.query(con, f"SELECT {picked} FROM models ORDER BY model_id")
-    for col in wanted:
-        if col not in out:
-            out[col] = pd.NA
-    return out[["model_id", *wanted]]
+    """model_id, active_params_b, the API list-price columns (:data:`PRICE_COLUMNS`) and
+    ``release_date_basis`` of the snapshot's models; columns an older snapshot lacks are all
+    missing."""
+    wanted = ["model_id", "active_params_b", *PRICE_COLUMNS, BASIS]
+    return db.select_present(con, "models", wanted, order_by="model_id")
 
 
 def blended_price(usd_in: pd.Series, usd_out: pd.Series) -> pd.Series:
@@ -156,7 +156,7 @@ def build(
     if prices is not None and not prices.empty:
         extra = prices.drop(columns=[c for c in prices.columns if c in scope and c != "model_id"])
         scope = scope.merge(extra, on="model_id", how="left")
-    for col in ["active_params_b", *PRICE_COLUMNS]:
+    for col in ["active_params_b", *PRICE_COLUMNS, BASIS]:
         if col not in scope:
             scope = scope.assign(**{col: pd.NA})
     scope = scope.reset_index(drop=True)
@@ -171,9 +171,15 @@ def build(
 
 
 def release_chart(table: pd.DataFrame) -> ChartFrame:
-    """Rating against release date, open and closed weights, each with its envelope."""
+    """Rating against release date, open and closed weights, each with its envelope. A model
+    whose ``release_date_basis`` names a proxy (the day its key first appeared in LiteLLM) is
+    left out: that day is not a release date (``proxy_dated`` counts them)."""
     rows = _base(table)
     rows["x"] = pd.to_datetime(rows["release_date"])
+    basis = rows[BASIS] if BASIS in rows else pd.Series(pd.NA, index=rows.index, dtype=object)
+    proxy = basis.fillna("").astype(str).str.strip() != ""
+    proxies = sorted(set(basis[proxy].astype(str).str.strip()))
+    rows = rows[~proxy]
     dated = rows.dropna(subset=["x"]).copy()
     dated["hover"] = _hover(dated, "Released " + dated["x"].dt.strftime("%Y-%m-%d"))
     env = frontier_over_time(dated.assign(open_weights=dated["weights"]), x="x", y="rating")
@@ -189,9 +195,16 @@ def release_chart(table: pd.DataFrame) -> ChartFrame:
         (w, m) in record for w, m in zip(dated["weights"], dated["model_id"], strict=True)
     ]
     missing = len(rows) - len(dated)
+    line = _missing(missing, "release date")
+    if proxy.any():
+        n = int(proxy.sum())
+        line += (
+            f" {n} model{'' if n == 1 else 's'} left out: {'its' if n == 1 else 'their'} date is "
+            f"a proxy ({'; '.join(proxies)}), not a published release date."
+        )
     return ChartFrame(
         _points(dated), env[["weights", "x", "rating", "model_id", "hover"]], missing,
-        "Release date", RATING_TITLE, _missing(missing, "release date"),
+        "Release date", RATING_TITLE, line, proxy_dated=int(proxy.sum()),
     )  # fmt: skip
 
 
@@ -291,6 +304,7 @@ def _hosts(urls: object) -> str:
 
 
 def _date_text(value: object) -> str:
+    """'applies from 2025-06-11' (a price's ``price_date``: the day it applies from)."""
     if value is None or (not isinstance(value, str) and pd.isna(value)) or value == "":
         return "date not recorded"
-    return f"as of {pd.Timestamp(value):%Y-%m-%d}"
+    return f"applies from {pd.Timestamp(value):%Y-%m-%d}"

@@ -7,7 +7,7 @@ Everything here is a pure function of the snapshot version, so callers may cache
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
@@ -17,7 +17,7 @@ import pandas as pd
 from analytics.core import db
 from analytics.core.licences import licence_class
 from analytics.core.schema import SOURCE_KINDS
-from analytics.llm import board_inputs, catalog, elo, lineage, ratings
+from analytics.llm import api_facts, board_inputs, catalog, elo, lineage, ratings
 
 MODEL_COLUMNS = (
     "model_id, display_name, organisation, family, release_date, total_params_b, "
@@ -61,10 +61,13 @@ ESSENTIAL_COLUMNS = (
     "n_benchmarks",
     "n_categories",
     "n_sources",
+    *api_facts.BOARD_COLUMNS,
     "details",
 )
 """What the leaderboard shows first (issue 13: rank, name, rating with interval, provenance badge,
-number of benchmarks and categories, details link); the rest sits behind a column picker."""
+number of benchmarks and categories, details link; issue 28: the API price with the day it applies
+from and the API speed with the day it was measured, where known); the rest sits behind a column
+picker."""
 MORE_COLUMNS = (
     "unrated_reason",
     "variants",
@@ -92,6 +95,7 @@ class Leaderboard:
     profiles: pd.DataFrame  # model, category, value (0-100), n_benchmarks
     lineage: pd.DataFrame  # model_id, predecessor_id
     categories: tuple[str, ...]
+    api: pd.DataFrame = field(default_factory=pd.DataFrame)  # api_facts.model_api: price, speed
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,7 @@ def build(
         profiles=board_inputs.profiles_of(version, lambda: headline, lambda: benchmarks),
         lineage=board_inputs.lineage_of(version, lambda: models),
         categories=tuple(sorted(benchmarks["category"].unique())),
+        api=api_facts.model_api(con),
     )
 
 
@@ -285,6 +290,12 @@ def search(board: Leaderboard, rows: pd.DataFrame, text: str) -> pd.DataFrame:
         hay = hay + "\n" + extra.to_numpy()
     keep = hay.str.casefold().str.contains(needle, regex=False)
     return rows[keep.to_numpy()].reset_index(drop=True)
+
+
+def with_api(board: Leaderboard, rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with the API price and speed columns (``api_facts.BOARD_COLUMNS``), joined by
+    model_id from the snapshot's models and api_speed tables; empty where unknown."""
+    return api_facts.board_columns(rows, board.api)
 
 
 def with_interval(rows: pd.DataFrame) -> pd.DataFrame:

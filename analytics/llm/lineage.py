@@ -71,6 +71,9 @@ def product_line(model_id: str, family: str, params_b: float | None) -> str:
 def _lineage_frame(models: pd.DataFrame) -> pd.DataFrame:
     frame = models[["model_id", "family", "release_date"]].copy()
     frame["release_date"] = pd.to_datetime(frame["release_date"])
+    if "release_date_basis" in models:  # a proxy day (first seen in LiteLLM) orders nothing
+        proxy = models["release_date_basis"].astype("string").fillna("").str.strip() != ""
+        frame.loc[proxy, "release_date"] = pd.NaT
     params = models["total_params_b"] if "total_params_b" in models else np.nan
     frame["total_params_b"] = pd.to_numeric(pd.Series(params, index=models.index))
     family = frame["family"].astype("string").str.strip()

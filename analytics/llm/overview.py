@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import duckdb
 import pandas as pd
@@ -29,6 +29,9 @@ class Overview:
     source_table: pd.DataFrame
     """The snapshot's sources table (name, url, licence, scores, models, as_of, newest_release)."""
     freshness: Freshness
+    copies: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """Third-party copies of newer data (:data:`COPY_COLUMNS`, newest data first); no rows when
+    the snapshot has no ``copies`` table."""
 
 
 @dataclass(frozen=True)
@@ -50,9 +53,11 @@ def freshness(con: duckdb.DuckDBPyConnection) -> Freshness:
     """Freshness of one snapshot, from its models and sources tables."""
     through = as_of = None
     if db.has_table(con, "models") and db.has_table(con, "scores"):
-        sql = """SELECT max(m.release_date) AS d FROM models m
-                 WHERE m.model_id IN (SELECT model_id FROM scores)"""
-        through = db.query(con, sql)["d"].iloc[0]
+        proxy = db.has_column(con, "models", "release_date_basis")
+        real = " AND coalesce(m.release_date_basis, '') = ''" if proxy else ""
+        sql = f"""SELECT max(m.release_date) AS d FROM models m
+                  WHERE m.model_id IN (SELECT model_id FROM scores){real}"""
+        through = db.query(con, sql)["d"].iloc[0]  # a first-seen day is no release
     if db.has_table(con, "sources"):
         as_of = db.query(con, "SELECT max(as_of) AS d FROM sources")["d"].iloc[0]
     return Freshness(_iso(through), _iso(as_of))
@@ -72,6 +77,23 @@ def source_table(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     return db.query(
         con, f"SELECT {', '.join(columns)} FROM sources ORDER BY as_of DESC NULLS LAST, name"
     )
+
+
+COPY_COLUMNS = ("copy_id", "publisher", "used_for", "data_date", "package", "agreement",
+                "shared", "fidelity", "compared_with", "licence")  # fmt: skip
+
+
+def copies(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every third-party copy of newer data the snapshot imports (table ``copies``: who
+    published the data, what it is used for, the day it is of, the package it came from and
+    how well it agrees with a first-party file), newest data first; no rows when an older
+    snapshot has no such table."""
+    rows = db.select_present(con, "copies", list(COPY_COLUMNS))
+    if rows.empty:
+        return rows
+    rows = rows.assign(data_date=pd.to_datetime(rows["data_date"], errors="coerce"))
+    return rows.sort_values(["data_date", "publisher", "copy_id"], ascending=[False, True, True],
+                            na_position="last").reset_index(drop=True)  # fmt: skip
 
 
 def _count(con: duckdb.DuckDBPyConnection, table: str, expr: str = "count(*)") -> int:
@@ -126,4 +148,5 @@ def catalog_overview(con: duckdb.DuckDBPyConnection) -> Overview:
         by_category=coverage_by_category(con),
         source_table=source_table(con),
         freshness=freshness(con),
+        copies=copies(con),
     )

@@ -96,6 +96,7 @@ st.plotly_chart(over_time(data.release), key="ch_release")
 st.caption(
     "Each step line is the best Elo of any model released on or before that date, for open and "
     "closed weights separately: the gap between the lines is how far open weights trail. "
+    "Stated release dates only (a day a model was first seen in LiteLLM is not a release). "
     f"{data.release.missing_line}"
 )
 
@@ -114,5 +115,6 @@ st.caption(
     f"Blended list price: ({a} × input + {b} × output) / {a + b} USD per million tokens, i.e. "
     f"{a}:{b} input:output tokens, on a log scale; a model needs both list prices. Diamonds on "
     "the line form the Pareto frontier: no other model is at most as cheap and rated at least "
-    f"as high. Price source and date are in the hover. {data.price.missing_line}"
+    "as high. The price's source and the day it applies from are in the hover. "
+    f"{data.price.missing_line}"
 )

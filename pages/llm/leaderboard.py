@@ -53,6 +53,21 @@ COLUMNS = {
     "release_date": st.column_config.DateColumn("Released"),
     "family": "Family",
     "model_id": "Model ID",
+    "api_price": st.column_config.TextColumn(
+        "API price", help="API list price in USD per 1M input / output tokens (the model page "
+        "links its source).",
+    ),
+    "api_price_from": st.column_config.DateColumn(
+        "Price from", help="The day the API price applies from."
+    ),
+    "api_output_tok_per_s": st.column_config.NumberColumn(
+        "API speed", format="%.0f tok/s", help="Output tokens per second: API, as served, "
+        "measured by Artificial Analysis on the date beside it (Speed measured). Not a GPU's "
+        "speed.",
+    ),
+    "api_speed_measured_on": st.column_config.DateColumn(
+        "Speed measured", help="The day Artificial Analysis measured the API speed."
+    ),
     "details": st.column_config.LinkColumn("Details", display_text="open"),
 }
 
@@ -167,9 +182,10 @@ def visible_columns(rows: pd.DataFrame, category: str | None, more: list[str]) -
     return [c for c in wanted if c in rows.columns and (rows.empty or rows[c].notna().any())]
 
 
-def shown_rows(rows: pd.DataFrame) -> pd.DataFrame:
-    """The rows as the tables show them: interval text, a details link, no empty reasons."""
-    shown = leaderboard.with_interval(rows)
+def shown_rows(board: leaderboard.Leaderboard, rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows as the tables show them: interval text, API price and speed, a details link, no
+    empty reasons."""
+    shown = leaderboard.with_interval(leaderboard.with_api(board, rows))
     shown = shown.assign(details="llm_model?model=" + shown["model_id"].astype(str))
     if "unrated_reason" in shown:  # ranked rows have "": no empty "Why unrated" column for them
         shown["unrated_reason"] = shown["unrated_reason"].replace("", None)
@@ -391,7 +407,7 @@ flt = pick_filter(board)
 explain(flt)
 search, more = pick_search_and_columns(flt.category)
 every_variant = pick_every_variant()
-rows = shown_rows(leaderboard.search(board, load_rows(board, flt, every_variant), search))
+rows = shown_rows(board, leaderboard.search(board, load_rows(board, flt, every_variant), search))
 ranked, unrated = rows[rows["eligible"]], rows[~rows["eligible"]]
 if search.strip():
     st.caption(

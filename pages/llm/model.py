@@ -7,7 +7,7 @@ from urllib.parse import quote
 import streamlit as st
 
 import ui.data
-from analytics.llm import leaderboard, profiles
+from analytics.llm import api_facts, leaderboard, profiles
 from ui import llm
 
 SCORE_COLUMNS = {
@@ -50,8 +50,10 @@ def pick_model(board: leaderboard.Leaderboard) -> str:
     return model_id
 
 
-def show_summary(summary: leaderboard.ModelSummary) -> None:
+def show_summary(summary: leaderboard.ModelSummary, facts: api_facts.ModelApi) -> None:
     st.header(summary.display_name)
+    if facts.release_line():
+        st.caption(facts.release_line())
     cols = st.columns(4)
     if summary.rating is None:
         cols[0].metric("Elo", "—", help="No stored scores, so no rating.")
@@ -62,6 +64,38 @@ def show_summary(summary: leaderboard.ModelSummary) -> None:
     cols[2].metric("Benchmarks", f"{summary.n_benchmarks} in {summary.n_categories} categories")
     cols[3].metric("Licence class", summary.licence_class, help=summary.licence_raw)
     st.caption(f"Provenance of headline scores: {summary.provenance}. 95% interval: {interval}.")
+
+
+def _links(urls: tuple[str, ...]) -> str:
+    """' ([source](url))' for one URL, ' (sources: [1](u1), [2](u2))' for several, '' for none."""
+    if not urls:
+        return ""
+    if len(urls) == 1:
+        return f" ([source]({urls[0]}))"
+    return " (sources: " + ", ".join(f"[{i}]({u})" for i, u in enumerate(urls, 1)) + ")"
+
+
+def show_api(facts: api_facts.ModelApi) -> None:
+    """The API price with the day it applies from and the API speed as served, each linked to
+    its source; one quiet line when neither is known."""
+    st.subheader("API")
+    if facts.price is None and facts.speed is None:
+        st.caption("No API price or API speed is recorded for this model.")
+        return
+    if facts.price is not None:
+        line = facts.price.line().replace("$", r"\$")  # a bare $ would open LaTeX
+        st.markdown(f"**Price:** {line}{_links(facts.price.source_urls)}")
+    else:
+        st.caption("No API price is recorded for this model.")
+    if facts.speed is not None:
+        url = (facts.speed.source_url,) if facts.speed.source_url else ()
+        st.markdown(f"**Speed:** {facts.speed.line()}{_links(url)}")
+        st.caption(
+            "The API's speed as served, not a GPU's: the hardware-fit page shows measured GPU "
+            "speeds (llama.cpp single stream, MLPerf server throughput)."
+        )
+    else:
+        st.caption("No API speed is recorded for this model.")
 
 
 LINEAGE_COLUMNS = {
@@ -90,7 +124,9 @@ version = ui.data.snapshot_version()
 llm.show_freshness(version)
 board = llm.load_board(version)
 model_id = pick_model(board)
-show_summary(leaderboard.model_summary(board, model_id))
+facts = api_facts.model_api_of(board.api, model_id)
+show_summary(leaderboard.model_summary(board, model_id), facts)
+show_api(facts)
 st.subheader("Every stored score")
 st.caption("All sources are kept apart; the headline score per benchmark follows precedence.")
 scores = leaderboard.model_scores(board, model_id)

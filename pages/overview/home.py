@@ -97,6 +97,39 @@ def show_sources(ov: overview.Overview) -> None:
     )  # fmt: skip
 
 
+COPY_COLUMNS = {
+    "publisher": "Publisher",
+    "used_for": "Used for",
+    "data_date": st.column_config.DateColumn("Data of", help="The day the copied data is of."),
+    "package": st.column_config.TextColumn(
+        "Copied from", help="The third-party package the copy shipped in."
+    ),
+    "agreement": st.column_config.NumberColumn(
+        "Agreement", format="percent",
+        help="Share of the items in both that agree with the publisher's own file.",
+    ),
+    "fidelity": st.column_config.TextColumn(
+        "How well it agrees", help="Checked against a file the publisher released itself."
+    ),
+}
+
+
+def show_copies(ov: overview.Overview) -> None:
+    """Newer data taken from third-party copies, each with its date, package and agreement;
+    nothing when the snapshot records no copies."""
+    if ov.copies.empty:
+        return
+    st.subheader("Newer data from third-party copies", anchor="copies")
+    st.caption(
+        "Where a publisher's own newest file is older, the catalog uses a third party's copy of "
+        "newer data, trusted only as far as it agrees with a file the publisher released itself."
+    )
+    llm.show_table(
+        ov.copies, "home_copies", COPY_COLUMNS, columns=list(COPY_COLUMNS),
+        csv=f"copies_{version}.csv", width="stretch",
+    )  # fmt: skip
+
+
 def show_links() -> None:
     st.subheader("Start here")
     present = navigation.main_pages()
@@ -123,4 +156,5 @@ st.caption(ov.freshness.line())
 show_counts(ov)
 show_charts(ov)
 show_sources(ov)
+show_copies(ov)
 show_links()

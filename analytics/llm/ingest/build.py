@@ -19,6 +19,7 @@ from analytics.llm.ingest import (
     arena_2026,
     artificial_analysis,
     bfcl,
+    copies,
     epoch_2026,
     epoch_hardware,
     epoch_stitching,
@@ -178,6 +179,7 @@ SCORE_SOURCES: tuple[tuple[str, str], ...] = (
     (arena_2026.LEDGER, "arena-2026-10/llmledger-2026-10-21"),
 )
 """(source id, path inside shared/data) of every score source, in SOURCE_ORDER."""
+SCORE_DIRS = dict(SCORE_SOURCES)
 
 LOADERS = {
     "llmstats": llmstats.load,
@@ -723,12 +725,15 @@ def _newest_first_party(shared: Path) -> str:
     return days[-1]
 
 
-def api_speed_rows(shared: Path, resolver: Resolver, models: set[str], drops: Drops) -> list[dict]:
-    """api_speed.csv rows: Artificial Analysis' measured API speed per catalog model (the
-    October 2026 copy where it measured the model, else AA's own newest file), after the copy
-    passed its fidelity check against that file (``aa_fidelity.check``)."""
+def api_speed_rows(
+    shared: Path, resolver: Resolver, models: set[str], drops: Drops
+) -> tuple[list[dict], dict]:
+    """(api_speed.csv rows, the copy's fidelity figures): Artificial Analysis' measured API speed
+    per catalog model (the October 2026 copy where it measured the model, else AA's own newest
+    file), after the copy passed its fidelity check against that file (``aa_fidelity.check``)."""
     august = _newest_first_party(shared)
-    aa_fidelity.check(aa_fidelity.fidelity(shared, aa_api_speed.COPY_DIR, august))
+    fidelity = aa_fidelity.fidelity(shared, aa_api_speed.COPY_DIR, august)
+    aa_fidelity.check(fidelity)
     rows = aa_api_speed.merge(
         aa_api_speed.load(shared / AA_DIR / aa_api_speed.COPY_DIR, drops),
         aa_api_speed.load_first_party(shared / AA_DIR / august, drops),
@@ -745,7 +750,27 @@ def api_speed_rows(shared: Path, resolver: Resolver, models: set[str], drops: Dr
         out[model_id] = {"model_id": model_id, **{
             k: row[k] for k in ("output_tokens_per_s", "ttft_s", "measured_on", "source_name",
                                 "source_url")}}
-    return [out[k] for k in sorted(out)]
+    return [out[k] for k in sorted(out)], fidelity
+
+
+def copy_rows(
+    shared: Path, arena: dict, aa: dict, extra: list[ModelObs], by_model: dict
+) -> list[dict]:
+    """copies.csv: each third-party copy with its date, package and fidelity figure."""
+    ledger_date, _ = arena_2026.read_ledger(shared / SCORE_DIRS[arena_2026.LEDGER] /
+                                            arena_2026.LEDGER_FILE)
+    router_date, _ = arena_2026.read_router(shared / SCORE_DIRS[arena_2026.ROUTER] /
+                                            arena_2026.ROUTER_FILE)
+    stated = tuple(s for s in FIELD_PRIORITY["release_date"]
+                   if s not in (models_dev.SOURCE, litellm_first_seen.SOURCE))
+    rows = [
+        *copies.arena_rows(arena, ledger_date, router_date),
+        copies.aa_row(aa),
+        *copies.price_rows(extra),
+        *copies.date_rows(by_model, stated),
+    ]
+    copies.check(rows)
+    return rows
 
 
 Q4_BASES = ("published file size", "measured memory")
@@ -899,7 +924,8 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
     drops = catalog.drops
     overrides = load_overrides(overrides_csv or OVERRIDES_CSV, match_key=match_key)
     resolver = make_resolver(overrides)
-    arena_2026.check(arena_2026.fidelity(shared))  # refuse a drifting Arena copy first
+    arena_fidelity = arena_2026.fidelity(shared)
+    arena_2026.check(arena_fidelity)  # refuse a drifting Arena copy before anything is read
     models, scores = load_sources(shared, drops)
     by_model, resolved = resolve_identities(resolver, models, scores)
     extra = llmfit.load(shared / "llmfit/hf_models.json")
@@ -933,10 +959,12 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
         "throughput": throughput_rows(
             shared, resolver, scored, {g["gpu_id"] for g in gpu_table}, drops
         ),
-        "api_speed": api_speed_rows(shared, resolver, scored, drops),
         FINETUNE_TABLE: litgpt.load(shared / "litgpt/resource-tables.md", drops),
     }
+    catalog.tables["api_speed"], aa_result = api_speed_rows(shared, resolver, scored, drops)
+    catalog.tables["copies"] = copy_rows(shared, arena_fidelity, aa_result, extra, by_model)
     catalog.notes.append(f"metadata-only observations attached to models: {attached}")
+    catalog.notes += [f"copy {r['copy_id']}: {r['fidelity']}" for r in catalog.tables["copies"]]
     retired = sorted(set(unresolved) | (set(resolver.checkpoints) & FORMER - scored))
     catalog.tables["retired"] = [{"model_id": r, "reason": RETIRED_REASON} for r in retired]
     if retired:

@@ -2,8 +2,9 @@
 
 One row per importer (``origin``): who publishes it, its licence and terms, how many scores and
 models the catalog took from it, and two dates: ``as_of`` (the newest date on any of its score
-rows: how fresh the source is) and ``newest_release`` (the newest release date among the models
-it scores). Pages print "data through <newest release>; sources as of <newest as_of>" from it.
+rows: how fresh the source is) and ``newest_release`` (the newest stated release date among the
+models it scores; a LiteLLM first-seen day is a proxy and never counts). Pages print "data
+through <newest release>; sources as of <newest as_of>" from it.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ COLUMNS = ("source_id", "name", "url", "licence", "scores", "models", "as_of", "
 
 def source_rows(scores: list[dict], origins: list[str], models: list[dict]) -> list[dict]:
     """One row per origin with scores; ``origins`` is each score row's importer, in order."""
-    release = {m["model_id"]: m["release_date"] for m in models}
+    release = {m["model_id"]: m["release_date"] for m in models
+               if not m.get("release_date_basis")}  # a first-seen day is no release
     by_origin: dict[str, list[dict]] = defaultdict(list)
     for row, origin in zip(scores, origins, strict=True):
         by_origin[origin].append(row)

