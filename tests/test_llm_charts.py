@@ -150,7 +150,7 @@ def test_frames_hover_and_frontiers() -> None:
     hover = price.loc["a", "hover"]
     assert hover.startswith("<b>A</b><br>Elo 1000.0 (95% interval 980.0–1020.0)<br>Org")
     assert "$2 per 1M tokens" in hover
-    assert "example.org, prices.example.com, as of 2024-07-01" in hover
+    assert "example.org, prices.example.com, applies from 2024-07-01" in hover
     assert "interval" not in price.loc["c", "hover"] and "organisation not recorded" in hover_of(
         price, "c"
     )
@@ -179,3 +179,18 @@ def test_frames_of_an_empty_table() -> None:
     assert data.n_models == 0
     for frame in (data.release, data.size, data.price):
         assert frame.points.empty and frame.frontier.empty and frame.excluded == 0
+
+
+def test_release_chart_leaves_out_proxy_dates_and_counts_them() -> None:
+    prices = _prices().assign(release_date_basis=[None, "first seen in LiteLLM", "", None])
+    data = charts.build(_board_table(), prices)
+    release = data.release
+    assert set(release.points["model_id"]) == {"a", "c"}  # b's date is a first-seen day
+    assert release.proxy_dated == 1 and release.excluded == 1  # d has no date at all
+    assert release.missing_line == (
+        "1 model has no release date. 1 model left out: its date is a proxy (first seen in "
+        "LiteLLM), not a published release date."
+    )
+    assert "b" not in set(release.frontier["model_id"])
+    plain = charts.build(_board_table(), _prices())  # no basis column: an older snapshot
+    assert plain.release.proxy_dated == 0

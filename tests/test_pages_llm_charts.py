@@ -90,7 +90,7 @@ def test_charts_hover_names_the_model_and_its_price_source(store: Path) -> None:
     texts = [t for trace in price["data"] for t in trace["hovertext"]]
     beta = next(t for t in texts if t.startswith("<b>Beta Pro 2</b>"))
     assert "95% interval" in beta and "Beta Labs" in beta
-    assert "$7.5 per 1M tokens" in beta and "prices.example.org, as of 2024-10-01" in beta
+    assert "$7.5 per 1M tokens" in beta and "prices.example.org, applies from 2024-10-01" in beta
     assert all("usd_per" not in t and "_params" not in t for t in texts)  # no raw column names
 
 

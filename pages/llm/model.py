@@ -83,13 +83,13 @@ def show_api(facts: api_facts.ModelApi) -> None:
         st.caption("No API price or API speed is recorded for this model.")
         return
     if facts.price is not None:
-        line = facts.price.line().replace("$", r"\$")  # a bare $ would open LaTeX
-        st.markdown(f"**Price:** {line}{_links(facts.price.source_urls)}")
+        line = facts.price.line().removesuffix(".").replace("$", r"\$")  # a bare $ opens LaTeX
+        st.markdown(f"**Price:** {line}{_links(facts.price.source_urls)}.")
     else:
         st.caption("No API price is recorded for this model.")
     if facts.speed is not None:
         url = (facts.speed.source_url,) if facts.speed.source_url else ()
-        st.markdown(f"**Speed:** {facts.speed.line()}{_links(url)}")
+        st.markdown(f"**Speed:** {facts.speed.line().removesuffix('.')}{_links(url)}.")
         st.caption(
             "The API's speed as served, not a GPU's: the hardware-fit page shows measured GPU "
             "speeds (llama.cpp single stream, MLPerf server throughput)."

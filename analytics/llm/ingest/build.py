@@ -103,11 +103,13 @@ SOURCE_ORDER = (
 sources come first (ids stay stable); newer sources add models and spellings."""
 
 PRICE_PRIORITY = (
-    model_prices.SOURCE, "artificial-analysis", "litellm", genai_prices.SOURCE
+    model_prices.SOURCE, "artificial-analysis", litellm_first_seen.PRICES, "litellm",
+    genai_prices.SOURCE,
 )
 """Price sources, best first: the makers' dated price history (model-prices, 2026-10-26), AA's
-2026-08-22 list prices, litellm, then genai-prices (mostly undated). A model's four price
-columns always come from one source (``_grouped``)."""
+2026-08-22 list prices, LiteLLM's prices of 2026-10-21 with the day each took effect there
+(llmledger's key history), litellm 1.110.2's undated table, then genai-prices (its dated rows).
+A model's four price columns always come from one source (``_grouped``)."""
 PRICE_FIELDS = ("usd_per_mtok_input", "usd_per_mtok_output", "price_source_url", "price_date")
 
 FIELD_PRIORITY: dict[str, tuple[str, ...]] = {
@@ -306,9 +308,22 @@ def load_metadata_sources(shared: Path, drops: Drops) -> list[ModelObs]:
         litellm.load(shared / "litellm", drops)
         + models_dev.load(shared / MODELS_DEV, drops)
         + litellm_first_seen.load(shared / LEDGER_SNAPSHOT, drops)
+        + litellm_first_seen.load_prices(shared / LEDGER_SNAPSHOT, drops)
         + model_prices.load(shared / model_prices.FOLDER, drops)
-        + genai_prices.load(shared / genai_prices.FOLDER, drops)
+        + dated_prices(genai_prices.load(shared / genai_prices.FOLDER, drops), drops)
     )
+
+
+UNDATED_PRICE = ("price without the day it applies from (genai-prices keeps retired models' "
+                 "last prices undated): not used")
+
+
+def dated_prices(observations: list[ModelObs], drops: Drops) -> list[ModelObs]:
+    """The observations whose price states the day it applies from (others counted)."""
+    kept = [o for o in observations if o.price_date]
+    if len(kept) < len(observations):
+        drops.add(observations[0].source, UNDATED_PRICE, len(observations) - len(kept))
+    return kept
 
 
 def resolve_identities(
@@ -766,7 +781,7 @@ def copy_rows(
     rows = [
         *copies.arena_rows(arena, ledger_date, router_date),
         copies.aa_row(aa),
-        *copies.price_rows(extra),
+        *copies.price_rows(extra, shared),
         *copies.date_rows(by_model, stated),
     ]
     copies.check(rows)

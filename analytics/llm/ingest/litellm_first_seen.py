@@ -175,3 +175,64 @@ def load(path: Path, drops: Drops) -> list[ModelObs]:
             )
         )
     return out
+
+
+# --- dated LiteLLM prices ------------------------------------------------------------------
+
+PRICES = "litellm-history"
+"""Source id of the dated prices: LiteLLM's own list prices (the same table as litellm.py, here
+at commit 159b5b2, 2026-10-21) with the day each took effect from the key's history."""
+PRICE_FIELDS = ("input_cost_per_token", "output_cost_per_token")
+NO_PRICE = "key without an input and an output price"
+NO_COMMIT = "price without a recorded LiteLLM commit (no link to cite)"
+PRICED_TWICE = "another first-party key of the same model (the first listed price kept)"
+
+
+def price_since(key: str, added: str, events: dict, sources: list) -> tuple[str, str | None]:
+    """(day the key's current input/output price took effect, its LiteLLM commit URL): the last
+    ``price`` event on those two fields, else the day the key was added."""
+    day, url = added, commit_url(key, added, events, sources)
+    for event in events.get(key) or []:
+        if (isinstance(event, list) and len(event) >= 7 and event[1] == "price"
+                and event[2] in PRICE_FIELDS and isinstance(event[0], str) and event[0] >= day):
+            index = event[6]
+            ok = isinstance(index, int) and not isinstance(index, bool)
+            ok = ok and 0 <= index < len(sources)
+            day, url = event[0], COMMIT_URL.format(sources[index]) if ok else None
+    return day, url
+
+
+def load_prices(path: Path, drops: Drops) -> list[ModelObs]:
+    """One ModelObs per first-party text model with LiteLLM's current list price (USD per 1M
+    tokens, as the snapshot states them), the day it took effect in LiteLLM and the LiteLLM
+    commit that set it; the first key listed for a model wins."""
+    models, events, sources = read_snapshot(path)
+    out: dict[str, ModelObs] = {}
+    quiet = Drops()  # the key filter's reasons are counted once, by load()
+    for entry in models:
+        found = _candidate(path, entry, quiet)
+        if found is None:
+            continue
+        key, provider, name = found
+        usd_in, usd_out = entry.get("input"), entry.get("output")
+        if not all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0
+                   for v in (usd_in, usd_out)):
+            drops.add(PRICES, NO_PRICE)
+            continue
+        added = _day(path, key, entry.get("added"))
+        if added is None:
+            drops.add(PRICES, NO_DAY)
+            continue
+        if name in out:
+            drops.add(PRICES, PRICED_TWICE)
+            continue
+        day, url = price_since(key, added, events, sources)
+        if url is None:
+            drops.add(PRICES, NO_COMMIT)
+            continue
+        out[name] = ModelObs(
+            name=name, source=PRICES, organisation=_ORG[provider],
+            usd_per_mtok_input=float(usd_in), usd_per_mtok_output=float(usd_out),
+            price_source_url=url, price_date=day,
+        )
+    return list(out.values())
