@@ -203,7 +203,8 @@ def load_benchmark_view(version: str, benchmark_id: str) -> benchmark_view.Bench
 
 @st.cache_data(show_spinner=False)
 def load_prices(version: str) -> pd.DataFrame:
-    """API list prices (and active parameters) of one snapshot version's models (charts page)."""
+    """API list prices with their source and date, active parameters and the release date's
+    basis of one snapshot version's models (charts page)."""
     return _read(version, charts.model_prices)
 
 
