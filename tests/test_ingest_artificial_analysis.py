@@ -116,7 +116,7 @@ def test_gdpval_versions_are_never_mixed():
 def test_every_drop_reason_is_counted_once_per_model_and_value():
     _, _, drops = _load()
     assert _reasons(drops) == {
-        protocols.COMPOSITE: 2,  # A: intelligence (07-01, not estimated) and coding (06-01)
+        protocols.COMPOSITE: 4,  # A: intelligence (07-01) and coding (06-01); D, Deep Think: 07-01
         protocols.ESTIMATED: 2,  # B: estimated intelligence index; A: scicode_is_estimated
         protocols.PARALLEL: 1,  # Deep Think's CritPt
         aa.ZERO_NOT_RUN: 1,  # A: aa_lcr 0 without 'lcr' token counts

@@ -73,6 +73,14 @@ def test_localmaxxing_apple_row():
     assert row["source_active_params_b"] == 3  # from 'A3B': the source says 36 active
 
 
+def test_quantised_upload_reads_its_name_and_base_size():
+    rows, _ = _load(ms.load_localmaxxing, "localmaxxing")
+    (row,) = _by(rows, "Lorbus/Qwen3.6-27B-int4-AutoRound")
+    assert row["quant"] == "AutoRound-INT4"  # listed as fp16; the name says int4
+    assert (row["model_name"], row["source_params_b"]) == ("Qwen/Qwen3.6-27B", 28)
+    assert ms.single_stream_drop_reason(row) is None  # 28B x 0.52 bytes fits in 24 GB
+
+
 def test_llama_cpp_logical_batch_is_one_stream():
     rows, _ = _load(ms.load_localmaxxing, "localmaxxing")
     llama_b = [r for r in _by(rows, "meta-llama/Llama-3.1-8B-Instruct") if r["engine"] ==
@@ -377,3 +385,32 @@ def test_real_h100_pair_and_apple():
     lm, _ = _real("localmaxxing")
     apple = Counter(ms.gpu_lookup_name(r) for r in lm if r["apple_memory_gb"])
     assert apple["M4 Max 128GB"] == 10 and apple["M1 Max 64GB"] == 46
+
+
+def test_no_committed_single_stream_speed_exceeds_its_roofline():
+    """Issue 29: every single-stream generation row of the committed table whose ceiling is
+    known is under it (bandwidth x GPUs / bytes of active weights per token, +5 %)."""
+    import csv
+
+    catalog = Path(__file__).resolve().parents[1] / "data/catalog"
+    with open(catalog / "gpus.csv", encoding="utf-8") as f:
+        bandwidth = {r["gpu_id"]: float(r["mem_bandwidth_gbps"] or 0) for r in csv.DictReader(f)}
+    with open(catalog / "models.csv", encoding="utf-8") as f:
+        active = {}
+        for r in csv.DictReader(f):
+            active.setdefault(r["checkpoint_id"], float(r["active_params_b"] or 0))
+            active.setdefault(r["model_id"], float(r["active_params_b"] or 0))
+    checked = 0
+    with open(catalog / "throughput.csv", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            if row["kind"] not in ("community-single-stream", "benchmarker-single-stream"):
+                continue
+            if row["phase"] != "generation":
+                continue
+            ceiling = rf.roofline_tokens_per_s(
+                bandwidth.get(row["gpu_id"]), active.get(row["model_id"]), row["quant"],
+                int(row["gpu_count"]), f"{row['model_id']} {row['measured_on']}")
+            assert ceiling, f"{row['model_id']} on {row['gpu_id']}: no ceiling"
+            assert float(row["tokens_per_s"]) <= ceiling * (1 + rf.TOLERANCE), row
+            checked += 1
+    assert checked >= 50

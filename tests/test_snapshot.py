@@ -297,7 +297,9 @@ def test_build_writes_typed_parquet_and_manifest(catalog: Path, store: Path) -> 
     assert result.created and result.version == snapshot.catalog_version(catalog)
     assert result.path == store / result.version
     assert result.counts == {
+        "api_speed": 0,
         "benchmarks": 2,
+        "copies": 0,
         "extra_sample": 1,
         "gpus": 2,
         "models": 3,
@@ -310,7 +312,9 @@ def test_build_writes_typed_parquet_and_manifest(catalog: Path, store: Path) -> 
     files = sorted(p.relative_to(result.path).as_posix() for p in result.path.rglob("*"))
     assert files == [
         "MANIFEST.json",
+        "api_speed.parquet",
         "benchmarks.parquet",
+        "copies.parquet",
         "extra",
         "extra/notes.json",
         "extra_sample.parquet",

@@ -180,7 +180,8 @@ TABLES: dict[str, tuple[Column, ...]] = {
         # them still validate (kind, measured_on, source_name can become required later)
         Column(
             "kind", "str", required=False,
-            help="'single-stream' (llama.cpp) or 'server' (MLPerf aggregate); never mixed",
+            help="'single-stream' (llama.cpp), 'server' (MLPerf aggregate), "
+            "'community-single-stream', 'benchmarker-single-stream', 'vendor-aggregate'",
         ),
         Column("scenario", "str", required=False, help="MLPerf scenario; empty for llama.cpp"),
         Column(
@@ -189,6 +190,12 @@ TABLES: dict[str, tuple[Column, ...]] = {
         ),
         Column("system", "str", required=False, help="MLPerf system name; empty for llama.cpp"),
         Column("source_name", "str", required=False, help="e.g. 'MLPerf Inference v6.0'"),
+        Column("engine", "str", required=False, help="llama.cpp, vLLM, MLX, TensorRT-LLM ..."),
+        Column("context_tokens", "int", required=False, help="context the run used, if stated"),
+        Column("n_runs", "int", required=False, help="community runs behind a median"),
+        Column("tokens_per_s_min", "float", required=False, help="slowest of those runs"),
+        Column("tokens_per_s_max", "float", required=False, help="fastest of those runs"),
+        Column("date", "date", required=False, help="day of the run or of the file"),
     ),
     "api_speed": (
         Column("model_id", "str"),
@@ -225,7 +232,7 @@ PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     "copies": ("copy_id",),
     "throughput": (
         "model_id", "gpu_id", "gpu_count", "quant", "phase", "kind", "scenario", "system",
-        "source_url",
+        "source_url", "engine",
     ),
 }
 

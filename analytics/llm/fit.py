@@ -355,14 +355,22 @@ def measured_throughput(
 
 
 SINGLE_STREAM, SERVER = "single-stream", "server"
-THROUGHPUT_KINDS = (SINGLE_STREAM, SERVER)
+COMMUNITY, BENCHMARKER, VENDOR = (
+    "community-single-stream", "benchmarker-single-stream", "vendor-aggregate"
+)
+"""Issue 29 kinds: community runs (median of runs, with their count and range), a benchmarker's
+runs, a vendor's offline aggregate per GPU (docs/calculators.md, "Measured speeds")."""
+THROUGHPUT_KINDS = (SINGLE_STREAM, SERVER, COMMUNITY, BENCHMARKER, VENDOR)
+ONE_STREAM_KINDS = (SINGLE_STREAM, COMMUNITY, BENCHMARKER)
 LLAMA_CPP_SOURCE = "GPU-Benchmarks-on-LLM-Inference"  # the llama.cpp single-stream source repo
 SCENARIO_ORDER = ("Offline", "Server", "Interactive")  # MLPerf scenario shown first, if measured
 MEASURED = "measured"
 SPEED_FIELDS = ("tokens_per_s", "quant", "scenario", "system", "measured_on", "applies",
-                "source_url", "source_name")  # fmt: skip
+                "source_url", "source_name", "engine", "n_runs", "tokens_per_s_min",
+                "tokens_per_s_max", "date")  # fmt: skip
 """Per kind, :func:`measured_speeds` returns ``<kind prefix>_<field>`` for each of these."""
-KIND_PREFIX = {SINGLE_STREAM: "single_stream", SERVER: "server"}
+KIND_PREFIX = {SINGLE_STREAM: "single_stream", SERVER: "server", COMMUNITY: "community",
+               BENCHMARKER: "benchmarker", VENDOR: "vendor"}
 
 
 def throughput_kinds(throughput: pd.DataFrame) -> pd.Series:
@@ -477,7 +485,7 @@ def _pick(rows: pd.DataFrame, kind: str) -> pd.DataFrame:
             rows[field] = None
     rows["tokens_per_s"] = pd.to_numeric(rows["tokens_per_s"], errors="coerce")
     rows = rows[rows["tokens_per_s"].notna()]
-    if kind == SINGLE_STREAM:
+    if kind in ONE_STREAM_KINDS:
         rows["_pref"] = ~rows["quant"].fillna("").astype(str).str.upper().str.startswith("Q4")
     else:
         rank = {s.casefold(): i for i, s in enumerate(SCENARIO_ORDER)}

@@ -165,7 +165,14 @@ def derive_inputs(version: str) -> list[Path]:
 
 
 def _models(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    return db.query(con, f"SELECT {MODEL_COLUMNS} FROM models ORDER BY model_id")
+    """The board's model facts; ``release_date`` is a stated release only (a first-seen day is
+    a proxy: the model page shows it with its basis, the board's "Released" column does not)."""
+    models = db.query(con, f"SELECT {MODEL_COLUMNS} FROM models ORDER BY model_id")
+    if db.has_column(con, "models", "release_date_basis"):
+        basis = db.query(con, "SELECT release_date_basis FROM models ORDER BY model_id")
+        proxy = basis["release_date_basis"].fillna("").astype(str).str.strip().ne("").to_numpy()
+        models.loc[proxy, "release_date"] = pd.NaT
+    return models
 
 
 def _benchmarks(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:

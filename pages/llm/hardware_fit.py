@@ -19,6 +19,14 @@ VERDICT_BADGES = {
 }  # fmt: skip
 SINGLE_TOKS = "Single-stream decode tok/s"
 SERVER_TOKS = "Server tok/s (MLPerf)"
+COMMUNITY_TOKS = "Community single-stream tok/s (median)"
+BENCH_TOKS = "Benchmarker single-stream tok/s"
+VENDOR_TOKS = "Vendor tok/s per GPU (aggregate)"
+KIND_NAMES = {
+    fit.SINGLE_STREAM: "llama.cpp single-stream", fit.SERVER: "MLPerf server",
+    fit.COMMUNITY: "community single-stream", fit.BENCHMARKER: "benchmarker single-stream",
+    fit.VENDOR: "vendor aggregate",
+}  # fmt: skip
 Q8 = f"Q8_0 GB (formula, {fit.Q8_0_BITS_PER_PARAM:g} bits/param)"
 FP16 = f"FP16 GB (formula, {fit.FP16_BITS_PER_PARAM:g} bits/param)"
 
@@ -32,6 +40,10 @@ def columns(context: int) -> dict[str, str]:
         "rating": "Best Elo (variants)",
         "single_stream_tokens_per_s": SINGLE_TOKS,
         "server_tokens_per_s": SERVER_TOKS,
+        "community_tokens_per_s": COMMUNITY_TOKS,
+        "community_n_runs": "Community runs",
+        "benchmarker_tokens_per_s": BENCH_TOKS,
+        "vendor_tokens_per_s": VENDOR_TOKS,
         "required_gb": "Required GB",
         "q4_basis": "Q4 basis",
         "context_verdict": f"Verdict at {at}",
@@ -51,6 +63,21 @@ def columns(context: int) -> dict[str, str]:
         "server_applies": "Server: applies as",
         "server_measured_on": "Server: source ran",
         "server_source_url": "Server source",
+        "community_tokens_per_s_min": "Community slowest run tok/s",
+        "community_tokens_per_s_max": "Community fastest run tok/s",
+        "community_quant": "Community quant",
+        "community_engine": "Community engine",
+        "community_applies": "Community: applies as",
+        "community_source_url": "Community source",
+        "benchmarker_quant": "Benchmarker quant",
+        "benchmarker_engine": "Benchmarker engine",
+        "benchmarker_applies": "Benchmarker: applies as",
+        "benchmarker_source_url": "Benchmarker source",
+        "vendor_quant": "Vendor weights",
+        "vendor_scenario": "Vendor workload",
+        "vendor_engine": "Vendor engine",
+        "vendor_applies": "Vendor: applies as",
+        "vendor_source_url": "Vendor source",
         "q4_source_url": "Q4 source",
         "total_params_b": "Params (B)",
         "active_params_b": "Active (B)",
@@ -68,6 +95,9 @@ def formats(labels: dict[str, str]) -> dict[str, str]:
     fmt = {
         "required_gb": "%.1f", "budget_gb": "%.1f", "ratio": "%.2f",
         "single_stream_tokens_per_s": "%.1f", "server_tokens_per_s": "localized",
+        "community_tokens_per_s": "%.1f", "benchmarker_tokens_per_s": "%.1f",
+        "vendor_tokens_per_s": "localized", "community_tokens_per_s_min": "%.1f",
+        "community_tokens_per_s_max": "%.1f",
         "kv_cache_gb": "%.2f", "q4_plus_kv_gb": "%.1f", "q8_0_gb": "%.1f",
         "fp16_gb": "%.1f", "rating": "%.1f", "total_params_b": "%g",
         "active_params_b": "%g",
@@ -78,6 +108,9 @@ def formats(labels: dict[str, str]) -> dict[str, str]:
 LINKS = {
     "Single-stream source": "llama.cpp bench",
     "Server source": "MLPerf result",
+    "Community source": "community runs",
+    "Benchmarker source": "benchmark run",
+    "Vendor source": "vendor table",
     "Q4 source": "Q4 source",
 }
 HELP = {
@@ -85,6 +118,14 @@ HELP = {
     "and count; never interpolated.",
     SERVER_TOKS: "MLPerf Inference aggregate throughput of the whole system (many concurrent "
     "requests) under its scenario's latency bound; not comparable with single-stream speed.",
+    COMMUNITY_TOKS: "Median decode speed of ONE stream over the community runs of this exact "
+    "setting (checkpoint, quantisation, GPU and count, engine); runs with speculative decoding or "
+    "MTP, batching, CPU offload or a speed above the memory-bandwidth limit are left out. "
+    "'Community runs' says how many; one run is one run.",
+    BENCH_TOKS: "A benchmarker's measured decode speed of one stream (Jeff Geerling's Ollama eval "
+    "rate, averaged over runs); the engine is beside it.",
+    VENDOR_TOKS: "The vendor's own offline maximum throughput per GPU with thousands of queued "
+    "requests (NVIDIA TensorRT-LLM): an aggregate server figure, never a single user's speed.",
     "Q4 basis": "published file size / measured memory: the curated figure (ground truth) drives "
     f"the verdict; formula: params × {fit.Q4_BITS_PER_PARAM:g}/8 GB.",
 }
@@ -164,13 +205,13 @@ def say_speed_coverage(coverage: dict[str, int], label: str) -> None:
     missing = [kind for kind, n in coverage.items() if n == 0]
     if len(missing) == len(coverage):
         st.info(
-            f"The catalog has no measured throughput for {label} (neither llama.cpp "
-            "single-stream nor MLPerf server rows): the speed columns stay empty, never "
+            f"The catalog has no measured throughput for {label} (no llama.cpp, community, "
+            "benchmarker, vendor or MLPerf row): the speed columns stay empty, never "
             "interpolated from other hardware."
         )
     elif missing:
-        names = {fit.SINGLE_STREAM: "llama.cpp single-stream", fit.SERVER: "MLPerf server"}
-        st.caption(f"No {' or '.join(names[k] for k in missing)} rows for {label} in the catalog.")
+        names = " or ".join(KIND_NAMES[k] for k in missing)
+        st.caption(f"No {names} rows for {label} in the catalog.")
 
 
 st.title("What fits my hardware")
@@ -194,12 +235,14 @@ say_speed_coverage(llm.load_fit_speed_coverage(version, gpu_id, count), target.l
 render(table, show_all, context)
 st.caption(
     "Measured speed appears only where the catalog has a measured generation row for exactly "
-    "this GPU and count (an 8× H100 row applies to 8× H100 only; never interpolated), in two "
-    "kinds that are never mixed: llama.cpp single-stream decode tok/s and MLPerf server "
-    "throughput (scenario and system beside it). A row applies to the checkpoint it was "
-    "measured on and, marked “measured on …”, to the other checkpoint of the same weights "
-    "release with an identical architecture (base ↔ instruct); to nothing else. MoE models need "
-    "memory for all parameters while speed tracks the active ones."
+    "this GPU and count (an 8× H100 row applies to 8× H100 only; never interpolated), in five "
+    "kinds that are never mixed: llama.cpp single-stream decode tok/s, community single-stream "
+    "runs (median, number of runs and range), a benchmarker's single-stream runs, the vendor's "
+    "aggregate per GPU and MLPerf server throughput (scenario and system beside it). A row "
+    "applies to the checkpoint it was measured on and, marked “measured on …”, to the other "
+    "checkpoint of the same weights release with an identical architecture (base ↔ instruct); "
+    "to nothing else. MoE models need memory for all parameters while speed tracks the active "
+    "ones."
 )
 st.caption(
     f"Beside the seed verdict, never replacing it: the verdict at {context:,} tokens is Q4 "

@@ -34,11 +34,13 @@ from analytics.llm.ingest import (
     llmstats,
     lmarena,
     lmarena_catalog,
+    measured_speed,
     mlperf,
     model_prices,
     models_dev,
     names,
     open_llm_leaderboard,
+    roofline,
     skypilot,
     swe_bench,
     tau2_bench,
@@ -703,7 +705,8 @@ def throughput_rows(
             raise IngestError(f"throughput GPU {row['gpu_id']} missing from gpus_curated.csv")
         label = row.pop("model")
         model_id = resolver.lookup(label)
-        out.append({"model_id": model_id if model_id in models else label, **row})
+        out.append({"model_id": model_id if model_id in models else label, **row,
+                    "engine": "llama.cpp"})
     server = []
     for row in mlperf.load(shared / "mlcommons-inference", drops):
         if row["gpu_id"] not in gpus:
@@ -713,7 +716,8 @@ def throughput_rows(
         if model_id not in models:
             drops.add(mlperf.SOURCE, f"reference checkpoint {hf_name} not in the catalog")
             continue
-        server.append({"model_id": resolver.checkpoints.get(model_id, model_id), **row})
+        server.append({"model_id": resolver.checkpoints.get(model_id, model_id), **row,
+                       "engine": None})  # MLPerf: the system's own stack
     keys = schema.PRIMARY_KEYS["throughput"]
     server.sort(key=lambda r: tuple(str(r[k]) for k in keys))
     seen = {tuple(r[k] for k in keys) for r in out}
@@ -724,6 +728,92 @@ def throughput_rows(
             continue
         seen.add(key)
         out.append(row)
+    return out
+
+
+KIND_IDS = {
+    measured_speed.COMMUNITY: "community-single-stream",
+    measured_speed.BENCHMARKER: "benchmarker-single-stream",
+    measured_speed.VENDOR: "vendor-aggregate",
+}
+"""The throughput ``kind`` of each measured-speed source (issue 29), beside llama.cpp's
+'single-stream' and MLPerf's 'server'; never mixed on a page."""
+NO_GPU = "GPU not in the catalog (no spec row to check the speed against)"
+NO_MODEL = "model does not resolve to a catalog checkpoint"
+ABOVE_ROOFLINE = ("generation speed above the memory-bandwidth roofline (bandwidth / bytes of "
+                  "weights read per token, +5 %): physically impossible for one stream")
+UNCHECKED = ("roofline cannot be checked (unknown bandwidth, active parameters or quantisation "
+             "format): crowd data is kept only when it can be")
+
+
+def _gpu_names(gpu_table: list[dict]) -> dict[str, str]:
+    """Casefolded gpu_id, name and every alias -> gpu_id."""
+    out: dict[str, str] = {}
+    for row in gpu_table:
+        for name in [row["gpu_id"], row["name"], *(row.get("aliases") or "").split(";")]:
+            if name and name.strip():
+                out.setdefault(name.strip().casefold(), row["gpu_id"])
+    return out
+
+
+def measured_rows(
+    shared: Path, resolver: Resolver, model_table: list[dict], gpu_table: list[dict], drops: Drops
+) -> list[dict]:
+    """Throughput rows of the community, benchmarker and vendor speed sources (issue 29): each
+    row resolved to a catalog checkpoint and GPU, single-stream rows without speculative
+    decoding, offload or batching and under the roofline; community runs of one setting
+    become their median with the number of runs and the range (docs/calculators.md)."""
+    rows = (
+        measured_speed.load_localmaxxing(shared / measured_speed.FOLDERS["localmaxxing"], drops)
+        + measured_speed.load_geerlingguy(shared / measured_speed.FOLDERS["geerlingguy"], drops)
+        + measured_speed.load_tensorrt(shared / measured_speed.FOLDERS["tensorrt"], drops)
+    )
+    gpu_of = _gpu_names(gpu_table)
+    bandwidth = {g["gpu_id"]: g.get("mem_bandwidth_gbps") for g in gpu_table}
+    models = {m["model_id"]: m for m in model_table}
+    active = {m["checkpoint_id"]: m["active_params_b"] for m in model_table}
+    kept = []
+    for row in rows:
+        label = f"{row['source_name']}: {row['kind']}"
+        reason = measured_speed.single_stream_drop_reason(row)
+        gpu_id = gpu_of.get(measured_speed.gpu_lookup_name(row).casefold())
+        model_id = resolver.lookup(row["model_name"]) if not reason and gpu_id else None
+        if model_id is not None and model_id not in models:
+            checkpoint = resolver.registry.lookup(split_variant(row["model_name"])[0])
+            model_id = checkpoint if checkpoint in active else None
+        checkpoint = models[model_id]["checkpoint_id"] if model_id in models else model_id
+        single = row["kind"] in roofline.SINGLE_STREAM_KINDS and row["phase"] == "generation"
+        ceiling = single and checkpoint and roofline.roofline_tokens_per_s(
+            bandwidth.get(gpu_id), active.get(checkpoint), row["quant"], row["gpu_count"] or 1,
+            f"{row['model_name']} {row.get('measured_on') or ''}")
+        if reason is None and gpu_id is None:
+            reason = NO_GPU
+        elif reason is None and checkpoint is None:
+            reason = NO_MODEL
+        elif reason is None and single and not ceiling:
+            reason = UNCHECKED
+        elif reason is None and single and roofline.exceeds_roofline(
+                row, bandwidth.get(gpu_id), active.get(checkpoint)):
+            reason = ABOVE_ROOFLINE
+        if reason:
+            drops.add(label, reason)
+            continue
+        kept.append(row | {"_gpu_id": gpu_id, "_checkpoint": checkpoint})
+    merged = measured_speed.aggregate(
+        kept, model_key=lambda r: r["_checkpoint"], gpu_key=lambda r: r["_gpu_id"])
+    out = []
+    for row in merged:
+        out.append({
+            "model_id": row["model_id"], "gpu_id": row["gpu_id"], "gpu_count": row["gpu_count"],
+            "quant": row["quant"] or "unknown", "phase": row["phase"],
+            "tokens_per_s": round(float(row["tokens_per_s"]), 2),
+            "source_url": row["source_url"], "kind": KIND_IDS[row["kind"]],
+            "scenario": row.get("scenario"), "measured_on": row.get("measured_on"),
+            "system": row.get("system"), "source_name": row["source_name"],
+            "engine": row["engine"], "context_tokens": row.get("context_tokens"),
+            "n_runs": row["n_runs"], "tokens_per_s_min": round(row["tokens_per_s_min"], 2),
+            "tokens_per_s_max": round(row["tokens_per_s_max"], 2), "date": row.get("date"),
+        })
     return out
 
 
@@ -973,7 +1063,7 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
         "gpus": gpu_table,
         "throughput": throughput_rows(
             shared, resolver, scored, {g["gpu_id"] for g in gpu_table}, drops
-        ),
+        ) + measured_rows(shared, resolver, model_table, gpu_table, drops),
         FINETUNE_TABLE: litgpt.load(shared / "litgpt/resource-tables.md", drops),
     }
     catalog.tables["api_speed"], aa_result = api_speed_rows(shared, resolver, scored, drops)

@@ -101,6 +101,9 @@ _OFFLOAD = re.compile(
     r"--n-cpu-moe|--cpu-moe|(?:-ot|--override-tensor)\s+\S*=CPU|--no-kv-offload|(?:^|\s)-nkvo\b"
     r"|--cpu-offload-gb[ =]+[1-9]|(?:^|\s)(?:-ngl|--n-gpu-layers|--gpu-layers)[ =]0\b",
     re.IGNORECASE)
+_NAME_QUANTS = (("nvfp4", "NVFP4"), ("mxfp4", "MXFP4"), ("awq", "AWQ-INT4"), ("gptq", "GPTQ-INT4"),
+                ("autoround", "AutoRound-INT4"), ("fp8", "FP8"), ("int4", "INT4"),
+                ("int8", "INT8"))
 _APPLE = re.compile(r"\b(M[1-5])(?: (Pro|Max|Ultra))?\b")
 
 
@@ -123,18 +126,30 @@ def _model_name(model: dict) -> str:
 
 
 def _params(model: dict) -> tuple[float | None, float | None]:
-    """(total, active) billions from the source: active from an 'A3B' name part, else the
-    activeParams of a flagged MoE when below the total, else the total of a dense model."""
+    """(total, active) billions from the source: the base model's total for a re-packaged copy
+    (a quant upload counts packed tensors: an int4 27B reads as '6'); active from an 'A3B' name
+    part, else the activeParams of a flagged MoE when below the total, else a dense total."""
     base = model.get("baseModel") or {}
-    total = parse_number(model.get("params")) or parse_number(base.get("params")) or None
-    names = f"{model.get('hfId') or ''} {base.get('hfId') or ''}"
-    named = _ACTIVE.search(names)
+    own, parent = parse_number(model.get("params")), parse_number(base.get("params"))
+    total = (parent if parent and _model_name(model) == base.get("hfId") else own) or None
+    named = _ACTIVE.search(f"{model.get('hfId') or ''} {base.get('hfId') or ''}")
     if named:
         return total, float(named.group(1))
     active = parse_number(model.get("activeParams"))
     if model.get("isMoE") or base.get("isMoE"):
         return total, active if active and total and active < total else None
     return total, total
+
+
+def _quant(raw: object, engine: str, hf_id: str) -> str | None:
+    """normalise_quant, except that a 16-bit label on a checkpoint whose name carries a smaller
+    format ('Lorbus/Qwen3.6-27B-int4-AutoRound' listed as fp16) takes the name's format."""
+    quant = normalise_quant(raw, engine)
+    if quant in {"FP16", "BF16", "FP32"}:
+        for token, label in _NAME_QUANTS:
+            if re.search(rf"(?i)(?:^|[-_.]){token}(?:$|[-_.])", hf_id.partition("/")[2]):
+                return label
+    return quant
 
 
 def _gpu(hw: dict) -> tuple[str | None, float | None, float | None, str | None]:
@@ -197,21 +212,22 @@ def load_localmaxxing(path: Path, drops: Drops) -> list[dict]:
             drops.add(src, "same run listed under two GPU presets (kept once)")
             continue
         seen.add(raw.get("id"))
-        hw, model, eng = raw["hardware"], raw["model"], raw.get("engine") or {}
+        hw, model = raw["hardware"], raw["model"]
+        eng, flags = (x if isinstance(x, dict) else {} for x in (raw.get("engine"),
+                                                                 raw.get("engineFlags")))
         if hw.get("hwClass") == "CPU_ONLY":
             drops.add(src, "CPU-only run (no GPU)")
             continue
         gpu_name, memory, apple, reason = _gpu(hw)
         engine_raw = str(eng.get("engineName") or "").strip()
         engine = ENGINES.get(engine_raw.lower(), engine_raw)
-        quant = normalise_quant(eng.get("quantization"), engine)
+        quant = _quant(eng.get("quantization"), engine, str(model.get("hfId") or ""))
         reason = reason or next((why for bad, why in (
             (not model.get("hfId"), "no model id"), (not engine, "no engine named"),
             (quant is None, "no quantisation stated")) if bad), None)
         if reason:
             drops.add(src, reason)
             continue
-        flags = raw.get("engineFlags") or {}
         text = f"{flags.get('commandSnippet') or ''} | {raw.get('notes') or ''}"
         total, active = _params(model)
         count = 1 if apple else int(parse_number(hw.get("gpuCount")) or 1)
@@ -225,7 +241,7 @@ def load_localmaxxing(path: Path, drops: Drops) -> list[dict]:
             date=created if re.fullmatch(r"\d{4}-\d\d-\d\d", created) else None,
             spec_decoding=bool(flags.get("specDecoding") or flags.get("mtpEnabled")
                                or _SPEC.search(text)),
-            partial_offload=_offloaded(flags, text, quant, str(model['hfId']), total, memory,
+            partial_offload=_offloaded(flags, text, quant, str(model["hfId"]), total, memory,
                                        count),
             source_params_b=total, source_active_params_b=active)
         for phase, field, missing in (("generation", "tokSOut", "no generation tokens/s"),
