@@ -31,7 +31,7 @@ from tests.fixtures.store import StorePaths
 COMMITTED = paths.REPO_ROOT / "data" / "snapshots"
 # Hard-coded models of the committed snapshot, chosen to stay what they are across rebuilds:
 PRICED = "gpt-4.1-2025-04-14"  # OpenAI's dated list price, and an Artificial Analysis API speed
-UNPRICED = "gemini-exp-1206"  # an experimental Google model: never listed, never measured
+UNPRICED = "gopher-280b"  # DeepMind's 2021 research model: never served by an API
 FIRST_SEEN = "pplx-70b-online"  # Perplexity's 2023 model, dated only by LiteLLM's first sight
 STATED = PRICED  # its release date is OpenAI's own
 
@@ -318,3 +318,16 @@ def test_price_text_of_one_side() -> None:
     assert api_facts.price_text(2.0, 12.0) == "$2.00 / $12.00"
     assert api_facts.price_text(None, 12.0) == "output $12.00"
     assert api_facts.price_text(float("nan"), None) is None
+
+
+def test_model_page_lists_measured_gpu_speeds_with_their_kind(committed: str) -> None:
+    at = run_page("llm/model.py", model="qwen3.6-27b")
+    assert not at.exception
+    frames = [d.value for d in at.dataframe]
+    speeds = next((f for f in frames if "kind" in f.columns and "n_runs" in f.columns), None)
+    assert speeds is not None, "no measured-speed table on the model page"
+    assert "community single stream" in set(speeds["kind"])
+    assert (speeds["n_runs"].dropna() >= 1).all()
+    quiet = run_page("llm/model.py", model=UNPRICED)
+    assert "No measured GPU speed is recorded for this model (speeds are never estimated)." in [
+        c.value for c in quiet.caption]

@@ -23,6 +23,7 @@ from analytics.llm import (
     catalog,
     charts,
     finetune_view,
+    fit,
     fit_view,
     leaderboard,
     overview,
@@ -163,6 +164,13 @@ def header(conf: object, column: str) -> str:
         return conf
     label = conf.get("label") if isinstance(conf, dict) else None
     return label or labels.human(column)
+
+
+@st.cache_data(show_spinner=False)
+def load_model_speeds(version: str, model_id: str) -> pd.DataFrame:
+    """Every measured GPU speed of one model's checkpoint (model page), kinds named."""
+    tables = catalog.of_version(version)
+    return fit.model_speeds(tables.throughput, tables.models, model_id)
 
 
 @st.cache_data(show_spinner=False)

@@ -498,3 +498,32 @@ def _pick(rows: pd.DataFrame, kind: str) -> pd.DataFrame:
     best = rows.drop_duplicates("checkpoint_id").set_index("checkpoint_id")
     best = best[list(SPEED_FIELDS)]
     return best.rename(columns={f: f"{prefix}_{f}" for f in SPEED_FIELDS})
+
+
+KIND_LABELS = {
+    SINGLE_STREAM: "llama.cpp single stream", SERVER: "MLPerf server (aggregate)",
+    COMMUNITY: "community single stream", BENCHMARKER: "benchmarker single stream",
+    VENDOR: "vendor aggregate per GPU",
+}  # fmt: skip
+"""How each throughput kind is named wherever a speed is shown."""
+
+
+def model_speeds(throughput: pd.DataFrame, models: pd.DataFrame, model_id: str) -> pd.DataFrame:
+    """Every measured speed row of ``model_id``'s checkpoint (matched by id or alias, as on the
+    hardware-fit page), on any GPU, with its kind named: kind, gpu_id, gpu_count, phase,
+    tokens_per_s, n_runs, range, quant, engine, date, source_name, source_url."""
+    cols = ["kind", "gpu_id", "gpu_count", "phase", "tokens_per_s", "n_runs", "tokens_per_s_min",
+            "tokens_per_s_max", "quant", "engine", "scenario", "date", "source_name",
+            "source_url"]  # fmt: skip
+    if throughput is None or throughput.empty or models is None or models.empty:
+        return pd.DataFrame(columns=cols)
+    labels = _label_checkpoints(models)
+    ids = models["model_id"].astype(str)
+    keys = checkpoints.checkpoint_ids(models)
+    checkpoint = dict(zip(ids, keys, strict=True)).get(model_id, model_id)
+    rows = throughput.assign(kind=throughput_kinds(throughput))
+    rows = rows[(rows["kind"] != "")
+                & (rows["model_id"].astype(str).str.casefold().map(labels) == checkpoint)]
+    rows = rows.assign(kind=rows["kind"].map(KIND_LABELS))
+    rows = rows.reindex(columns=cols)
+    return rows.sort_values(["phase", "kind", "gpu_id", "gpu_count"]).reset_index(drop=True)

@@ -311,6 +311,35 @@ def _fit(args: argparse.Namespace, job: _Job) -> dict:
         out.update(context_tokens=args.context, kv_cache_gb=kv)
         out["q4_plus_kv_gb"] = None if kv is None else weights + kv
         out["kv_cache_source"] = model.source if kv is not None else "none: architecture unknown"
+    if model.model_id and hw.gpu_id != "custom":
+        out["measured_speeds"] = measured_speeds(job.served().tables, model.model_id, hw)
+    return out
+
+
+def measured_speeds(tables: catalog.Catalog, model_id: str, hw: catalog.Hardware) -> list[dict]:
+    """The measured generation speeds the hardware-fit page shows for this model's checkpoint on
+    exactly this GPU and count: one entry per kind (``fit.THROUGHPUT_KINDS``), never estimated."""
+    speeds = hwfit.measured_speeds(tables.throughput, tables.models, hw.gpu_id, hw.count)
+    models = tables.models.set_index("model_id")
+    has = "checkpoint_id" in models
+    checkpoint = models["checkpoint_id"].get(model_id, model_id) if has else model_id
+    if checkpoint not in speeds.index:
+        return []
+    row = speeds.loc[checkpoint]
+    out = []
+    for kind in hwfit.THROUGHPUT_KINDS:
+        prefix = hwfit.KIND_PREFIX[kind]
+        value = row.get(f"{prefix}_tokens_per_s")
+        if value is None or pd.isna(value):
+            continue
+        entry = {"kind": kind}
+        for field in hwfit.SPEED_FIELDS:
+            cell = row.get(f"{prefix}_{field}")
+            missing = cell is None or (not isinstance(cell, str) and pd.isna(cell))
+            if isinstance(cell, pd.Timestamp):
+                cell = cell.date().isoformat()
+            entry[field] = None if missing else (cell.item() if hasattr(cell, "item") else cell)
+        out.append(entry)
     return out
 
 

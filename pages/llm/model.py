@@ -98,6 +98,23 @@ def show_api(facts: api_facts.ModelApi) -> None:
         st.caption("No API speed is recorded for this model.")
 
 
+SPEED_COLUMNS = {
+    "kind": "Kind",
+    "gpu_id": "GPU",
+    "gpu_count": st.column_config.NumberColumn("GPUs", format="%d"),
+    "phase": "Phase",
+    "tokens_per_s": st.column_config.NumberColumn("tok/s", format="%.1f"),
+    "n_runs": st.column_config.NumberColumn("Runs", format="%d"),
+    "tokens_per_s_min": st.column_config.NumberColumn("Slowest run", format="%.1f"),
+    "tokens_per_s_max": st.column_config.NumberColumn("Fastest run", format="%.1f"),
+    "quant": "Quant",
+    "engine": "Engine",
+    "scenario": "Workload",
+    "date": st.column_config.DateColumn("Date"),
+    "source_name": "Source",
+    "source_url": st.column_config.LinkColumn("Link"),
+}
+
 LINEAGE_COLUMNS = {
     "relation": "Relation",
     "display_name": "Model",
@@ -134,6 +151,16 @@ llm.show_table(
     scores, "lm_scores", SCORE_COLUMNS, columns=list(SCORE_COLUMNS),
     csv=f"llm_scores_{model_id}_{version}.csv", width="stretch",
 )  # fmt: skip
+st.subheader("Measured speeds on GPUs")
+speeds = llm.load_model_speeds(version, model_id)
+if speeds.empty:
+    st.caption("No measured GPU speed is recorded for this model (speeds are never estimated).")
+else:
+    st.caption("Each kind is its own measurement and is never compared with another: one "
+               "stream (llama.cpp table, community runs as a median with their count and range, "
+               "a benchmarker's runs) or an aggregate of many requests (vendor, MLPerf).")
+    llm.show_table(speeds, "lm_speeds", SPEED_COLUMNS, columns=list(SPEED_COLUMNS),
+                   width="stretch")
 show_lineage(board, model_id)
 st.subheader("Capability profile")
 radar = profiles.radar_data(board.profiles, [model_id])
