@@ -312,14 +312,27 @@ def _fit(args: argparse.Namespace, job: _Job) -> dict:
         out["q4_plus_kv_gb"] = None if kv is None else weights + kv
         out["kv_cache_source"] = model.source if kv is not None else "none: architecture unknown"
     if model.model_id and hw.gpu_id != "custom":
-        out["measured_speeds"] = measured_speeds(job.served().tables, model.model_id, hw)
+        snap = job.served()
+        speeds = _speeds_on(snap.version, hw.gpu_id, hw.count)
+        out["measured_speeds"] = measured_speeds(snap.tables, model.model_id, hw, speeds)
     return out
 
 
-def measured_speeds(tables: catalog.Catalog, model_id: str, hw: catalog.Hardware) -> list[dict]:
+@functools.lru_cache(maxsize=64)
+def _speeds_on(version: str, gpu_id: str, count: int) -> pd.DataFrame:
+    """The page's measured speeds on one hardware of one snapshot (a version never changes)."""
+    tables = _load(version).tables
+    return hwfit.measured_speeds(tables.throughput, tables.models, gpu_id, count)
+
+
+def measured_speeds(
+    tables: catalog.Catalog, model_id: str, hw: catalog.Hardware,
+    speeds: pd.DataFrame | None = None,
+) -> list[dict]:
     """The measured generation speeds the hardware-fit page shows for this model's checkpoint on
     exactly this GPU and count: one entry per kind (``fit.THROUGHPUT_KINDS``), never estimated."""
-    speeds = hwfit.measured_speeds(tables.throughput, tables.models, hw.gpu_id, hw.count)
+    if speeds is None:
+        speeds = hwfit.measured_speeds(tables.throughput, tables.models, hw.gpu_id, hw.count)
     models = tables.models.set_index("model_id")
     has = "checkpoint_id" in models
     checkpoint = models["checkpoint_id"].get(model_id, model_id) if has else model_id
