@@ -160,26 +160,31 @@ def _candidate(path: Path, key: str, entry: object, drops: Drops) -> tuple[str, 
         return None
     if not isinstance(entry, dict):
         raise IngestError(f"{path}: {key!r} is not an object; restore the file")
-    mode = entry.get("mode")
-    if not mode:
-        drops.add(SOURCE, NO_MODE)
-        return None
-    if mode not in TEXT_MODES:
-        drops.add(SOURCE, mode_reason(str(mode)))
-        return None
     provider = str(entry.get("litellm_provider") or "")
-    if provider not in _RANK:
-        drops.add(SOURCE, RESELLER)
-        return None
-    name = strip_prefix(key, provider)
-    if name.startswith("ft:"):
-        drops.add(SOURCE, FINE_TUNE)
-        return None
-    own = _OWN.get(provider)
-    if own is not None and not own.search(name):
-        drops.add(SOURCE, RESOLD)
+    name, reason = first_party_text(key, entry.get("mode"), provider)
+    if reason:
+        drops.add(SOURCE, reason)
         return None
     return provider, name
+
+
+def first_party_text(key: str, mode: object, provider: str) -> tuple[str, str | None]:
+    """(model name, None) for a vendor's own text-model key, else (name, drop reason): no mode,
+    a non-text mode, a reseller, a fine-tune endpoint, another vendor's model. Shared by every
+    reader of LiteLLM keys (this table and llmledger's key history)."""
+    if not mode:
+        return key, NO_MODE
+    if mode not in TEXT_MODES:
+        return key, mode_reason(str(mode))
+    if provider not in _RANK:
+        return key, RESELLER
+    name = strip_prefix(key, provider)
+    if name.startswith("ft:"):
+        return name, FINE_TUNE
+    own = _OWN.get(provider)
+    if own is not None and not own.search(name):
+        return name, RESOLD
+    return name, None
 
 
 def model_obs(

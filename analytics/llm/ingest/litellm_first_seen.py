@@ -43,7 +43,6 @@ BASIS = "first seen in LiteLLM"
 COMMIT_URL = "https://github.com/BerriAI/litellm/commit/{}"
 
 _ORG = {provider: org for provider, org, _ in litellm.FIRST_PARTY}
-_OWN = {provider: re.compile(rx) for provider, _, rx in litellm.FIRST_PARTY if rx}
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 NO_MODE = litellm.NO_MODE
@@ -106,24 +105,10 @@ def _candidate(path: Path, entry: object, drops: Drops) -> tuple[str, str, str] 
     """(key, provider, name) of a first-party text model's key, else None (counted)."""
     if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
         raise IngestError(f"{path}: a models[] entry is not an object with a key; fix: {RESTORE}")
-    key, mode = entry["key"], entry.get("mode")
-    if not mode:
-        drops.add(SOURCE, NO_MODE)
-        return None
-    if mode not in litellm.TEXT_MODES:
-        drops.add(SOURCE, mode_reason(str(mode)))
-        return None
-    provider = str(entry.get("host") or "")
-    if provider not in _ORG:
-        drops.add(SOURCE, RESELLER)
-        return None
-    name = litellm.strip_prefix(key, provider)
-    if name.startswith("ft:"):
-        drops.add(SOURCE, FINE_TUNE)
-        return None
-    own = _OWN.get(provider)
-    if own is not None and not own.search(name):
-        drops.add(SOURCE, RESOLD)
+    key, provider = entry["key"], str(entry.get("host") or "")
+    name, reason = litellm.first_party_text(key, entry.get("mode"), provider)
+    if reason:
+        drops.add(SOURCE, reason)
         return None
     return key, provider, name
 
