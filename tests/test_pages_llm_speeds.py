@@ -4,9 +4,13 @@ the hardware-fit page shows one figure of each kind with its label, a single com
 
 from __future__ import annotations
 
+import pandas as pd
+
 from analytics.core import db
 from analytics.llm import catalog
 from analytics.llm import fit as hwfit
+from tests.fixtures.apptest import fresh_caches, run_page
+from tests.fixtures.store import StorePaths
 
 
 def _tables() -> catalog.Catalog:
@@ -30,3 +34,74 @@ def test_each_kind_has_a_figure_somewhere_in_the_committed_catalog():
     tables = _tables()
     kinds = set(hwfit.throughput_kinds(tables.throughput))
     assert set(hwfit.THROUGHPUT_KINDS) <= kinds
+
+
+# Hardware-fit page on the committed catalog: one pinned figure of each new kind with its label
+# (llama.cpp single-stream and MLPerf server are pinned in test_pages_fit.py).
+COMMUNITY_COL = "Community single-stream tok/s (median)"
+BENCH_COL = "Benchmarker single-stream tok/s"
+VENDOR_COL = "Vendor tok/s per GPU (aggregate)"
+
+
+def _fit_table(**query: str) -> pd.DataFrame:
+    at = run_page("llm/hardware_fit.py", all="1", **query)
+    assert not at.exception and not at.error
+    (element,) = at.dataframe
+    return element.value.set_index("Checkpoint id")
+
+
+def test_fit_page_pins_one_figure_of_each_kind_with_its_label(store_paths: StorePaths) -> None:
+    fresh_caches()
+    rtx = _fit_table(gpu="rtx-4090", count="1")
+    # community: one run of Qwen3.6 27B at Q4_K_M under llama.cpp (localmaxxing, 2026-04-30)
+    row = rtx.loc["qwen3.6-27b"]
+    assert row[COMMUNITY_COL] == 46.64 and row["Community runs"] == 1
+    assert row["Community slowest run tok/s"] == row["Community fastest run tok/s"] == 46.64
+    assert (row["Community quant"], row["Community engine"]) == ("Q4_K_M", "llama.cpp")
+    assert row["Community: applies as"] == "measured"
+    # benchmarker: Geerling's Ollama eval rate of gpt-oss 20b, and on the base checkpoint of
+    # Llama 3.2 3B labelled with the instruct checkpoint it ran on
+    assert rtx.loc["gpt-oss-20b", BENCH_COL] == 279.65
+    assert rtx.loc["gpt-oss-20b", "Benchmarker engine"] == "Ollama"
+    assert rtx.loc["llama-3.2-3b", "Benchmarker: applies as"] == "measured on Llama 3.2 3B Instruct"
+    assert rtx[VENDOR_COL].isna().all()  # NVIDIA publishes no RTX 4090 figure
+    fresh_caches()
+    h100 = _fit_table(gpu="h100-sxm", count="2")
+    row = h100.loc["llama-3.3-70b-instruct"]
+    assert row[VENDOR_COL] == 2209.0  # TensorRT-LLM, FP8, 2x H100 TP2
+    assert (row["Vendor weights"], row["Vendor engine"]) == ("FP8", "TensorRT-LLM")
+    assert row["Vendor workload"].startswith("offline max throughput")
+    assert h100[COMMUNITY_COL].isna().all() and h100[BENCH_COL].isna().all()
+
+
+def test_fit_page_community_median_of_many_runs_shows_its_spread(store_paths: StorePaths) -> None:
+    fresh_caches()
+    row = _fit_table(gpu="rtx-3090", count="1").loc["gpt-oss-20b"]
+    assert row[COMMUNITY_COL] == 170.91 and row["Community runs"] == 9
+    assert (row["Community slowest run tok/s"], row["Community fastest run tok/s"]) == (
+        108.38, 180.42,
+    )  # fmt: skip
+
+
+def test_fit_page_measured_only_toggle_and_sort_by_speed(store_paths: StorePaths) -> None:
+    fresh_caches()
+    at = run_page("llm/hardware_fit.py", gpu="rtx-4090", count="1", measured="1", sort="community")
+    assert not at.exception and not at.error
+    (element,) = at.dataframe
+    table = element.value
+    speeds = [COMMUNITY_COL, BENCH_COL, "Single-stream decode tok/s", VENDOR_COL,
+              "Server tok/s (MLPerf)"]  # fmt: skip
+    assert len(table) >= 10 and table[speeds].notna().any(axis=1).all()
+    community = table[COMMUNITY_COL].dropna()
+    assert list(community) == sorted(community, reverse=True)
+    assert table.index[: len(community)].tolist() == community.index.tolist()  # measured first
+    assert at.toggle(key="hf_measured").value is True
+    assert at.selectbox(key="hf_sort").value == "community single-stream"
+    assert any(
+        "have a measured speed on" in c.value and c.value.startswith(f"{len(table)} of")
+        for c in at.caption
+    )
+    assert (at.query_params["measured"], at.query_params["sort"]) == ("1", "community")
+    # off: every fitting row again, the count unchanged
+    at.toggle(key="hf_measured").set_value(False).run()
+    assert len(at.dataframe[0].value) > len(table)

@@ -100,3 +100,32 @@ def speed_coverage(catalog: cat.Catalog, target: cat.Hardware) -> dict[str, int]
     ]
     kinds = hwfit.throughput_kinds(here)
     return {kind: int((kinds == kind).sum()) for kind in hwfit.THROUGHPUT_KINDS}
+
+
+SPEED_COLUMNS = {k: f"{hwfit.KIND_PREFIX[k]}_tokens_per_s" for k in hwfit.THROUGHPUT_KINDS}
+"""Kind -> the view's measured tok/s column of that kind (issue 31: measured-only, sort)."""
+
+
+def has_measured_speed(table: pd.DataFrame) -> pd.Series:
+    """True per row with a measured generation figure of any kind (own or same-release)."""
+    present = [c for c in SPEED_COLUMNS.values() if c in table]
+    if not present:
+        return pd.Series(False, index=table.index)
+    return table[present].notna().any(axis=1)
+
+
+def speed_kinds_present(table: pd.DataFrame) -> list[str]:
+    """The kinds with at least one measured figure in ``table``, in THROUGHPUT_KINDS order."""
+    return [k for k, c in SPEED_COLUMNS.items() if c in table and table[c].notna().any()]
+
+
+def narrowed(table: pd.DataFrame, measured_only: bool, sort_kind: str | None) -> pd.DataFrame:
+    """The view with only measured rows when asked, sorted by one kind's measured tok/s
+    (fastest first, rows without a figure of that kind after, in their verdict order) when
+    ``sort_kind`` names one; kinds are never merged into one sort key (they measure different
+    things)."""
+    out = table[has_measured_speed(table)] if measured_only else table
+    if sort_kind is not None:
+        column = SPEED_COLUMNS[sort_kind]
+        out = out.sort_values(column, ascending=False, na_position="last", kind="stable")
+    return out.reset_index(drop=True)

@@ -6,9 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from analytics.core.licences import LICENCE_CLASSES
-from analytics.llm import catalog, fit
+from analytics.llm import catalog, fit, fit_view
 from ui import llm
-from ui.params import flag_param, index_of, int_param
+from ui.params import flag_param, index_of, int_param, param
 
 CONTEXTS = (2048, 8192, 32768, 131072)
 DEFAULT_CONTEXT = 8192
@@ -200,6 +200,35 @@ def render(table: pd.DataFrame, show_all: bool, context: int) -> None:
     )  # fmt: skip
 
 
+BY_VERDICT = "Verdict, then Elo"
+
+
+def pick_speed_view(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """Measured-only toggle and sort by one kind's measured speed (both kept in the URL);
+    returns the narrowed table and how many rows of the full table have a measured speed."""
+    n_measured = int(fit_view.has_measured_speed(table).sum())
+    kinds = fit_view.speed_kinds_present(table)
+    cols = st.columns([1, 1])
+    measured_only = cols[0].toggle(
+        "Only models with a measured speed", value=flag_param("measured"), key="hf_measured",
+        help="Hide rows without a measured generation speed of any kind on this hardware.",
+    )  # fmt: skip
+    options = [BY_VERDICT, *(KIND_NAMES[k] for k in kinds)]
+    by_name = {KIND_NAMES[k]: k for k in kinds}
+    from_url = {fit.KIND_PREFIX[k]: KIND_NAMES[k] for k in kinds}  # URL: ?sort=community
+    sort = cols[1].selectbox(
+        "Sort by", options, key="hf_sort",
+        index=options.index(from_url.get(param("sort", ""), BY_VERDICT)),
+        format_func=lambda o: o if o == BY_VERDICT else f"measured {o} tok/s (fastest first)",
+        help="Kinds are never merged into one sort: each measures something different.",
+    )  # fmt: skip
+    kind = by_name.get(sort)
+    st.query_params.update(
+        measured="1" if measured_only else "0", sort=fit.KIND_PREFIX[kind] if kind else ""
+    )
+    return fit_view.narrowed(table, measured_only, kind), n_measured
+
+
 def say_speed_coverage(coverage: dict[str, int], label: str) -> None:
     """One line when the catalog has no measured row of a kind for this exact hardware."""
     missing = [kind for kind, n in coverage.items() if n == 0]
@@ -232,7 +261,10 @@ st.caption(
     + f" · above: {fit.VERDICTS[-1]}."
 )
 say_speed_coverage(llm.load_fit_speed_coverage(version, gpu_id, count), target.label)
-render(table, show_all, context)
+shown, n_measured = pick_speed_view(table)
+rows_word = "row has" if n_measured == 1 else "rows have"
+st.caption(f"{n_measured:,} of {len(table):,} {rows_word} a measured speed on {target.label}.")
+render(shown, show_all, context)
 st.caption(
     "Measured speed appears only where the catalog has a measured generation row for exactly "
     "this GPU and count (an 8× H100 row applies to 8× H100 only; never interpolated), in five "
