@@ -11,6 +11,7 @@ import dataclasses
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -257,9 +258,9 @@ def test_leaderboard_page(store: Path) -> None:
     assert diff.value["display_name"].tolist()[0] == "Beta Pro 2"
     assert any("added 1" in c.value for c in at.caption)
     # essential columns first; the rest behind "More columns" (the frame keeps them)
-    assert shown_labels(ranked)[:8] == [
-        "Rank", "Model", "Elo", "Elo 95% interval", "Provenance", "Benchmarks", "Categories",
-        "Sources",
+    assert shown_labels(ranked)[:9] == [
+        "Rank", "Model", "Elo", "Elo 95% interval", "Provenance", "Released", "Benchmarks",
+        "Categories", "Sources",
     ]  # fmt: skip
     assert "Why unrated" in shown_labels(unrated) and "Rank" not in shown_labels(unrated)
     assert ranked.value["rating_interval"].str.contains(" – ").all()
@@ -269,15 +270,15 @@ def test_leaderboard_page(store: Path) -> None:
 def test_leaderboard_search_keeps_ranks_and_more_columns(
     board: leaderboard.Leaderboard,
 ) -> None:
-    at = run_page("llm/leaderboard.py", q="ACME 2", cols=["organisation", "release_date"])
+    at = run_page("llm/leaderboard.py", q="ACME 2", cols=["organisation", "family"])
     assert not at.exception
     ranked = tables(at)[0]
     assert ranked.value["display_name"].tolist() == ["Acme 2 70B", "Acme 2 7B"]  # any case
     full = board.table.set_index("model_id")["rank"]
     assert ranked.value["rank"].tolist() == full[["acme-2-70b", "acme-2-7b"]].tolist()
     labels = shown_labels(ranked)
-    assert labels[-2:] == ["Organisation", "Released"]
-    assert at.multiselect(key="lb_cols").value == ["organisation", "release_date"]
+    assert labels[-2:] == ["Organisation", "Family"] and "Released" in labels  # essential
+    assert at.multiselect(key="lb_cols").value == ["organisation", "family"]
     by_id = run_page("llm/leaderboard.py", q="beta-pro-2")
     assert tables(by_id)[0].value["display_name"].tolist() == ["Beta Pro 2"]
     nothing = run_page("llm/leaderboard.py", q="no such model")
@@ -372,3 +373,68 @@ def test_every_llm_page_says_how_fresh_its_data_is(store: Path, page: str, query
     assert lines, [c.value for c in at.caption]
     newest = max(r["release_date"] for r in llm_catalog_rows()["models"] if r["release_date"])
     assert lines[0].startswith(f"Data through {newest} (newest model release)")
+
+
+# --- issue 31: release date, "released on or after", categories side by side ---------------
+
+
+def test_released_on_or_after_filter_is_kept_in_the_url(board: leaderboard.Leaderboard) -> None:
+    days = pd.to_datetime(board.table["release_date"])
+    cut = days.dropna().sort_values().iloc[len(days.dropna()) // 2]
+    at = run_page("llm/leaderboard.py", **{"from": cut.date().isoformat()})
+    assert not at.exception and not at.error
+    ranked, unrated, _ = tables(at)
+    shown = pd.concat([ranked.value, unrated.value])
+    expected = board.table.loc[days >= cut, "model_id"]
+    assert 0 < len(expected) < len(board.table)
+    assert sorted(shown["model_id"]) == sorted(expected)
+    assert (pd.to_datetime(shown["release_date"]) >= cut).all()
+    assert at.date_input(key="lb_from").value == cut.date()
+    assert at.query_params["from"] == cut.date().isoformat()
+    for bad in ("not-a-day", "2024-13-40"):  # a broken link: no filter, no error
+        broken = run_page("llm/leaderboard.py", **{"from": bad})
+        assert not broken.exception and not broken.error
+        assert at.date_input(key="lb_from").value is not None
+        assert broken.date_input(key="lb_from").value is None
+        assert len(tables(broken)[0].value) >= len(ranked.value)
+
+
+def test_categories_side_by_side_view(board: leaderboard.Leaderboard) -> None:
+    at = run_page("llm/leaderboard.py", view="categories")
+    assert not at.exception and not at.error
+    assert at.radio(key="lb_view").value == "Categories side by side"
+    side = tables(at)[0]
+    headers = shown_labels(side)
+    assert headers[:3] == ["Rank", "Model", "Elo"]
+    cat_headers = [h for h in headers if h.endswith(" Elo") and h != "Elo"]
+    assert cat_headers, headers
+    frame = side.value
+    assert frame["eligible"].all()  # ranked models only
+    cols = [c for c in frame if c.startswith(leaderboard.SIDE_BY_SIDE_PREFIX)]
+    assert len(cols) == len(cat_headers)
+    by_category = ratings.categories_of_version(NEW, bootstrap=50)
+    for col in cols:  # each cell is the category's rating where ranked there, else blank
+        cat = col.removeprefix(leaderboard.SIDE_BY_SIDE_PREFIX)
+        ranked = by_category[(by_category["category"] == cat) & by_category["eligible"]]
+        want = ranked.set_index("model_id")["rating"].reindex(frame["model_id"]).to_numpy()
+        assert np.allclose(frame[col].to_numpy(float), want.astype(float), equal_nan=True)
+    assert [b.label for b in at.get("download_button")][0] == "Download CSV"
+    back = run_page("llm/leaderboard.py")
+    assert back.radio(key="lb_view").value == "Ranked list" and "view" not in back.query_params
+
+
+def test_board_release_date_says_its_basis_on_the_committed_snapshot() -> None:
+    con = db.connect(db.serving_version().version)
+    try:
+        models = leaderboard._models(con)
+        raw = db.query(con, "SELECT model_id, release_date_basis FROM models")
+    finally:
+        con.close()
+    proxies = set(raw.loc[raw["release_date_basis"].fillna("").str.strip() != "", "model_id"])
+    assert proxies  # 22 models dated only by their first appearance in LiteLLM (2026-12)
+    facts = models.set_index("model_id")
+    assert facts.loc[sorted(proxies), "release_date"].isna().all()  # lineage: stated only
+    assert facts.loc[sorted(proxies), "listed_release_date"].notna().all()
+    assert (facts.loc[sorted(proxies), "release_basis"] == "first seen in LiteLLM").all()
+    stated = facts.index.difference(sorted(proxies))
+    assert facts.loc[stated, "release_basis"].isna().all()

@@ -9,6 +9,7 @@ matches its key.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TypeVar
 
 import duckdb
@@ -227,6 +228,33 @@ def load_charts(version: str, ranked_only: bool) -> charts.Charts:
 def load_category_ratings(version: str) -> pd.DataFrame:
     """Every category's Elo ratings with intervals of one snapshot version (category view)."""
     return ratings.categories_of_version(version)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def load_board_rows(
+    version: str, flt: leaderboard.LeaderboardFilter, every_variant: bool, text: str
+) -> pd.DataFrame:
+    """The leaderboard rows a filter, the variants toggle and a name search leave, with their
+    interval text and API columns (leaderboard page); category ratings are read only when a
+    category is chosen."""
+    board = load_board(version)
+    by_category = load_category_ratings(version) if flt.category else None
+    rows = leaderboard.filter_table(board, flt, by_category)
+    rows = rows if every_variant else leaderboard.group_variants(rows)
+    rows = leaderboard.search(board, rows, text)
+    return leaderboard.with_interval(leaderboard.with_api(board, rows))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def load_side_by_side(
+    version: str, flt: leaderboard.LeaderboardFilter, every_variant: bool, text: str
+) -> pd.DataFrame:
+    """The overall rows (``flt`` without its category) with one rating column per category
+    (``leaderboard.categories_side_by_side``; leaderboard page's side-by-side view)."""
+    rows = load_board_rows(version, replace(flt, category=None), every_variant, text)
+    return leaderboard.categories_side_by_side(
+        load_board(version), rows, load_category_ratings(version)
+    )
 
 
 @st.cache_data(show_spinner="Comparing snapshots…")

@@ -30,6 +30,7 @@ _MODEL_FACTS = (
     "licence_raw",
     "total_params_b",
     "release_date",
+    "release_basis",
     "family",
 )
 """Model metadata columns, in the order every leaderboard table lists them."""
@@ -58,6 +59,8 @@ ESSENTIAL_COLUMNS = (
     "rating",
     "rating_interval",
     "provenance",
+    "release_date",
+    "release_basis",
     "n_benchmarks",
     "n_categories",
     "n_sources",
@@ -66,7 +69,8 @@ ESSENTIAL_COLUMNS = (
 )
 """What the leaderboard shows first (issue 13: rank, name, rating with interval, provenance badge,
 number of benchmarks and categories, details link; issue 28: the API price with the day it applies
-from and the API speed with the day it was measured, where known); the rest sits behind a column
+from and the API speed with the day it was measured, where known; issue 31: the release date and,
+for a first-seen day, its basis); the rest sits behind a column
 picker."""
 MORE_COLUMNS = (
     "unrated_reason",
@@ -109,6 +113,7 @@ class LeaderboardFilter:
     licence_classes: tuple[str, ...] = ()
     size_b: tuple[float, float] | None = None  # models of undisclosed size are then hidden
     provenance: tuple[str, ...] = ()  # at least one headline score of these source kinds
+    released_from: str | None = None  # ISO day: released (or first seen) on or after it
 
 
 def build(
@@ -165,13 +170,19 @@ def derive_inputs(version: str) -> list[Path]:
 
 
 def _models(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """The board's model facts; ``release_date`` is a stated release only (a first-seen day is
-    a proxy: the model page shows it with its basis, the board's "Released" column does not)."""
+    """The board's model facts. ``release_date`` is a stated release only (lineage and movers
+    read it); ``listed_release_date`` is what the board's "Released" column shows: the stated
+    day, else a first-seen day (a proxy) with its basis in ``release_basis`` (e.g. "first seen
+    in LiteLLM"; empty for a stated date or none)."""
     models = db.query(con, f"SELECT {MODEL_COLUMNS} FROM models ORDER BY model_id")
+    basis = pd.Series(pd.NA, index=models.index, dtype="string")
     if db.has_column(con, "models", "release_date_basis"):
-        basis = db.query(con, "SELECT release_date_basis FROM models ORDER BY model_id")
-        proxy = basis["release_date_basis"].fillna("").astype(str).str.strip().ne("").to_numpy()
-        models.loc[proxy, "release_date"] = pd.NaT
+        raw = db.query(con, "SELECT release_date_basis FROM models ORDER BY model_id")
+        basis = raw["release_date_basis"].astype("string").str.strip().replace("", pd.NA)
+    proxy = (basis.notna() & models["release_date"].notna()).to_numpy()
+    models["listed_release_date"] = models["release_date"]
+    models["release_basis"] = basis.where(proxy, pd.NA)
+    models.loc[proxy, "release_date"] = pd.NaT
     return models
 
 
@@ -205,6 +216,8 @@ def _assemble(fitted: pd.DataFrame, models: pd.DataFrame, headline: pd.DataFrame
     classes = {raw: licence_class(None if raw is None else str(raw)) for raw in set(raws)}
     table["licence_class"] = [classes[raw] for raw in raws]  # once per distinct licence text
     table["display_name"] = table["display_name"].fillna(table["model_id"])
+    if "listed_release_date" in table:  # "Released": the stated day, else a labelled proxy
+        table["release_date"] = table["listed_release_date"]
     return table[[c for c in TABLE_COLUMNS if c in table.columns]]
 
 
@@ -245,6 +258,9 @@ def filter_table(
     if flt.provenance:
         backed = set(headline.loc[headline["source"].isin(flt.provenance), "model"])
         keep &= table["model_id"].isin(backed)
+    if flt.released_from:
+        released = pd.to_datetime(table["release_date"], errors="coerce")
+        keep &= (released >= pd.Timestamp(flt.released_from)).fillna(False)
     return table[keep.astype(bool)].reset_index(drop=True)
 
 
@@ -583,3 +599,26 @@ def diff_versions(old_version: str, new_version: str) -> pd.DataFrame:
     finally:
         con.close()
     return rating_changes(old, new, renamed_ids(set(old["model_id"]), models))
+
+
+SIDE_BY_SIDE_PREFIX = "cat_"
+"""Column name prefix of one category's rating in :func:`categories_side_by_side`."""
+
+
+def categories_side_by_side(
+    board: Leaderboard, rows: pd.DataFrame, by_category: pd.DataFrame
+) -> pd.DataFrame:
+    """``rows`` (overall leaderboard rows, any filter) with one column per category of the
+    board, ``cat_<category>``: the model's category rating where it is ranked in that category
+    (blank below the category's evidence floor or outside its main comparison graph, never a
+    reference rating). Categories in which none of ``rows`` is ranked are left out; row order
+    and overall ranks are unchanged."""
+    ranked = by_category[by_category["eligible"].astype(bool)]
+    wide = ranked.pivot_table(
+        index="model_id", columns="category", values="rating", aggfunc="first"
+    )
+    cats = [c for c in board.categories if c in wide.columns]
+    wide = wide.reindex(columns=cats).add_prefix(SIDE_BY_SIDE_PREFIX)
+    out = rows.join(wide, on="model_id")
+    empty = [c for c in wide.columns if out[c].isna().all()]
+    return out.drop(columns=empty)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import math
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import pandas as pd
 import streamlit as st
@@ -50,7 +50,15 @@ COLUMNS = {
     "licence_class": "Licence class",
     "licence_raw": "Licence",
     "total_params_b": st.column_config.NumberColumn("Parameters (B)", format="%g"),
-    "release_date": st.column_config.DateColumn("Released"),
+    "release_date": st.column_config.DateColumn(
+        "Released", help="The stated release day; where none is stated, the day the model was "
+        "first seen (Date basis says so)."
+    ),
+    "release_basis": st.column_config.TextColumn(
+        "Date basis", help="Blank: a stated release date. Otherwise what the date is instead, "
+        "e.g. the day the model first appeared in LiteLLM's price table (a few days after the "
+        "release, typically)."
+    ),
     "family": "Family",
     "model_id": "Model ID",
     "api_price": st.column_config.TextColumn(
@@ -95,6 +103,7 @@ def pick_filter(board: leaderboard.Leaderboard) -> leaderboard.LeaderboardFilter
         key="lb_prov", help="Keep models with at least one headline score of these kinds.",
     )  # fmt: skip
     size = _size_range(c6, table)
+    released_from = _released_from(table)
     st.query_params.update(category=category, weights=weights, org=org, licence=lic, prov=prov)
     return leaderboard.LeaderboardFilter(
         category=None if category == ALL else category,
@@ -103,7 +112,32 @@ def pick_filter(board: leaderboard.Leaderboard) -> leaderboard.LeaderboardFilter
         licence_classes=tuple(lic),
         size_b=size,
         provenance=tuple(prov),
+        released_from=released_from,
     )
+
+
+def _released_from(table: pd.DataFrame) -> str | None:
+    """The "Released on or after" date filter, kept in the URL as ``from=YYYY-MM-DD``."""
+    days = pd.to_datetime(table["release_date"], errors="coerce").dropna()
+    first = days.min().date() if not days.empty else date(2018, 1, 1)
+    last = max(days.max().date() if not days.empty else first, datetime.now(UTC).date())
+    try:
+        wanted = date.fromisoformat(param("from", ""))
+    except ValueError:  # absent or not a day: no filter
+        wanted = None
+    if wanted is not None:
+        wanted = min(max(wanted, first), last)
+    picked = st.date_input(
+        "Released on or after", value=wanted, min_value=first, max_value=last, key="lb_from",
+        format="YYYY-MM-DD", help="Hides models released before this day, and models without "
+        "a release date. Where no release date is stated, the first-seen day stands in (see "
+        "Date basis).",
+    )  # fmt: skip
+    if not isinstance(picked, date):
+        st.query_params.pop("from", None)
+        return None
+    st.query_params["from"] = picked.isoformat()
+    return picked.isoformat()
 
 
 def _size_range(col, table: pd.DataFrame) -> tuple[float, float] | None:
@@ -153,7 +187,10 @@ def pick_search_and_columns(category: str | None) -> tuple[str, list[str]]:
         placeholder="e.g. llama", help="Matches the model's name, id and aliases "
         "(case-insensitive). Ranks stay those of the whole leaderboard.",
     )  # fmt: skip
-    more = [c for c in leaderboard.MORE_COLUMNS if category or c not in _CATEGORY_ONLY]
+    more = [
+        c for c in leaderboard.MORE_COLUMNS
+        if (category or c not in _CATEGORY_ONLY) and c not in leaderboard.ESSENTIAL_COLUMNS
+    ]  # fmt: skip
     config = COLUMNS | CATEGORY_LABELS if category else COLUMNS
     picked = c2.multiselect(
         "More columns", more, default=multi_param("cols", more), key="lb_cols",
@@ -182,11 +219,9 @@ def visible_columns(rows: pd.DataFrame, category: str | None, more: list[str]) -
     return [c for c in wanted if c in rows.columns and (rows.empty or rows[c].notna().any())]
 
 
-def shown_rows(board: leaderboard.Leaderboard, rows: pd.DataFrame) -> pd.DataFrame:
-    """The rows as the tables show them: interval text, API price and speed, a details link, no
-    empty reasons."""
-    shown = leaderboard.with_interval(leaderboard.with_api(board, rows))
-    shown = shown.assign(details="llm_model?model=" + shown["model_id"].astype(str))
+def shown_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows as the tables show them: a details link, no empty reasons."""
+    shown = rows.assign(details="llm_model?model=" + rows["model_id"].astype(str))
     if "unrated_reason" in shown:  # ranked rows have "": no empty "Why unrated" column for them
         shown["unrated_reason"] = shown["unrated_reason"].replace("", None)
     return shown
@@ -336,14 +371,57 @@ def explain(flt: leaderboard.LeaderboardFilter) -> None:
         )
 
 
-def load_rows(
-    board: leaderboard.Leaderboard, flt: leaderboard.LeaderboardFilter, every_variant: bool
-) -> pd.DataFrame:
-    """The filtered rows, one per checkpoint unless every variant is asked for; the category
-    ratings are loaded only when a category is chosen."""
-    by_category = llm.load_category_ratings(version) if flt.category else None
-    rows = leaderboard.filter_table(board, flt, by_category)
-    return rows if every_variant else leaderboard.group_variants(rows)
+RANKED_LIST, SIDE_BY_SIDE = "Ranked list", "Categories side by side"
+VIEWS = {RANKED_LIST: "list", SIDE_BY_SIDE: "categories"}  # label -> URL value (view=...)
+
+
+def pick_view() -> str:
+    """The table view, mirrored in the URL (``view=categories``)."""
+    names = list(VIEWS)
+    wanted = {v: k for k, v in VIEWS.items()}.get(param("view", ""), RANKED_LIST)
+    picked = st.radio(
+        "View", names, index=names.index(wanted), key="lb_view", horizontal=True,
+        help="Categories side by side: one column per category's Elo (blank where the model "
+        "is below that category's evidence floor), sortable by clicking a header.",
+    )  # fmt: skip
+    if picked == RANKED_LIST:
+        st.query_params.pop("view", None)
+    else:
+        st.query_params["view"] = VIEWS[picked]
+    return picked
+
+
+def side_by_side_config(columns: list[str]) -> dict:
+    """Column config of the side-by-side table: one "<Category> Elo" column per category."""
+    config = {c: COLUMNS[c] for c in ("rank", "display_name", "rating", "details") if c in COLUMNS}
+    for col in columns:
+        if col.startswith(leaderboard.SIDE_BY_SIDE_PREFIX):
+            name = col.removeprefix(leaderboard.SIDE_BY_SIDE_PREFIX).replace("-", " ").capitalize()
+            config[col] = st.column_config.NumberColumn(
+                f"{name} Elo", format="%.1f", help=f"Category Elo for {name.lower()}: blank "
+                f"below {elo.MIN_CATEGORY_BENCHMARKS} of its benchmarks or outside its main "
+                "comparison graph.",
+            )  # fmt: skip
+    return config
+
+
+def show_side_by_side(
+    board: leaderboard.Leaderboard, flt: leaderboard.LeaderboardFilter, every_variant: bool,
+    text: str, version: str,
+) -> None:
+    """Ranked models with their overall Elo and each category's Elo in its own column."""
+    rows = shown_rows(llm.load_side_by_side(version, flt, every_variant, text))
+    rows = rows[rows["eligible"]]
+    cats = [c for c in rows.columns if c.startswith(leaderboard.SIDE_BY_SIDE_PREFIX)]
+    cols = ["rank", "display_name", "rating", *cats, "details"]
+    if flt.category:
+        st.caption("Every category is shown side by side; the category filter is not applied.")
+    shown = plural(len(cats), "category", "categories")
+    st.subheader(f"Ranked ({len(rows)}), {shown} side by side")
+    llm.show_table(
+        rows, "lb_side", side_by_side_config(cols), columns=cols,
+        csv=f"llm_categories_{version}.csv", width="stretch",
+    )  # fmt: skip
 
 
 def pick_every_variant() -> bool:
@@ -407,7 +485,12 @@ flt = pick_filter(board)
 explain(flt)
 search, more = pick_search_and_columns(flt.category)
 every_variant = pick_every_variant()
-rows = shown_rows(board, leaderboard.search(board, load_rows(board, flt, every_variant), search))
+view = pick_view()
+if view == SIDE_BY_SIDE:
+    show_side_by_side(board, flt, every_variant, search, version)
+    show_changes(version, board)
+    st.stop()
+rows = shown_rows(llm.load_board_rows(version, flt, every_variant, search))
 ranked, unrated = rows[rows["eligible"]], rows[~rows["eligible"]]
 if search.strip():
     st.caption(
