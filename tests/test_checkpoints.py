@@ -5,10 +5,9 @@ from __future__ import annotations
 import time
 
 import pandas as pd
-import pytest
 
-from analytics.core import paths
 from analytics.llm import checkpoints
+from tests.fixtures import committed
 
 
 def _models() -> pd.DataFrame:
@@ -71,10 +70,7 @@ def test_empty_and_without_optional_columns() -> None:
 
 
 def test_committed_catalog_collapses_fast() -> None:
-    path = paths.CATALOG_DIR / "models.csv"
-    if not path.exists():
-        pytest.skip("data/catalog has no models.csv")
-    models = pd.read_csv(path)
+    models = pd.read_csv(committed.catalog_file("models.csv", "model_id", "checkpoint_id"))
     started = time.process_time()
     out = checkpoints.one_row_per_checkpoint(models, None)
     assert time.process_time() - started < 3  # CPU seconds, not wall clock

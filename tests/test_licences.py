@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analytics.core import paths
 from analytics.core.licences import LICENCE_CLASSES, licence_class
+from tests.fixtures import committed
 
 P, C, R = LICENCE_CLASSES
 
@@ -138,11 +138,7 @@ def test_every_real_string_gets_a_class(shared_data) -> None:
 
 
 def test_catalog_strings_classify() -> None:
-    path = paths.CATALOG_DIR / "models.csv"
-    if not path.exists():
-        pytest.skip(f"{path} not built yet")
-    with open(path, newline="") as fh:
-        rows = list(csv.DictReader(fh))
+    rows = committed.catalog_rows("models", "licence_raw")
     for row in rows:
         assert licence_class(row.get("licence_raw")) in LICENCE_CLASSES
     open_permissive = [r for r in rows if licence_class(r.get("licence_raw")) == P]

@@ -1,11 +1,16 @@
-"""The page table is complete: every page exists, is navigable, and has an AppTest."""
+"""The page table is complete: every page exists, is navigable, and has an AppTest (a
+``tests/test_pages_*.py`` that opens it: ``tests/fixtures/page_tests.py`` reads the calls)."""
 
 from __future__ import annotations
 
 from analytics.core import paths
+from tests.fixtures.page_tests import opened_pages
 from ui import navigation
 
-PAGE_TESTS = "\n".join(p.read_text() for p in (paths.REPO_ROOT / "tests").glob("test_pages_*.py"))
+
+def _opened_by_page_tests() -> set[str]:
+    files = sorted((paths.REPO_ROOT / "tests").glob("test_pages_*.py"))
+    return set().union(*(opened_pages(f.read_text(encoding="utf-8")) for f in files))
 
 
 def test_every_listed_page_exists():
@@ -21,8 +26,45 @@ def test_every_page_file_is_in_the_navigation():
 
 
 def test_every_page_has_an_apptest():
-    untested = [p.file for p in navigation.PAGES if p.file.removeprefix("pages/") not in PAGE_TESTS]
-    assert not untested, f"no tests/test_pages_*.py runs {untested}"
+    opened = _opened_by_page_tests()
+    untested = [p.file for p in navigation.PAGES if p.file not in opened]
+    assert not untested, f"no tests/test_pages_*.py opens {untested} with AppTest"
+
+
+MENTIONS = '''
+"""Covers pages/llm/movers.py."""
+PAGES = ["llm/movers.py"]
+def test_movers(store):
+    assert "llm/movers.py" in PAGES  # pages/llm/movers.py
+    helper("llm/movers.py")
+    run_page(next(iter(navigation.PAGES)).file)
+'''
+OPENS = """
+PAGE = "llm/movers.py"
+LOGIN = {"pages/vision/run.py": "vision_run"}
+def _open(page, key=None):
+    return AppTest.from_file(str(ROOT / "pages" / page)).run()
+def _visit(page):
+    return run_page(page.removeprefix("pages/"))
+def test_a(store):
+    _open(PAGE)
+    run_page("llm/compare.py", models=["a"])
+@pytest.mark.parametrize(("page", "query"), [("llm/model.py", {}), ("fl/ranked.py", {})])
+def test_b(page, query):
+    _open(page, query)
+@pytest.mark.parametrize("page", sorted(LOGIN))
+def test_c(page):
+    _visit(page)
+"""
+
+
+def test_only_an_opened_page_counts_as_tested():
+    """The check reads calls, not mentions: a page whose test is deleted fails it."""
+    assert opened_pages(MENTIONS) == set()
+    assert opened_pages(OPENS) == {
+        "pages/llm/movers.py", "pages/llm/compare.py", "pages/llm/model.py", "pages/fl/ranked.py",
+        "pages/vision/run.py",
+    }  # fmt: skip
 
 
 def test_each_track_has_a_main_page():

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from analytics.core import paths
 from analytics.llm import fit
+from tests.fixtures import committed
 from tests.fixtures.apptest import fresh_caches, run_page
 from tests.fixtures.catalogs import NV, TINY_GPUS, TINY_MODELS, make_catalog, write_schema_table
 from tests.fixtures.store import StorePaths
@@ -331,8 +332,7 @@ def test_finetune_show_all_lists_configs(store: Path) -> None:
 
 @pytest.mark.parametrize("page", ["llm/finetune_planner.py"])
 def test_pages_on_the_committed_catalog(page: str, store_paths: StorePaths) -> None:
-    if not (paths.CATALOG_DIR / "gpus.csv").exists():
-        pytest.skip("data/catalog has no gpus.csv yet")
+    committed.catalog_file("gpus.csv")
     # store_paths: snapshots and runs in tmp_path, so this never writes the repo
     fresh_caches()
     at = run_page(page, all="1")
@@ -373,15 +373,12 @@ def test_hardware_fit_on_the_committed_catalog(store_paths: StorePaths) -> None:
     """RTX 4090, 8x H100, 8x H200 and M4 Max on the real catalog: every checkpoint with a
     measured row of the hardware's kind shows a speed in that kind's column; one row per
     checkpoint; verdicts are the seed's."""
-    header = (paths.CATALOG_DIR / "throughput.csv").read_text().split("\n", 1)[0].split(",")
-    if "kind" not in header:
-        pytest.skip("data/catalog/throughput.csv has no kind column yet: run the issue-14 ingest")
-    gpus = set(pd.read_csv(paths.CATALOG_DIR / "gpus.csv")["gpu_id"])
+    committed.catalog_file("throughput.csv", "kind", "scenario", "measured_on")
+    gpus = set(pd.read_csv(committed.catalog_file("gpus.csv"))["gpu_id"])
+    assert {q["gpu"] for q, *_ in REAL_HARDWARE} <= gpus
     fresh_caches()  # store_paths: snapshots and runs in tmp_path, never the repo
     shown = {}
     for query, kind, column in REAL_HARDWARE:
-        if query["gpu"] not in gpus:
-            continue
         at = run_page("llm/hardware_fit.py", all="1", **query)
         assert not at.exception and not at.error
         table = _frame(at).set_index("Checkpoint id")
@@ -406,10 +403,10 @@ def test_hardware_fit_on_the_committed_catalog(store_paths: StorePaths) -> None:
     )
     assert pd.isna(ssd.loc["llama-3.1-8b", SINGLE])  # same architecture, another release
     assert ssd[SERVER].isna().all()
-    if "h200" in shown:  # pinned: MLPerf Llama 2 70B on 8x H200, its scenario beside it
-        chat = shown["h200"].loc["llama-2-70b-chat"]
-        assert chat[SERVER] > 0 and chat["MLPerf scenario"] == "Offline"
-        assert chat["Server: source ran"].startswith("llama2-70b")
+    # pinned: MLPerf Llama 2 70B on 8x H200, its scenario beside it
+    chat = shown["h200"].loc["llama-2-70b-chat"]
+    assert chat[SERVER] > 0 and chat["MLPerf scenario"] == "Offline"
+    assert chat["Server: source ran"].startswith("llama2-70b")
 
 
 CHECKPOINT = {
@@ -456,8 +453,7 @@ def test_planner_defaults_search_and_log_samples(store: Path) -> None:
 
 
 def test_planner_shows_formula_vs_measured(store_paths: StorePaths) -> None:
-    if not (paths.CATALOG_DIR / "finetune_memory.csv").exists():
-        pytest.skip("data/catalog has no finetune_memory.csv")
+    committed.catalog_file("finetune_memory.csv")
     fresh_caches()
     at = run_page("llm/finetune_planner.py", model="llama-2-7b")
     assert not at.exception

@@ -12,6 +12,7 @@ from analytics.llm import overview
 from tests.fixtures.apptest import fresh_caches, run_page
 from tests.fixtures.catalogs import edit, write_catalog
 from tests.fixtures.store import StorePaths
+from ui import navigation
 
 ROOT = paths.REPO_ROOT  # AppTest resolves relative paths against the calling file
 
@@ -80,20 +81,21 @@ def test_home_page_shows_catalog_problems(store: Path) -> None:
     assert not at.metric and not (store / "snapshots").exists()
 
 
+MAIN_PAGES = [
+    "pages/llm/leaderboard.py",
+    "pages/llm/hardware_fit.py",
+    "pages/llm/finetune_planner.py",
+    "pages/vision/leaderboard.py",
+    "pages/fl/ranked.py",
+]
+"""The track pages the home page links to, in order (``main`` in ``ui/navigation.PAGES``)."""
+
+
 def test_home_inside_app_navigation(store: Path) -> None:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     assert not at.exception
     assert at.title[0].value == "Model Atlas"
-    present = [p for p in home_page_files() if (ROOT / p).exists()]
-    assert len(at.get("page_link")) == len(present)
-
-
-def home_page_files() -> list[str]:
-    """The track pages the home page links to, when their files exist."""
-    return [
-        "pages/llm/leaderboard.py",
-        "pages/llm/hardware_fit.py",
-        "pages/llm/finetune_planner.py",
-        "pages/vision/leaderboard.py",
-        "pages/fl/ranked.py",
-    ]
+    main = [p for p in navigation.PAGES if p.main]
+    assert [p.file for p in main] == MAIN_PAGES
+    links = [(link.proto.page, link.proto.label, link.proto.icon) for link in at.get("page_link")]
+    assert links == [(p.url_path, f"{p.section}: {p.title}", p.icon) for p in main]

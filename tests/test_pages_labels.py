@@ -6,7 +6,8 @@ figures): the LLM rating snapshot of ``tests/fixtures/catalogs.py`` for the lead
 the home page, the tiny calculator catalog for the calculators, one stored measurement for the
 vision pages, a few reference ZIPs for the federated pages. A header is raw when it is a column
 name of the catalog schema (``analytics.core.schema.TABLES``) or of the run record
-(``analytics.core.run_schema``), or looks like one (snake_case: an underscore and no space).
+(``analytics.core.run_schema``), or looks like one (snake_case: an underscore and no space); no
+header on any page starts in lower case either.
 """
 
 from __future__ import annotations
@@ -27,21 +28,6 @@ from tests.fixtures.fl.store import fl_store
 from tests.fixtures.store import StorePaths
 from ui import navigation
 
-OTHER_HELPER = "owned by another helper"
-OWNED = (  # pages whose tables this change labelled; held to the stricter capital-letter rule
-    "pages/overview/home.py",
-    "pages/llm/leaderboard.py",
-    "pages/llm/model.py",
-    "pages/llm/movers.py",
-    "pages/llm/compare.py",
-    "pages/llm/benchmark.py",
-    "pages/llm/charts.py",
-    "pages/fl/ranked.py",
-    "pages/fl/submit.py",
-    "pages/fl/run_detail.py",
-)
-XFAIL: dict[str, str] = {}
-"""Page file -> reason, for pages (of other owners) known to still show a raw header."""
 FL_ZIPS = ["A_linear_FedAvg.zip", "A_linear_FedProx.zip", "A_linear_Local-Only.zip"]
 VISION_VERSION = "test-labels-vision"
 
@@ -76,13 +62,12 @@ def shown_headers(frame) -> list[str]:
     return out
 
 
-def bad_headers(at: AppTest, strict: bool) -> list[str]:
-    """'table key: header' for every raw header (strict: also any starting in lower case)."""
+def bad_headers(at: AppTest) -> list[str]:
+    """'table key: header' for every raw header, and every one starting in lower case."""
     bad = []
     for frame in at.dataframe:
         for header in shown_headers(frame):
-            raw = header in RAW or labels.is_raw(header)
-            if raw or (strict and header[:1].islower()):
+            if header in RAW or labels.is_raw(header) or header[:1].islower():
                 bad.append(f"{frame.key}: {header!r}")
     return bad
 
@@ -139,12 +124,7 @@ QUERIES: dict[str, list[dict[str, str | list[str]]]] = {
 """URL parameters that make a page show all its tables (every page also runs without any)."""
 
 CASES = [
-    pytest.param(
-        p.file,
-        query,
-        id=p.file + ("?" + "&".join(query) if query else ""),
-        marks=[pytest.mark.xfail(reason=XFAIL[p.file], strict=False)] if p.file in XFAIL else [],
-    )
+    pytest.param(p.file, query, id=p.file + ("?" + "&".join(query) if query else ""))
     for p in navigation.PAGES
     for query in [{}, *QUERIES.get(p.file, [])]
 ]
@@ -167,7 +147,7 @@ def test_no_raw_column_name_on_the_page(store_paths: StorePaths, page: str, quer
     if any(t.key == "bm_others" for t in at.toggle):  # other sources' scores: behind a toggle
         at.toggle(key="bm_others").set_value(True).run()
         assert not at.exception
-    assert bad_headers(at, strict=page in OWNED) == []
+    assert bad_headers(at) == []
 
 
 FRESH_PAGES = [p.file for p in navigation.PAGES if p.section == "LLM leaderboard"] + [
@@ -191,8 +171,8 @@ def test_leaderboard_tables_show_the_essential_columns_first(store_paths: StoreP
     fresh_caches()
     at = _run("pages/llm/leaderboard.py", {})
     assert shown_headers(at.dataframe[0]) == [
-        "Rank", "Model", "Elo", "Elo 95% interval", "Provenance", "Benchmarks", "Categories",
-        "Sources", "Details",
+        "Rank", "Model", "Elo", "Elo 95% interval", "Provenance", "Released", "Benchmarks",
+        "Categories", "Sources", "Details",
     ]  # fmt: skip
     assert at.multiselect(key="lb_cols").value == []
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from analytics.core import db, paths, schema, snapshot
 from analytics.core.problems import at, display_path
 from analytics.core.snapshot import checks, parse
+from tests.fixtures import committed
 from tests.fixtures.catalogs import edit, read_rows, write_catalog, write_table
 
 BUILD_MODULE = importlib.import_module("analytics.core.snapshot.build")
@@ -423,10 +424,8 @@ def test_cli_missing_catalog(tmp_path: Path, capsys: pytest.CaptureFixture) -> N
     assert not (tmp_path / "s").exists()
 
 
-@pytest.mark.skipif(
-    not (paths.CATALOG_DIR / "scores.csv").exists(), reason="data/catalog/scores.csv not built yet"
-)
 def test_committed_catalog_validates_and_builds(tmp_path: Path) -> None:
+    committed.catalog_file("scores.csv")
     problems = snapshot.validate(paths.CATALOG_DIR)
     assert problems == [], "\n".join(problems[:20])
     result = snapshot.build(paths.CATALOG_DIR, tmp_path / "snapshots")

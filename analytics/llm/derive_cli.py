@@ -6,30 +6,66 @@ after an edit to planner, leaderboard or catalog code)."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 
-from analytics.core import db, derived
+from analytics.core import db, derived, problems
 from analytics.llm import board_inputs, leaderboard, planner_inputs, ratings
 
-FLAGS = ("--check", "--planner-only")
+PROG = ratings.REGENERATE  # "python -m analytics derive"
+USAGE = f"{PROG} [VERSION] [--check] [--planner-only]"
+
+
+class _UsageError(Exception):
+    """A bad command line, as one problem line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one problem line instead of argparse's usage block
+        raise _UsageError(problems.line(PROG, message, f"{USAGE} (see --help)"))
+
+
+def _parser() -> _Parser:
+    parser = _Parser(
+        prog=PROG,
+        description="Recompute, or with --check only verify, a snapshot's derived files: its "
+        "cached ratings, the leaderboard's lineage and profiles, and the fine-tune planner's "
+        "inputs. Exit 0 when done or up to date, 1 when stale (--check) or the snapshot is "
+        "missing, 2 for a bad command line.",
+    )
+    parser.add_argument(
+        "version",
+        nargs="?",
+        metavar="VERSION",
+        help="snapshot version (a folder of data/snapshots); default: the current catalog's "
+        "snapshot, built if missing",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="only verify: print one line per stale or damaged file and exit 1, write nothing",
+    )
+    parser.add_argument(
+        "--planner-only",
+        action="store_true",
+        help="skip the ratings: only the leaderboard and planner inputs (seconds, not minutes)",
+    )
+    return parser
 
 
 def main(argv: list[str]) -> int:
-    """Exit 0 when done or up to date, 1 when stale (``--check``) or the snapshot is missing."""
-    args = [a for a in argv[1:] if a not in FLAGS]
-    if len(args) > 1 or any(a.startswith("--") for a in args):
-        print(
-            f"error: derive takes at most one VERSION and the flags {', '.join(FLAGS)}; fix: "
-            f"{ratings.REGENERATE} [VERSION] [--check]",
-            file=sys.stderr,
-        )
-        return 2
-    planner_only = "--planner-only" in argv[1:]
+    """Exit 0 when done or up to date, 1 when stale (``--check``) or the snapshot is missing,
+    2 for a bad command line (``argv[0]`` is the command name, ``derive``)."""
     try:
-        version = args[0] if args else db.ensure_snapshot()
-        if "--check" in argv[1:]:
-            return _check(version, planner_only)
-        written = [] if planner_only else ratings.derive(version)
+        args = _parser().parse_args(argv[1:])
+    except _UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        version = args.version or db.ensure_snapshot()
+        if args.check:
+            return _check(version, args.planner_only)
+        written = [] if args.planner_only else ratings.derive(version)
         written += leaderboard.derive_inputs(version)
         for path in [*written, *planner_inputs.derive(version)]:
             print(path)
