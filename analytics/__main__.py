@@ -20,7 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "fl-score": ("analytics.fl.cli", "score a folder of federated submission ZIPs"),
     "fl-run": ("analytics.fl.cli", "run the federated reference runs"),
     "fl-review": ("analytics.fl.cli", "list federated uploads and their review status"),
-    "fl-derive": ("analytics.fl.cache", "recompute (--check: verify) the cached FL validations"),
+    "fl-derive": ("analytics.fl.derive", "recompute (--check: verify) the cached FL validations"),
     "audit": ("analytics.llm.audit.cli", "identity, protocol and metadata audits of the catalog"),
 }
 

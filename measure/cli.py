@@ -13,7 +13,7 @@ from pathlib import Path
 
 from analytics.core import paths, run_schema
 from measure import protocol
-from measure.adapters import MissingPackageError, registry
+from measure.adapters import registry
 from measure.runner import RunRequest, run_measurement
 
 
@@ -86,7 +86,7 @@ def run_main(argv: list[str]) -> int:
     progress = _Progress(args.progress_file, not args.no_progress)
     try:
         record = run_measurement(req, progress)
-    except (ValueError, FileExistsError, MissingPackageError) as exc:
+    except (ValueError, FileExistsError) as exc:  # a bad request (other problems: dispatch.run)
         print(f"error: {exc}", file=sys.stderr)
         return 2
     finally:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from analytics.core import problems, run_schema
+from analytics.core import run_schema
 from measure import protocol
 from measure.adapters.base import RANDOM_WEIGHTS_REASON
 
@@ -122,7 +122,7 @@ FIX = "regenerate it with python -m measure run"
 
 
 def _bad(where: str, what: str) -> run_schema.RecordError:
-    return run_schema.RecordError(problems.line(where, what, FIX))
+    return run_schema.RecordError(where, what, FIX)
 
 
 def _check(doc: Any, fields: tuple, where: str, prefix: str = "") -> None:
@@ -209,11 +209,9 @@ def validate(record: Any, where: str = "record") -> None:
     version = record["record_version"]
     if not run_schema.is_int(version) or version not in run_schema.SUPPORTED_VERSIONS:
         raise run_schema.RecordError(
-            problems.line(
-                where,
-                f"record_version {str(version)[:20]} is not one of {run_schema.SUPPORTED_VERSIONS}",
-                "use the tool version that wrote it",
-            )
+            where,
+            f"record_version {str(version)[:20]} is not one of {run_schema.SUPPORTED_VERSIONS}",
+            "use the tool version that wrote it",
         )
     _check(record, _record_fields(record), where)
     _check_lists(record, where)

@@ -242,14 +242,12 @@ def checks(
 def parse_record(data: bytes, where: str = "record") -> dict[str, Any]:
     """A record from JSON bytes (size, JSON and nesting bounded), or ``RecordError``."""
     if len(data) > MAX_RECORD_BYTES:
-        raise RecordError(
-            problems.line(where, f"{len(data)} bytes, over {MAX_RECORD_BYTES}", rec.FIX)
-        )
+        raise RecordError(where, f"{len(data)} bytes, over {MAX_RECORD_BYTES}", rec.FIX)
     try:
         doc = json.loads(data)
     except (ValueError, RecursionError) as exc:
         what = f"not a readable JSON record ({type(exc).__name__}: {str(exc)[:80]})"
-        raise RecordError(problems.line(where, what.replace("\n", " "), rec.FIX)) from None
+        raise RecordError(where, what.replace("\n", " "), rec.FIX) from None
     rec.validate(doc, where)
     return doc
 
@@ -261,9 +259,7 @@ def load_record(path: Path) -> dict[str, Any]:
         with open(path, "rb") as handle:
             data = handle.read(MAX_RECORD_BYTES + 1)
     except OSError as exc:
-        raise RecordError(
-            problems.line(str(path), f"not readable ({exc.strerror})", "check the path")
-        ) from None
+        raise RecordError(str(path), f"not readable ({exc.strerror})", "check the path") from None
     return parse_record(data, str(path))
 
 

@@ -11,13 +11,13 @@ streamlit        only ui/, pages/ and app.py
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
 import pytest
 
 from analytics.core import paths
+from tests.fixtures.imports import imports_of, module_name, python_files
 
 ROOT = paths.REPO_ROOT
 PROJECT = ("analytics", "measure", "ui", "pages", "tests")
@@ -35,33 +35,6 @@ ALLOWED: dict[str, tuple[str, ...]] = {
 STREAMLIT_FREE = ("analytics", "measure")
 
 
-def module_name(path: Path, root: Path) -> str:
-    parts = path.relative_to(root).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def imports_of(path: Path, root: Path) -> list[tuple[int, str, str]]:
-    """(line, module, module.name) for every import in ``path``; relative imports resolved.
-
-    For ``import a.b`` both names are ``a.b``; for ``from a import b`` they are ``a`` and ``a.b``
-    (``b`` may be a module or a name), and an import is allowed when either is.
-    """
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    own = module_name(path, root)
-    package = own if path.name == "__init__.py" else own.rpartition(".")[0]
-    found: list[tuple[int, str, str]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found += [(node.lineno, alias.name, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*anchor, base] if base else anchor)
-            found += [(node.lineno, base, f"{base}.{alias.name}") for alias in node.names]
-    return found
-
-
 def layer_of(module: str) -> str | None:
     for layer in sorted(ALLOWED, key=len, reverse=True):
         if within(module, (layer,)):
@@ -71,10 +44,6 @@ def layer_of(module: str) -> str | None:
 
 def within(module: str, prefixes: tuple[str, ...]) -> bool:
     return any(module == p or module.startswith(p + ".") for p in prefixes)
-
-
-def python_files(root: Path, *folders: str) -> list[Path]:
-    return sorted(p for folder in folders for p in (root / folder).rglob("*.py"))
 
 
 def violations(root: Path = ROOT) -> list[str]:

@@ -33,9 +33,11 @@ def test_authenticate_accepts_only_the_right_password():
 
 
 def test_default_deny_when_nobody_is_configured():
-    with pytest.raises(auth.AuthError, match="no maintainer is configured") as caught:
+    with pytest.raises(auth.AuthError) as caught:
         auth.authenticate("alice", "anything", {})
-    assert "python -m measure maintainer hash-password" in str(caught.value)
+    assert caught.value.what == "no maintainer is configured, so access is denied"
+    assert "python -m measure maintainer hash-password" in caught.value.fix
+    assert isinstance(caught.value, PermissionError)  # what callers catch keeps working
     assert auth.load_maintainers({}, environ={}) == {}
 
 

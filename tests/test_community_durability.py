@@ -76,8 +76,10 @@ def test_a_stripped_chain_is_reported_as_unchained_never_intact(tmp_path, capsys
         entry.pop(audit.CHAIN_KEY)
         stripped.append(json.dumps(entry, sort_keys=True))
     _write(path, stripped)
-    with pytest.raises(audit.AuditError, match="no prev_sha256"):  # the head still pins them
+    with pytest.raises(audit.AuditError) as caught:  # the head still pins them
         audit.verify(path)
+    assert caught.value.where == str(path) and "no prev_sha256" in caught.value.what
+    assert caught.value.fix == audit.RESTORE
     audit.head_path(path).unlink()
     audit.anchor_path(path).unlink()
     log = audit.verify(path)  # readable, but every line is reported as unchained

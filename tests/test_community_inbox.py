@@ -66,8 +66,10 @@ def test_reject_needs_a_reason_and_keeps_the_bundle(dirs):
     root, runs = dirs
     [bundle_id] = _queue(root, runs, [1])
     before = tree_digest(root, runs)
-    with pytest.raises(inbox.InboxError, match="needs a reason"):
+    with pytest.raises(inbox.InboxError) as caught:
         inbox.reject(bundle_id, MAINT, "  ", root)
+    assert (caught.value.code, caught.value.where) == ("no-reason", f"rejecting {bundle_id}")
+    assert caught.value.what == "needs a reason" and "--reason" in caught.value.fix
     assert tree_digest(root, runs) == before
     entry = inbox.reject(bundle_id, MAINT, "median is 3x ours; please re-run", root)
     assert entry["status"] == "rejected" and (root / "rejected" / f"{bundle_id}.zip").exists()
@@ -86,9 +88,12 @@ def test_a_decided_bundle_cannot_be_decided_again(dirs):
     ):
         with pytest.raises(inbox.InboxError) as caught:
             act()
-        assert caught.value.code == "already-decided"
-    with pytest.raises(inbox.InboxError, match="no bundle 'nope'"):
+        assert caught.value.code == "already-decided" and caught.value.fix == "nothing to do"
+        assert caught.value.what.startswith(f"already accepted (by {MAINT.name} at ")
+    with pytest.raises(inbox.InboxError) as caught:
         inbox.accept("nope", MAINT, root, runs)
+    assert (caught.value.code, caught.value.where) == ("unknown-id", str(root))
+    assert caught.value.what == "no bundle 'nope'" and "inbox list" in caught.value.fix
     assert tree_digest(root, runs) == before
 
 
@@ -108,11 +113,15 @@ def test_an_id_collision_or_a_corrupt_state_file_is_refused(dirs, monkeypatch):
     assert tree_digest(root, runs) == before
     monkeypatch.setattr(validate, "ID_CHARS", 12)
     (root / inbox.STATE_FILE).write_text("[1, 2")
-    with pytest.raises(inbox.InboxError, match="not an inbox state file"):
+    with pytest.raises(inbox.InboxError) as caught:
         _queue(root, runs, [3])
+    assert caught.value.where == str(root / inbox.STATE_FILE)
+    assert caught.value.what.startswith("not an inbox state file (unreadable: ")
     (root / inbox.STATE_FILE).write_text(json.dumps({"format": "modelatlas-inbox"}))
-    with pytest.raises(inbox.InboxError, match="'bundles' is not an object"):
+    with pytest.raises(inbox.InboxError) as caught:
         inbox.entries(root)
+    assert (caught.value.code, caught.value.what) == ("state", "'bundles' is not an object")
+    assert caught.value.fix.startswith("restore it from backup")
 
 
 def test_a_tampered_stored_bundle_is_not_accepted(dirs):
@@ -122,8 +131,10 @@ def test_a_tampered_stored_bundle_is_not_accepted(dirs):
     data = bytearray(path.read_bytes())
     data[200] ^= 0xFF
     path.write_bytes(bytes(data))
-    with pytest.raises(inbox.InboxError, match="changed since it was received"):
+    with pytest.raises(inbox.InboxError) as caught:
         inbox.accept(bundle_id, MAINT, root, runs)
+    assert (caught.value.code, caught.value.where) == ("tampered", str(root))
+    assert caught.value.what == f"bundle file of {bundle_id} changed since it was received"
     assert not (runs / "community_results").exists()
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from analytics.core import atomic
 from analytics.fl import board as flb
-from analytics.fl import cache, scoring, store
+from analytics.fl import cache, derive, scoring, store
 from analytics.fl.policy import load_policy
 from analytics.fl.submission import validate_zip, zip_bytes
 from tests.fixtures.fl.store import fl_store
@@ -166,21 +166,21 @@ def test_unforeseen_failures_are_never_cached(data, monkeypatch):
 
 
 def test_derive_writes_the_committed_folder_and_check_sees_staleness(data):
-    assert cache.stale_reason() is not None  # nothing derived yet
-    folder = cache.derive()
-    assert cache.stale_reason() is None
+    assert derive.stale_reason() is not None  # nothing derived yet
+    folder = derive.derive()
+    assert derive.stale_reason() is None
     assert not (folder / cache.LOCAL).exists()
     assert len(list(folder.glob("zip-*.entry"))) == len(SMALL_SET)
     (store.reference_dir() / "B_linear_FedAvg.zip").unlink()
-    assert "no longer stored" in cache.stale_reason()
-    cache.derive()
-    assert cache.stale_reason() is None
+    assert "no longer stored" in derive.stale_reason()
+    derive.derive()
+    assert derive.stale_reason() is None
     entry = next(folder.glob("zip-*.entry"))
     entry.write_bytes(entry.read_bytes()[:-1])
-    assert "does not match its manifest" in cache.stale_reason()
+    assert "does not match its manifest" in derive.stale_reason()
 
 
 def test_committed_cache_is_current():
     """data/derived/fl/<key>/ must come from today's ZIPs, policy and code (else the first page
     load on a fresh server validates all 28 ZIPs again)."""
-    assert cache.stale_reason() is None
+    assert derive.stale_reason() is None

@@ -170,8 +170,10 @@ def test_a_decided_upload_refuses_further_decisions_in_one_line(runs):
 
 def test_a_withdrawal_needs_the_accepted_state_to_have_been_seen(runs):
     review.decide(NAME, "accept", "m1")
-    with pytest.raises(review.ReviewError, match="already accepted by m1"):
+    with pytest.raises(review.ReviewError) as err:
         review.decide(NAME, "reject", "m2", reason="stale page")  # shown unverified
+    assert err.value.where == NAME and err.value.what.startswith("already accepted by m1 at ")
+    assert err.value.fix == "reload the list and review it again"
     state = review.decide(NAME, "reject", "m2", reason="fake", seen=review.ACCEPTED)
     assert state.status == _state().status == review.REJECTED
     assert [e["event"] for e in _decisions()] == ["accepted", "rejected"]
@@ -260,7 +262,8 @@ def test_a_failed_fsync_is_one_line_and_the_state_matches_the_record(runs, monke
     with pytest.raises(review.ReviewError) as err:
         review.decide(NAME, "accept", "m1")
     monkeypatch.setattr(os, "fsync", lambda fd: None)
-    assert LINE.match(str(err.value)) and "could not be written" in str(err.value)
+    assert LINE.match(str(err.value)) and err.value.where == NAME
+    assert err.value.what.startswith("the decision could not be written to")
     _consistent()  # the write landed before fsync failed: the new state, with its line
 
 

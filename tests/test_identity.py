@@ -15,7 +15,6 @@ import pytest
 from analytics.core import paths
 from analytics.llm import catalog as cat
 from analytics.llm.ingest import overrides as ov
-from analytics.llm.ingest.build import undated_merges
 from analytics.llm.ingest.identity import (
     ModelRegistry,
     canonical_variant,
@@ -25,6 +24,7 @@ from analytics.llm.ingest.identity import (
     variant_model_id,
     weights_link_fits,
 )
+from analytics.llm.ingest.resolver import undated_merges
 
 GOLDEN = Path(__file__).parent / "golden" / "identity_pairs.csv"
 

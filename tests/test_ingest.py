@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import analytics.__main__ as analytics_cli
 from analytics.core import schema, snapshot
 from analytics.llm.ingest import (
     cli,
@@ -163,8 +164,8 @@ def test_registry_never_points_one_alias_at_two_models():
 
 
 def test_override_aliases_win_over_the_first_spelling():
-    from analytics.llm.ingest.build import make_resolver
     from analytics.llm.ingest.overrides import OVERRIDES_CSV, load
+    from analytics.llm.ingest.resolver import make_resolver
 
     resolver = make_resolver(load(OVERRIDES_CSV, match_key=match_key))
     assert resolver.resolve("o3-mini") == "o3-mini-2025-01-31"
@@ -520,9 +521,12 @@ def test_cli_bad_input_leaves_output_untouched(tmp_path, capsys, partial_epoch_e
     out = tmp_path / "catalog"
     out.mkdir()
     (out / "scores.csv").write_text("old\n")
-    assert cli.main(["ingest", "--shared", str(shared), "--out", str(out)]) == 1
+    with pytest.raises(IngestError) as caught:
+        cli.main(["ingest", "--shared", str(shared), "--out", str(out)])
+    assert caught.value.where.endswith("lmarena_text.csv") and "missing column" in caught.value.what
+    assert analytics_cli.main(["ingest", "--shared", str(shared), "--out", str(out)]) == 1
     err = capsys.readouterr().err.strip()
-    assert "lmarena_text.csv" in err and len(err.splitlines()) == 1
+    assert err == f"error: {caught.value}" and len(err.splitlines()) == 1
     assert (out / "scores.csv").read_text() == "old\n"
     assert [p.name for p in out.iterdir()] == ["scores.csv"]
 

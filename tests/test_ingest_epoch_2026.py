@@ -197,20 +197,26 @@ def test_model_observations_merge_files_per_name_and_variant():
 
 
 def test_fraction_column_out_of_range_is_an_error():
-    with pytest.raises(IngestError, match=r"mmlu_external\.csv: record 1 \(gpt-4-0613\).*fraction"):
+    with pytest.raises(IngestError) as caught:
         _scores("mmlu_external.csv", FIX / "bad")
+    assert caught.value.where.endswith("mmlu_external.csv: record 1 (gpt-4-0613)")
+    assert "is not a fraction 0-1" in caught.value.what
+    assert caught.value.fix == "update FILE_SPECS in epoch_2026_specs.py"
 
 
 def test_missing_column_and_folder_and_file_are_errors(tmp_path):
-    with pytest.raises(
-        IngestError, match=r"gpqa_diamond\.csv: missing column\(s\) \['mean_score'\]"
-    ):
+    with pytest.raises(IngestError) as caught:
         e26.read_file(FIX / "bad" / "gpqa_diamond.csv")
-    with pytest.raises(IngestError, match="folder missing"):
+    assert caught.value.where == str(FIX / "bad" / "gpqa_diamond.csv")
+    assert caught.value.what.startswith("missing column(s) ['mean_score']")
+    with pytest.raises(IngestError) as caught:
         e26.load(tmp_path / "absent", Drops())
+    assert (caught.value.where, caught.value.what) == (str(tmp_path / "absent"), "folder missing")
     shutil.copy(FIX / "hle_external.csv", tmp_path)
-    with pytest.raises(IngestError, match=r"missing .*gpqa_diamond\.csv"):
+    with pytest.raises(IngestError) as caught:
         e26.load(tmp_path, Drops())
+    assert caught.value.where == str(tmp_path) and "gpqa_diamond.csv" in caught.value.what
+    assert "restore the export" in caught.value.fix
 
 
 def test_every_benchmark_id_is_curated():

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
 import pytest
 
 from analytics.core import paths
-from analytics.llm.ingest import build, gpu_benchmarks, litgpt, llmfit, mlperf
+from analytics.llm.ingest import gpu_benchmarks, hardware_tables, litgpt, llmfit, mlperf
 from analytics.llm.ingest.common import Drops
+from tests.fixtures import committed
 
 SHARED = paths.SHARED_DATA_DIR
-CATALOG = paths.CATALOG_DIR
 URL = "https://github.com/mlcommons/inference_results_v5.1/tree/main/closed/Acme/results/sys"
 
 
@@ -141,7 +140,7 @@ def test_llmfit_estimate_is_not_ground_truth_and_arch_key():
 
 def test_weights_release_pairs_base_and_instruct_of_one_release_only():
     def release(cp: str, org: str = "Meta") -> str | None:
-        return build.weights_release({"checkpoint_id": cp, "organisation": org,
+        return hardware_tables.weights_release({"checkpoint_id": cp, "organisation": org,
                                       "open_weights": True})
 
     assert release("llama-3-8b") == release("llama-3-8b-instruct") == "meta/llama-3-8b"
@@ -167,7 +166,7 @@ def test_q4_basis_rules_and_identical_architectures_agree():
     fs = (4.92, "published file size", "https://example.org/readme")
     q4 = {"llama-3-8b": fs, "tune-8b": (5.5, "measured memory", "https://example.org/m"),
           "llama-2-70b": (37.21, "measured memory", "https://example.org/litgpt")}
-    build.hardware_metadata(rows, arch, q4)
+    hardware_tables.hardware_metadata(rows, arch, q4)
     by = {r["model_id"]: r for r in rows}
     # the instruct tune takes its release's key; the file size beats the measured memory
     assert by["llama-3-8b-instruct"]["arch_key"] == "llama:8"
@@ -193,7 +192,7 @@ def test_q4_sources_state_their_figures():
     assert memory["llama-2-70b"]["quant"] == "bnb.nf4-dq"  # the nf4 run failed
 
 
-# --- the real files (skipped without shared/data) ---------------------------------------------
+# --- the real files in ../shared/data (skipped without it) ---------------------------------------
 
 
 def test_real_mlperf_files():
@@ -211,25 +210,18 @@ def test_real_mlperf_files():
     assert drops.total > 0
 
 
-def _catalog(name: str) -> list[dict]:
-    path = CATALOG / f"{name}.csv"
-    if not path.is_file():
-        pytest.skip("catalog not built")
-    with open(path, encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
+# --- the committed catalog -------------------------------------------------------------------
+
+Q4_COLUMNS = ("arch_key", "weights_release", "vram_q4_gb", "vram_q4_basis", "vram_q4_source_url")
+KIND_COLUMNS = ("kind", "scenario", "system", "source_name", "measured_on")
 
 
 def test_real_catalog_identity_and_q4():
-    models = {r["model_id"]: r for r in _catalog("models")}
-    if "arch_key" not in next(iter(models.values())):
-        pytest.skip("catalog built before issue 14")
-    base, instruct = models.get("llama-3-8b"), models.get("llama-3-8b-instruct")
-    if base is None or instruct is None:
-        pytest.skip("Llama 3 8B not in this catalog")
+    models = {r["model_id"]: r for r in committed.catalog_rows("models", *Q4_COLUMNS)}
+    base, instruct = models["llama-3-8b"], models["llama-3-8b-instruct"]
     assert base["arch_key"] and base["arch_key"] == instruct["arch_key"]
     assert base["weights_release"] == instruct["weights_release"]
-    if "llama-3.1-8b" in models:
-        assert models["llama-3.1-8b"]["weights_release"] != base["weights_release"]
+    assert models["llama-3.1-8b"]["weights_release"] != base["weights_release"]
     assert base["vram_q4_basis"] == "published file size" and float(base["vram_q4_gb"]) == 4.92
     groups: dict[str, set[str]] = {}
     for row in models.values():
@@ -237,13 +229,11 @@ def test_real_catalog_identity_and_q4():
             groups.setdefault(row["arch_key"], set()).add(row["vram_q4_gb"])
     assert all(len(figures) == 1 for figures in groups.values())
     assert all(r["vram_q4_source_url"] for r in models.values() if r["vram_q4_gb"])
-    assert {r["vram_q4_basis"] for r in models.values()} <= {"", *build.Q4_BASES}
+    assert {r["vram_q4_basis"] for r in models.values()} <= {"", *hardware_tables.Q4_BASES}
 
 
 def test_real_catalog_throughput_kinds():
-    rows = _catalog("throughput")
-    if "kind" not in rows[0]:
-        pytest.skip("catalog built before issue 14")
+    rows = committed.catalog_rows("throughput", *KIND_COLUMNS)
     assert {r["kind"] for r in rows} == {
         "single-stream", "server", "community-single-stream", "benchmarker-single-stream",
         "vendor-aggregate"}

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from analytics.llm import lineage, overview
-from analytics.llm.ingest import build, copies, litellm_first_seen
+from analytics.llm.ingest import copies, litellm_first_seen, models_table
 from analytics.llm.ingest.common import IngestError, ModelObs
 
 CATALOG = Path(__file__).resolve().parents[1] / "data/catalog"
@@ -20,7 +20,7 @@ CATALOG = Path(__file__).resolve().parents[1] / "data/catalog"
 
 def test_price_columns_come_from_one_source():
     row: dict = {}
-    build._grouped(row, [
+    models_table._grouped(row, [
         ModelObs("m", "litellm", usd_per_mtok_input=1.0, usd_per_mtok_output=2.0,
                  price_source_url="https://litellm.example/p", price_date=None),
         ModelObs("m", "model-prices", usd_per_mtok_input=1.5, usd_per_mtok_output=None,
@@ -34,12 +34,12 @@ def test_price_columns_come_from_one_source():
 
 def test_release_date_keeps_its_basis():
     row: dict = {}
-    build._grouped(row, [
+    models_table._grouped(row, [
         ModelObs("m", litellm_first_seen.SOURCE, release_date="2026-10-13",
                  release_date_basis=litellm_first_seen.BASIS),
     ])
     assert row["release_date_basis"] == "first seen in LiteLLM"
-    build._grouped(row, [
+    models_table._grouped(row, [
         ModelObs("m", litellm_first_seen.SOURCE, release_date="2026-10-13",
                  release_date_basis=litellm_first_seen.BASIS),
         ModelObs("m", "models-dev", release_date="2026-10-09"),

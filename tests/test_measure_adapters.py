@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analytics.core import paths
-from measure.adapters import MissingPackageError, registry, resolve
+from measure.adapters import AdapterError, MissingPackageError, register, registry, resolve
 from measure.adapters import mtcnn as mt
-from measure.adapters.base import PRECISIONS, load_image
+from measure.adapters.base import PRECISIONS, Adapter, load_image
 from measure.coco import COCO80_TO_91, evaluate, load_ground_truth
 from measure.tasks import load_tasks
 
@@ -81,9 +81,10 @@ def test_framework_adapter_without_its_package_says_what_to_install(name, monkey
 
     monkeypatch.setattr(base.importlib, "import_module", import_module)
     adapter = REGISTRY[name](weights=None)
-    with pytest.raises(MissingPackageError, match="fix: pip install") as err:
+    with pytest.raises(MissingPackageError) as err:
         adapter.load("cpu", "fp32")
-    assert "\n" not in str(err.value) and package in str(err.value)
+    assert err.value.fix.startswith("pip install") and package in err.value.what
+    assert "\n" not in str(err.value)
 
 
 def _nms_reference(boxes: np.ndarray, scores: np.ndarray, thr: float, plus_one: int) -> list[int]:
@@ -457,6 +458,42 @@ def test_external_class_off_the_protocol_is_one_line_naming_what_is_missing(
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and fragment in lines[0] and "docs/measure.md" in lines[0]
     assert "TypeError" not in lines[0] and not (tmp_path / "runs").exists()
+
+
+def test_registering_a_class_that_keeps_the_base_predict_is_refused_naming_class_and_method():
+    """A class that does not define predict() is refused when it registers, not mid-measurement
+    (Adapter.predict raises NotImplementedError)."""
+
+    class LoadsOnly(Adapter):
+        name = "loads-only-test"
+        task = "face-detection"
+
+        def load(self, device, precision):
+            pass
+
+    with pytest.raises(AdapterError) as caught:
+        register(LoadsOnly)
+    assert caught.value.where == f"adapter class {__name__}.{LoadsOnly.__qualname__}"
+    assert caught.value.what.startswith("does not define predict ")
+    assert "load" not in caught.value.what and "predict(self, image)" in caught.value.fix
+    assert "loads-only-test" not in registry()
+    with pytest.raises(AdapterError) as caught:
+        register(type("Bare", (Adapter,), {"name": "bare-test", "task": "face-detection"}))
+    assert caught.value.what.startswith("does not define load, predict ")
+
+
+def test_an_external_subclass_keeping_the_base_predict_is_refused_before_it_runs(tmp_path):
+    source = tmp_path / "half.py"
+    source.write_text(
+        "from measure.adapters import Adapter\n\n\nclass Half(Adapter):\n"
+        "    name = 'half'\n    task = 'face-detection'\n\n"
+        "    def load(self, device, precision):\n        pass\n"
+    )
+    with pytest.raises(AdapterError) as caught:
+        resolve(f"{source}:Half")
+    assert caught.value.where == f"--adapter {source}:Half"
+    assert caught.value.what.startswith("class Half does not define predict ")
+    assert "docs/measure.md" in caught.value.fix and caught.value.exit_status == 2
 
 
 @needs_transformers

@@ -382,8 +382,10 @@ def test_elo_reader_refuses_rows_longer_than_the_header(tmp_path: Path, text: st
     traceback for the first, silently shifted columns for the second)."""
     path = tmp_path / "long.csv"
     path.write_text(text, encoding="utf-8")
-    with pytest.raises(elo_cli.InputError, match=r"more fields than the header\); fix: "):
+    with pytest.raises(elo_cli.InputError) as caught:
         elo_cli.read_scores(path)
+    assert caught.value.where == str(path) and "more fields than the header" in caught.value.what
+    assert caught.value.fix == "quote fields with commas"
 
 
 @FUZZ

@@ -180,9 +180,9 @@ BAD_DETECTIONS = [
 def test_check_detections_names_image_index_and_problem(det, fragment):
     with pytest.raises(BadOutputError) as caught:
         check_detections([GOOD, det], "astronaut.png")
-    message = str(caught.value)
-    assert "image astronaut.png" in message and "detection 1" in message and fragment in message
-    assert "\n" not in message and "; fix:" in message
+    assert caught.value.where == "image astronaut.png"
+    assert caught.value.what.startswith("detection 1 ") and fragment in caught.value.what
+    assert caught.value.fix.startswith("predict() must return") and "\n" not in str(caught.value)
 
 
 BAD_OUTPUT = """\
@@ -360,8 +360,11 @@ def test_deep_nesting_and_huge_files_are_one_line_errors(tmp_path, capsys):
     assert verify.main(["verify", str(deep)]) == 2
     _, err = capsys.readouterr()
     assert len(err.strip().splitlines()) == 1 and "deep.json" in err
-    with pytest.raises(RecordError, match="bytes, over"):
+    with pytest.raises(RecordError) as caught:
         verify.parse_record(b" " * (verify.MAX_RECORD_BYTES + 1))
+    cap = verify.MAX_RECORD_BYTES
+    assert caught.value.what == f"{cap + 1} bytes, over {cap}"
+    assert caught.value.fix == rec.FIX and caught.value.exit_status == 2
 
 
 def test_weights_are_stored_relative_to_a_declared_root():

@@ -190,6 +190,7 @@ def test_connect_refuses_a_damaged_version(store: dict) -> None:
     with pytest.raises(snapshot.DamagedSnapshot) as err:
         db.connect(current, snapshots_dir=snaps, catalog_dir=store["catalog"])
     assert "\n" not in str(err.value) and f"{current}/scores.parquet" in str(err.value)
+    assert err.value.fix and isinstance(err.value, RuntimeError)  # a Problem, caught as before
 
 
 def test_serving_falls_back_to_the_newest_intact_version(store: dict) -> None:

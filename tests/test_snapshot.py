@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analytics.core import db, paths, schema, snapshot
+from analytics.core import db, paths, problems, schema, snapshot
 from analytics.core.problems import at, display_path
 from analytics.core.snapshot import checks, parse
 from tests.fixtures import committed
@@ -57,6 +57,8 @@ def _rejected(catalog: Path, store: Path) -> list[str]:
         snapshot.build(catalog, store)
     assert tree_digest(store) == before, "a rejected build wrote something"
     assert snapshot.validate(catalog) == info.value.problems
+    first = info.value.problems[0]
+    assert problems.line(info.value.where, info.value.what, info.value.fix) == first
     return info.value.problems
 
 

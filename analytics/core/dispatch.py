@@ -1,7 +1,9 @@
 """Table-driven command dispatch shared by ``python -m analytics`` and ``python -m measure``.
 
 Each command lives in a module exposing ``main(argv: list[str]) -> int`` and receives
-``[command, *args]``, so one module may serve several commands.
+``[command, *args]``, so one module may serve several commands. A ``Problem`` a command raises
+is caught here, once for every command (``run``): its one line goes to stderr and the exit
+status is the problem's ``exit_status``.
 """
 
 from __future__ import annotations
@@ -9,6 +11,9 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from collections.abc import Callable
+
+from analytics.core.problems import Problem
 
 Commands = dict[str, tuple[str, str]]  # name -> (module, one-line help)
 
@@ -39,8 +44,17 @@ def dispatch(prog: str, commands: Commands, argv: list[str]) -> int:
             raise
         print(f"error: command {name!r} is not available ({module_name} missing)", file=sys.stderr)
         return 2
+    return run(module.main, [name, *rest])
+
+
+def run(main: Callable[[list[str]], int], argv: list[str]) -> int:
+    """``main(argv)``'s exit status; a ``Problem`` it raises is printed as its one line
+    (``error: <where>: <what>; fix: <how>``) and exits with the problem's ``exit_status``."""
     try:
-        return int(module.main([name, *rest]) or 0)
+        return int(main(argv) or 0)
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Problem as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return problem.exit_status

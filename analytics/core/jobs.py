@@ -35,6 +35,7 @@ from typing import Any
 import pandas as pd
 
 from analytics.core import atomic, paths
+from analytics.core.problems import Problem
 
 RAY_PIN = "ray==2.60.0"
 INSTALL_HINT = f".venv/bin/pip install '{RAY_PIN}'"
@@ -48,8 +49,10 @@ Runner = Callable[["Job", Path], dict[str, Any]]
 Progress = Callable[[dict[str, int]], None]
 
 
-class RayMissingError(RuntimeError):
+class RayMissingError(Problem, RuntimeError):
     """``--ray`` was given but the ray package is not installed."""
+
+    exit_status = 2  # a refused command line
 
 
 @dataclass(frozen=True)
@@ -230,9 +233,8 @@ def import_ray():
     try:
         import ray
     except ModuleNotFoundError as exc:
-        raise RayMissingError(
-            f"--ray needs the ray package, which is not installed; fix: {INSTALL_HINT}"
-        ) from exc
+        what = "--ray needs the ray package, which is not installed"
+        raise RayMissingError(what=what, fix=INSTALL_HINT) from exc
     return ray
 
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from analytics.core.problems import Problem
+
 RECORD_VERSION = 2
 """Version 2 adds ``runs_sha256`` and stores weights paths relative to a declared ``root``."""
 SUPPORTED_VERSIONS = (1, 2)
@@ -30,8 +32,10 @@ SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,199}$")
 COMMIT = re.compile(r"^[0-9a-f]{7,64}$")
 
 
-class RecordError(ValueError):
-    """A run record that cannot be read or is malformed; the message is one problem line."""
+class RecordError(Problem, ValueError):
+    """A run record that cannot be read or is malformed: where, what and the fix."""
+
+    exit_status = 2  # `measure run` and `measure verify` have always exited 2 for a bad record
 
 
 def is_int(value: Any) -> bool:

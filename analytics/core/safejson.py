@@ -13,13 +13,16 @@ from typing import Any
 
 import numpy as np
 
+from analytics.core.problems import Problem
+
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)', re.DOTALL)
 """A JSON string; an unterminated one runs to the end (so the scan stays linear)."""
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
-class JsonLimitError(ValueError):
-    """Refused JSON; the message says what is wrong, in a few words on one line."""
+class JsonLimitError(Problem, ValueError):
+    """Refused JSON: ``what`` is wrong, in a few words on one line (no ``where``: the caller
+    names the file)."""
 
 
 def depth(text: str) -> int:
@@ -40,17 +43,17 @@ def loads(data: bytes | str, max_bytes: int, max_depth: int) -> Any:
     """The JSON value of ``data`` (UTF-8, optional BOM) within the size and depth caps."""
     size = len(data.encode("utf-8") if isinstance(data, str) else data)
     if size > max_bytes:
-        raise JsonLimitError(f"is {size} bytes, over the cap of {max_bytes}")
+        raise JsonLimitError(what=f"is {size} bytes, over the cap of {max_bytes}")
     try:
         text = data if isinstance(data, str) else data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise JsonLimitError(f"is not UTF-8 text ({_one_line(exc)})") from None
+        raise JsonLimitError(what=f"is not UTF-8 text ({_one_line(exc)})") from None
     nested = depth(text)
     if nested > max_depth:
-        raise JsonLimitError(f"nests {nested} levels deep, over the cap of {max_depth}")
+        raise JsonLimitError(what=f"nests {nested} levels deep, over the cap of {max_depth}")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise JsonLimitError(f"line {exc.lineno}: invalid JSON ({exc.msg})") from None
+        raise JsonLimitError(what=f"line {exc.lineno}: invalid JSON ({exc.msg})") from None
     except (ValueError, RecursionError) as exc:  # e.g. an integer of more than 4300 digits
-        raise JsonLimitError(f"invalid JSON ({_one_line(exc)})") from None
+        raise JsonLimitError(what=f"invalid JSON ({_one_line(exc)})") from None

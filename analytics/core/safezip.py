@@ -24,7 +24,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
-from analytics.core import problems
+from analytics.core.problems import Problem
 
 MIB = 2**20
 CHUNK = 1 << 16  # bytes inflated at a time: no member is ever inflated further than this ahead
@@ -77,31 +77,34 @@ Limits = ZipLimits  # the name community callers and tests use
 DEFAULT_LIMITS = LIMITS["community-bundle"]
 
 
-class BundleError(ValueError):
-    """A rejected archive: ``code`` names the check, the message says what and how to fix it;
-    ``what``, ``member`` (None: the whole archive) and ``facts`` (sizes, counts, the error) are
-    the data behind the message."""
+class BundleError(Problem, ValueError):
+    """A rejected archive: ``code`` names the check, ``where`` the archive (its source),
+    ``what`` is wrong and the ``fix``; ``member`` (None: the whole archive) and ``facts``
+    (sizes, counts, the error) are the data behind the message."""
 
     def __init__(
         self,
         code: str,
-        message: str,
+        where: str,
+        what: str | None = None,
+        fix: str = "",
         member: str | None = None,
         facts: dict | None = None,
-        what: str | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(where, what, fix)
         self.code = code
         self.member = member
         self.facts = dict(facts or {})
-        self.what = message if what is None else what
+
+    def __reduce__(self):
+        return (type(self), (self.code, self.where, self.what, self.fix, self.member, self.facts))
 
 
 def fail(
     code: str, source: str, what: str, fix: str, member: str | None = None, **facts: Any
 ) -> BundleError:
     """The error for a failed check: ``<source>: <what>; fix: <fix>``."""
-    return BundleError(code, problems.line(source, what, fix), member, facts, what)
+    return BundleError(code, source, what, fix, member, facts)
 
 
 def limits_for(use: str | ZipLimits) -> ZipLimits:
@@ -427,11 +430,15 @@ def _read_member(
 
 
 class ZipProblems(BundleError):
-    """Several problems at once; ``code`` and the message are the first one's."""
+    """Several problems at once; ``code``, the fields and the message are the first one's."""
 
     def __init__(self, found: list[BundleError]) -> None:
-        super().__init__(found[0].code, str(found[0]))
+        first = found[0]
+        super().__init__(first.code, first.where, first.what, first.fix, first.member, first.facts)
         self.problems = list(found)
+
+    def __reduce__(self):
+        return (type(self), (self.problems,))
 
 
 def each_problem(exc: BundleError) -> list[BundleError]:

@@ -19,10 +19,10 @@ rewritten. An entry is stored only when it decodes back identical to what was co
 written atomically (``analytics.core.atomic``). Results of an unforeseen validation failure are
 never stored. Nothing here imports streamlit.
 
-``fl-derive`` writes the entries of our reference ZIPs (and of their scores) into ``<key>/``
-with a ``MANIFEST.json`` (committed; a test fails when stale). Everything else the app computes
-(uploads, scores with accepted uploads, references after an edit not yet derived) goes to
-``<key>/local/`` (git-ignored).
+``fl-derive`` (``analytics.fl.derive``) writes the entries of our reference ZIPs (and of their
+scores) into ``<key>/`` with a ``MANIFEST.json`` (committed; a test fails when stale). Everything
+else the app computes (uploads, scores with accepted uploads, references after an edit not yet
+derived) goes to ``<key>/local/`` (git-ignored).
 """
 
 from __future__ import annotations
@@ -31,8 +31,6 @@ import dataclasses
 import hashlib
 import io
 import json
-import shutil
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -54,9 +52,7 @@ CODE_FILES = (
     "analytics/core/safezip.py",
 )
 """Files whose code decides what a ZIP validates to and how it scores (part of the key)."""
-MANIFEST = "MANIFEST.json"
 LOCAL = "local"
-REGENERATE = "python -m analytics fl-derive"
 _PARTS = ("checkpoints", "workload")
 _SCORE_PARTS = ("comparisons", "table", "per_model", "references")
 
@@ -298,97 +294,3 @@ def _write(path: Path, data: bytes) -> None:
         atomic.write_bytes(path, data)
     except OSError:  # a read-only checkout still serves, only slower
         pass
-
-
-# --- fl-derive ---------------------------------------------------------------------------------
-
-
-def _reference_set(policy: Policy, folder_key: str, *, local: bool):
-    """Validate (through the cache) our reference ZIPs as ``store.load_all`` does."""
-    from analytics.fl import store  # store imports this module
-
-    return store.load_cached(store.reference_dir(), policy, folder_key, local=local)
-
-
-def derive(policy: Policy | None = None) -> Path:
-    """Recompute the committed entries: every reference ZIP and the scores of the valid ones,
-    into a fresh ``<key>/`` (older key folders are removed); returns the folder."""
-    from analytics.fl.policy import load_policy
-
-    policy = policy or load_policy()
-    folder_key = key(policy)
-    folder = root() / folder_key
-    if root().is_dir():
-        for old in root().iterdir():
-            if old.is_dir():
-                shutil.rmtree(old)
-    subs, _problems, ids = _reference_set(policy, folder_key, local=False)
-    scored(subs, ids, policy, folder_key, local=False)
-    files = {}
-    for path in sorted(folder.glob("*.entry")):
-        files[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
-    manifest = {"key": folder_key, "format": FORMAT, "regenerate": REGENERATE, "files": files}
-    atomic.write_json(folder / MANIFEST, manifest)
-    return folder
-
-
-def stale_reason(policy: Policy | None = None) -> str | None:
-    """None when ``<key>/`` holds a verified entry for every reference ZIP and their scores
-    (its manifest lists exactly those); otherwise one line saying what and how to fix."""
-    from analytics.fl import store
-    from analytics.fl.policy import load_policy
-
-    policy = policy or load_policy()
-    folder_key = key(policy)
-    folder = root() / folder_key
-    where = folder.relative_to(paths.DATA_DIR) if folder.is_relative_to(paths.DATA_DIR) else folder
-    fix = f"fix: {REGENERATE}"
-    try:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return f"{where}/{MANIFEST} is missing (other code, policy or profiles); {fix}"
-    wanted = []
-    for file in sorted(store.reference_dir().glob("*.zip")):
-        wanted.append(f"zip-{zip_id(file.name, hashlib.sha256(file.read_bytes()).hexdigest())}")
-    listed = manifest.get("files", {})
-    for name in [f"{w}.entry" for w in wanted]:
-        path = folder / name
-        if name not in listed or not path.is_file():
-            return f"{where}: no entry for a reference ZIP (added or changed); {fix}"
-        if hashlib.sha256(path.read_bytes()).hexdigest() != listed[name]:
-            return f"{where}/{name} does not match its manifest; {fix}"
-    zips = {n for n in listed if n.startswith("zip-")}
-    if zips != {f"{w}.entry" for w in wanted}:
-        return f"{where}: entries of ZIPs no longer stored; {fix}"
-    scores = [n for n in listed if n.startswith("scores-")]
-    if len(scores) != 1 or not (folder / scores[0]).is_file():
-        return f"{where}: the scores entry is missing; {fix}"
-    return None
-
-
-def main(argv: list[str]) -> int:
-    """``fl-derive [--check]``: regenerate the committed entries, or only check them (exit 1
-    when stale)."""
-    args = argv[1:]
-    if any(a != "--check" for a in args):
-        print(f"error: fl-derive takes only --check; fix: {REGENERATE} [--check]", file=sys.stderr)
-        return 2
-    try:
-        if "--check" in args:
-            reason = stale_reason()
-            if reason:
-                print(f"error: {reason}", file=sys.stderr)
-                return 1
-            print(f"{root() / key(_policy())}: up to date")
-            return 0
-        print(derive())
-    except (OSError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
-
-
-def _policy() -> Policy:
-    from analytics.fl.policy import load_policy
-
-    return load_policy()

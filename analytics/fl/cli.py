@@ -65,11 +65,7 @@ def _print_table(result: scoring.Scores) -> None:
 
 def score_main(args: list[str]) -> int:
     ns = _score_parser().parse_args(args)
-    try:
-        policy = load_policy(ns.policy)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    policy = load_policy(ns.policy)  # a PolicyError: one line and exit 2 (dispatch.run)
     if not ns.folder.is_dir():
         print(
             f"error: {ns.folder}: not a folder; fix: pass the folder holding the ZIPs",
@@ -117,11 +113,7 @@ def review_main(args: list[str]) -> int:
     listing = sub.add_parser("list", help="stored uploads and their review status")
     listing.add_argument("--status", choices=(review.UNVERIFIED, review.ACCEPTED, review.REJECTED))
     ns = p.parse_args(args)
-    try:
-        loaded = load_all(load_policy())
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    loaded = load_all(load_policy())  # a PolicyError: one line and exit 2 (dispatch.run)
     order = {review.UNVERIFIED: 0, review.ACCEPTED: 1, review.REJECTED: 2}
     uploads = sorted(loaded.uploads, key=lambda u: (order[u.state.status], u.state.zip))
     shown = [u for u in uploads if ns.status in (None, u.state.status)]

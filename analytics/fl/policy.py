@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from analytics.core import paths, safejson
-from analytics.core import problems as problem_text
+from analytics.core.problems import Problem
 
 NOMINAL = "nominal"
 CAPS = {
@@ -29,8 +29,10 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\- ]*$")
 _FIX_NAMES = "letters, digits, ' ._-', starting with a letter or digit"
 
 
-class PolicyError(ValueError):
-    """A policy refused; the message is one line ``<file>: <what>; fix: <how>``."""
+class PolicyError(Problem, ValueError):
+    """A policy refused: ``where`` (the file), ``what`` and ``fix``; one line."""
+
+    exit_status = 2  # a refused input file (docs/fl.md: "exit status 2 for fl-score")
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ def policy_path() -> Path:
 
 
 def _error(path: Path, what: str, fix: str) -> PolicyError:
-    return PolicyError(problem_text.line(str(path), what, fix))
+    return PolicyError(str(path), what, fix)
 
 
 def _short(value: object, limit: int = 60) -> str:

@@ -38,6 +38,7 @@ from pathlib import Path
 
 from analytics.core import atomic, paths
 from analytics.core import problems as problem_text
+from analytics.core.problems import Problem
 
 UNVERIFIED, ACCEPTED, REJECTED = "unverified", "accepted", "rejected"
 RECEIVED = "received"
@@ -47,8 +48,8 @@ _ZIP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,120}\.zip$")
 _DECISIONS = {"accept": ACCEPTED, "reject": REJECTED}
 
 
-class ReviewError(ValueError):
-    """A refused review action; the message is one line naming the upload and the fix."""
+class ReviewError(Problem, ValueError):
+    """A refused review action: ``where`` names the upload, ``what`` is refused, ``fix``."""
 
 
 @dataclass(frozen=True)
@@ -225,13 +226,11 @@ def states(folder: Path | None = None) -> tuple[dict[str, State], list[str]]:
 def _target(name: str) -> Path:
     path = uploads_dir() / name
     if not _ZIP_NAME.match(name) or not path.is_file():
-        raise ReviewError(
-            problem_text.line(name[:130], "no such stored upload", "pick one from the list")
-        )
+        raise ReviewError(name[:130], "no such stored upload", "pick one from the list")
     return path
 
 
-def _refusal(name: str, now: State, action: str, seen: str) -> str | None:
+def _refusal(name: str, now: State, action: str, seen: str) -> ReviewError | None:
     """Why ``action`` on an upload now in state ``now`` (shown as ``seen``) is refused, if so."""
     if now.status == UNVERIFIED and now.status == seen:
         return None
@@ -243,7 +242,7 @@ def _refusal(name: str, now: State, action: str, seen: str) -> str | None:
         what = f"already {now.status} by {now.decided_by} at {now.decided_utc}"
     done = now.status == _DECISIONS[action]
     fix = "nothing to do" if done else "reload the list and review it again"
-    return problem_text.line(name, what, fix)
+    return ReviewError(name, what, fix)
 
 
 def decide(
@@ -264,30 +263,24 @@ def decide(
     nothing, except when writing the line itself fails, which says so.
     """
     if action not in _DECISIONS or not by:
-        raise ReviewError(problem_text.line(name, f"action {action!r}", "accept or reject"))
+        raise ReviewError(name, f"action {action!r}", "accept or reject")
     with locked():
         path = _target(name)
         digest = sha256_of(path)
         if sha256 is not None and sha256 != digest:
-            raise ReviewError(
-                problem_text.line(
-                    name, "the stored file changed since it was shown", "review it again"
-                )
-            )
+            raise ReviewError(name, "the stored file changed since it was shown", "review it again")
         history, _ = _read(log_path())
         refusal = _refusal(name, _state(name, digest, history), action, seen)
-        if refusal:
-            raise ReviewError(refusal)
+        if refusal is not None:
+            raise refusal
         event = {"event": _DECISIONS[action], "zip": name, "sha256": digest, "by": by, "at": _now()}
         event |= {"reason": " ".join(reason.split())[:500]} if reason else {}
         try:
             _append(event)
         except OSError as exc:
             raise ReviewError(
-                problem_text.line(
-                    name,
-                    f"the decision could not be written to {LOG_NAME} ({exc.strerror or exc})",
-                    "reload the list: it shows whether the decision was recorded",
-                )
+                name,
+                f"the decision could not be written to {LOG_NAME} ({exc.strerror or exc})",
+                "reload the list: it shows whether the decision was recorded",
             ) from None
     return _state(name, digest, [*history, event])

@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from analytics.core import atomic
+from analytics.core.problems import Problem
 from analytics.core.schema import SOURCE_KINDS
 from analytics.llm import elo
 
@@ -29,8 +30,8 @@ _FALSE = {"false", "0", "no", "n", "f"}
 _HEADER_HELP = "model,benchmark,category,score (optional: source,date,higher_is_better)"
 
 
-class InputError(ValueError):
-    """Bad user input; the message is the one line shown to the user."""
+class InputError(Problem, ValueError):
+    """Bad user input: ``where`` (the file and line), ``what`` and ``fix``; one line."""
 
 
 def main(argv: list[str]) -> int:

@@ -32,12 +32,15 @@ from pathlib import Path
 import pandas as pd
 
 from analytics.core import db, paths, snapshot
+from analytics.core.problems import Problem
 from analytics.llm import catalog, finetune, finetune_view
 from analytics.llm import fit as hwfit
 
 
-class _UsageError(Exception):
-    pass
+class _UsageError(Problem):
+    """A bad command line: one problem line, exit status 2."""
+
+    exit_status = 2
 
 
 class _Parser(argparse.ArgumentParser):

@@ -19,6 +19,7 @@ from measure.adapters.base import (
     PRECISIONS,
     RANDOM_WEIGHTS_REASON,
     Adapter,
+    AdapterError,
     AdapterInfo,
     MissingPackageError,
     PaperScore,
@@ -29,6 +30,7 @@ from measure.adapters.base import (
 __all__ = [
     "RANDOM_WEIGHTS_REASON",
     "Adapter",
+    "AdapterError",
     "AdapterInfo",
     "MissingPackageError",
     "PaperScore",
@@ -54,14 +56,31 @@ _MODULES = (
 PROTOCOL_ATTRS = ("name", "task", "precisions", "load", "predict")
 """What an external adapter class must have; ``weight_files``, ``info`` and a ``weights``
 keyword of ``__init__`` are optional (docs/measure.md, "External adapters")."""
-_FIX = "fix: see the adapter protocol in docs/measure.md"
+REQUIRED_METHODS = ("load", "predict")
+"""Methods an adapter must define itself: ``Adapter``'s own raise NotImplementedError."""
+PROTOCOL_FIX = "see the adapter protocol in docs/measure.md"
+DEFINE_FIX = "define load(self, device, precision) and predict(self, image) in the class"
+SPEC_FIX = "give path/file.py:Class"
 _REGISTRY: dict[str, type[Adapter]] = {}
 
 
+def unimplemented(cls: type) -> list[str]:
+    """The :data:`REQUIRED_METHODS` that ``cls`` inherits unchanged from ``Adapter`` (whose
+    bodies raise NotImplementedError), in protocol order."""
+    return [m for m in REQUIRED_METHODS if getattr(cls, m, None) is getattr(Adapter, m)]
+
+
 def register(cls: type[Adapter]) -> type[Adapter]:
-    """Class decorator adding an adapter to the registry under ``cls.name``."""
+    """Class decorator adding an adapter to the registry under ``cls.name``; an AdapterError
+    (naming the class) for an empty or taken name, or a required method left as the base's."""
+    where = f"adapter class {cls.__module__}.{cls.__qualname__}"
     if not cls.name or cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
-        raise ValueError(f"adapter name {cls.name!r} is empty or already registered")
+        what = f"adapter name {cls.name!r} is empty or already registered"
+        raise AdapterError(where, what, "give the class a name = '...' of its own")
+    missing = unimplemented(cls)
+    if missing:
+        what = f"does not define {', '.join(missing)} (Adapter's raises NotImplementedError)"
+        raise AdapterError(where, what, DEFINE_FIX)
     _REGISTRY[cls.name] = cls
     return cls
 
@@ -92,6 +111,9 @@ def _protocol_problem(cls: type) -> str | None:
     for attr in ("load", "predict"):
         if not callable(getattr(cls, attr)):
             return f"{attr!r} is not a method"
+    missing = unimplemented(cls)
+    if missing:
+        return f"does not define {', '.join(missing)} (Adapter's raises NotImplementedError)"
     needed = _required_init_args(cls)
     if needed:
         return (
@@ -134,9 +156,10 @@ def _duck_adapter(cls: type, spec: str) -> type:
         if takes_weights:
             cls.__init__(self, weights=weights)
         elif weights is not None:
-            raise ValueError(
-                f"--adapter {spec}: class {cls.__name__} takes no 'weights' argument; "
-                "fix: accept __init__(self, weights=None) or drop --weights"
+            raise AdapterError(
+                f"--adapter {spec}",
+                f"class {cls.__name__} takes no 'weights' argument",
+                "accept __init__(self, weights=None) or drop --weights",
             )
         else:
             cls.__init__(self)
@@ -178,24 +201,24 @@ def _load_external(spec: str) -> type:
     file_part, _, class_name = spec.rpartition(":")
     path = Path(file_part).expanduser().resolve()
     if not path.is_file():
-        raise ValueError(f"--adapter {spec}: file {path} not found; fix: give path/file.py:Class")
+        raise AdapterError(f"--adapter {spec}", f"file {path} not found", SPEC_FIX)
     module_name = f"_atlas_external_{path.stem}"
     module_spec = importlib.util.spec_from_file_location(module_name, path)
     if module_spec is None or module_spec.loader is None:
-        raise ValueError(f"--adapter {spec}: {path} is not a Python file")
+        raise AdapterError(f"--adapter {spec}", f"{path} is not a Python file", SPEC_FIX)
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[module_name] = module
     try:
         module_spec.loader.exec_module(module)
     except (Exception, SystemExit) as exc:  # its module code: one line, never a traceback
         sys.modules.pop(module_name, None)
-        raise ValueError(import_problem(spec, path, exc)) from exc
+        raise AdapterError(import_problem(spec, path, exc)) from exc
     cls = getattr(module, class_name, None)
     if not inspect.isclass(cls):
-        raise ValueError(f"--adapter {spec}: {path} has no class {class_name!r}")
+        raise AdapterError(f"--adapter {spec}", f"{path} has no class {class_name!r}", SPEC_FIX)
     problem = _protocol_problem(cls)
     if problem:
-        raise ValueError(f"--adapter {spec}: class {class_name} {problem}; {_FIX}")
+        raise AdapterError(f"--adapter {spec}", f"class {class_name} {problem}", PROTOCOL_FIX)
     return cls if issubclass(cls, Adapter) else _duck_adapter(cls, spec)
 
 
@@ -205,7 +228,8 @@ def resolve(spec: str) -> type[Adapter]:
         return _load_external(spec)
     known = registry()
     if spec not in known:
-        raise ValueError(f"--adapter {spec!r} is not registered; choose one of: {', '.join(known)}")
+        what = f"--adapter {spec!r} is not registered"
+        raise AdapterError(what=what, fix=f"choose one of: {', '.join(known)}")
     return known[spec]
 
 

@@ -15,6 +15,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from analytics.core.problems import Problem
+
 PRECISIONS = ("fp16", "bf16", "fp32")
 """Precision names in protocol preference order (seed 000, section 03)."""
 
@@ -23,12 +25,21 @@ RANDOM_WEIGHTS_REASON = "random weights (code-path test)"
 """Why a run on randomly initialised weights is never a result (no record, never listed)."""
 
 
-class MissingPackageError(RuntimeError):
-    """An adapter needs a package that is not installed; the message says how to install it."""
+class MissingPackageError(Problem, RuntimeError):
+    """An adapter needs a package that is not installed; ``fix`` says how to install it."""
+
+    exit_status = 2  # `measure run` has always exited 2 for it
 
 
-class RandomWeightsError(RuntimeError):
+class RandomWeightsError(Problem, RuntimeError):
     """A randomly initialised adapter was asked for its weight files: it only tests code paths."""
+
+
+class AdapterError(Problem, ValueError):
+    """An adapter class the harness cannot run (registration, ``--adapter``): ``where`` names
+    the class or the ``--adapter`` value, ``what`` is missing, ``fix`` what to write."""
+
+    exit_status = 2  # a refused command line (`measure run --adapter ...`)
 
 
 @dataclass(frozen=True)
@@ -109,25 +120,24 @@ class Adapter:
         return []
 
 
-class BadOutputError(ValueError):
-    """An adapter returned a malformed detection; the message names image, index and problem."""
+class BadOutputError(Problem, ValueError):
+    """An adapter returned a malformed detection: ``where`` the image, ``what`` the detection
+    index and its problem, ``fix`` the format ``predict`` must return."""
 
 
 def check_detections(detections: Any, image: str) -> list[dict]:
     """``detections`` as ``predict`` must return them, or ``BadOutputError`` (one line naming the
     image, the detection index and what is wrong)."""
-    from analytics.core import problems, run_schema
+    from analytics.core import run_schema
 
     fix = "predict() must return [{'bbox': [x, y, w, h], 'score': 0..1, 'category_id': int >= 0}]"
     if not isinstance(detections, list):
         what = f"predict() returned {type(detections).__name__}, not a list"
-        raise BadOutputError(problems.line(f"image {image}", what, fix))
+        raise BadOutputError(f"image {image}", what, fix)
     for index, det in enumerate(detections):
         problem = run_schema.detection_problem(det)
         if problem is not None:
-            raise BadOutputError(
-                problems.line(f"image {image}", f"detection {index} {problem}", fix)
-            )
+            raise BadOutputError(f"image {image}", f"detection {index} {problem}", fix)
     return detections
 
 
@@ -140,9 +150,9 @@ def refuse_random_weights(adapter: Any) -> None:
     """
     if getattr(adapter, "random_weights", False):
         raise RandomWeightsError(
-            f"{getattr(adapter, 'name', type(adapter).__name__)}: {RANDOM_WEIGHTS_REASON}: "
-            "randomly initialised weights are never measured or listed; "
-            "fix: load the published checkpoint (--weights FILE)"
+            getattr(adapter, "name", type(adapter).__name__),
+            f"{RANDOM_WEIGHTS_REASON}: randomly initialised weights are never measured or listed",
+            "load the published checkpoint (--weights FILE)",
         )
 
 
@@ -154,9 +164,8 @@ def require(module: str, install: str) -> Any:
         # Not only ImportError: a torchvision wheel built for another torch fails at import
         # with RuntimeError ("operator torchvision::nms does not exist") or a missing symbol.
         why = (str(exc).splitlines() or [""])[0][:200]
-        raise MissingPackageError(
-            f"package {module!r} is not importable ({type(exc).__name__}: {why}); fix: {install}"
-        ) from None
+        what = f"package {module!r} is not importable ({type(exc).__name__}: {why})"
+        raise MissingPackageError(what=what, fix=install) from None
 
 
 def load_image(image: str | Path | np.ndarray) -> np.ndarray:

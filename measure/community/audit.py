@@ -28,7 +28,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from analytics.core import atomic, problems
+from analytics.core import atomic
+from analytics.core.problems import Problem
 
 AUDIT_FILE = "audit.jsonl"
 HEAD_SUFFIX = ".head"
@@ -47,8 +48,8 @@ RESTORE = "restore the log from backup; `python -m measure audit verify` checks 
 _NOT_JSON = object()
 
 
-class AuditError(ValueError):
-    """The log is damaged: one line naming the file, the line number and the fix."""
+class AuditError(Problem, ValueError):
+    """The log is damaged: ``where`` the file, ``what`` its line number and the damage, ``fix``."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ def ranges(numbers: tuple[int, ...] | list[int]) -> str:
 
 
 def _damaged(path: Path, number: int, what: str) -> AuditError:
-    return AuditError(problems.line(f"{path}", f"line {number} {what}", RESTORE))
+    return AuditError(str(path), f"line {number} {what}", RESTORE)
 
 
 def _split(path: Path) -> tuple[list[bytes], bool]:
@@ -192,7 +193,7 @@ def _read_head(head_file: Path) -> tuple[int, str, int]:
         head = json.loads(head_file.read_text())
         return int(head["lines"]), str(head["sha256"]), int(head.get("version", 1))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        raise AuditError(problems.line(f"{head_file}", "unreadable head", RESTORE)) from None
+        raise AuditError(str(head_file), "unreadable head", RESTORE) from None
 
 
 def _check_end(path: Path, chains: list[str], numbers: list[int], legacy: tuple) -> None:
@@ -217,15 +218,13 @@ def _check_end(path: Path, chains: list[str], numbers: list[int], legacy: tuple)
     head, anchor = head_path(path), anchor_path(path)
     if head not in found and (len(chains) - 1 > len(legacy) or anchor in found):
         raise AuditError(
-            problems.line(
-                f"{head}",
-                "is missing although the log has chained lines: it was deleted, so a dropped "
-                "last line cannot be ruled out",
-                RESTORE,
-            )
+            str(head),
+            "is missing although the log has chained lines: it was deleted, so a dropped "
+            "last line cannot be ruled out",
+            RESTORE,
         )
     if head in found and found[head][2] >= HEAD_VERSION and anchor not in found:
-        raise AuditError(problems.line(f"{anchor}", "is missing (deleted?)", RESTORE))
+        raise AuditError(str(anchor), "is missing (deleted?)", RESTORE)
 
 
 def verify(path: Path) -> Log:

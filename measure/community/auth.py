@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analytics.core import atomic
+from analytics.core.problems import Problem
 
 ENV_MAINTAINERS = "MODELATLAS_MAINTAINERS"
 ENV_PASSWORD = "MODELATLAS_PASSWORD"
@@ -55,8 +56,9 @@ HOW_TO_CONFIGURE = (
 )
 
 
-class AuthError(PermissionError):
-    """Access refused; the message says why (never which of name or password was wrong)."""
+class AuthError(Problem, PermissionError):
+    """Access refused: ``what`` says why (never which of name or password was wrong), ``fix``
+    what to do where there is something."""
 
 
 @dataclass(frozen=True)
@@ -127,7 +129,7 @@ def check_password(password: str, stored: str) -> bool:
         derived = _scrypt(password, salt, n, r, p)
     except (ValueError, MemoryError) as exc:
         what = f"a configured maintainer has a malformed password hash ({exc})"
-        raise AuthError(f"{what}; {_FIX}") from None
+        raise AuthError(what=what, fix=MAINTAINERS_FIX) from None
     return hmac.compare_digest(derived, key)
 
 
@@ -136,12 +138,12 @@ def _entries_from_env(text: str) -> dict[str, str]:
     for item in filter(None, (part.strip() for part in text.split(","))):
         name, sep, stored = item.partition(":")
         if not sep:
-            raise AuthError(f"{ENV_MAINTAINERS}: entry {item[:20]!r}… lacks NAME:; {_FIX}")
+            raise AuthError(ENV_MAINTAINERS, f"entry {item[:20]!r}… lacks NAME:", MAINTAINERS_FIX)
         out[name.strip()] = stored.strip()
     return out
 
 
-_FIX = "fix: set it to NAME:HASH pairs made by `python -m measure maintainer hash-password`"
+MAINTAINERS_FIX = "set it to NAME:HASH pairs made by `python -m measure maintainer hash-password`"
 
 
 def load_maintainers(
@@ -156,13 +158,13 @@ def load_maintainers(
     found |= _entries_from_env(environ.get(ENV_MAINTAINERS, ""))
     for name, stored in found.items():
         if not _NAME.match(name):
-            raise AuthError(f"maintainer name {name!r} is not a plain name; {_FIX}")
+            what = f"maintainer name {name!r} is not a plain name"
+            raise AuthError(what=what, fix=MAINTAINERS_FIX)
         try:
             _parse(stored)
         except ValueError as exc:
-            raise AuthError(
-                f"maintainer {name!r}: malformed password hash ({exc}); {_FIX}"
-            ) from None
+            what = f"malformed password hash ({exc})"
+            raise AuthError(f"maintainer {name!r}", what, MAINTAINERS_FIX) from None
     return found
 
 
@@ -185,7 +187,7 @@ def authenticate(name: str, password: str, maintainers: Mapping[str, str]) -> Ma
     stored = maintainers.get(name)
     matched = check_password(password or "", stored or _dummy_hash())
     if stored is None or not password or not matched:
-        raise AuthError("maintainer login failed: unknown name or wrong password")
+        raise AuthError(what="maintainer login failed: unknown name or wrong password")
     return Maintainer(name)
 
 

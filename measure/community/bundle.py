@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from analytics.core import paths
+from analytics.core.problems import Problem
 from measure.community import audit
 from measure.env import resolve_path, sha256_text
 
@@ -38,11 +39,12 @@ ADAPTER_PREFIX = "adapter/"
 ADAPTER_NAME = re.compile(r"^adapter/[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}\.py$")
 GITHUB_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$")
 """GitHub's rule: 1-39 letters, digits or single inner hyphens."""
+SAME_CHECKOUT = "submit from the checkout that made the record"
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed member timestamps (the ZIP epoch) for stable bytes
 
 
-class SubmitError(ValueError):
-    """The record cannot be packaged; the message names the file and the fix."""
+class SubmitError(Problem, ValueError):
+    """The record cannot be packaged: ``where`` the file, ``what`` is wrong, ``fix``."""
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -66,15 +68,14 @@ def pip_freeze_text(record: dict[str, Any]) -> str:
 
 def _read_matching(path: Path, expected: str | None, what: str, source: Path) -> bytes:
     if not path.is_file():
-        raise SubmitError(
-            f"{source}: {what} {path} not found; fix: submit from the checkout that made the record"
-        )
+        raise SubmitError(str(source), f"{what} {path} not found", SAME_CHECKOUT)
     data = path.read_bytes()
     if expected is not None and sha256_bytes(data) != expected:
-        raise SubmitError(
-            f"{source}: {what} {path} changed since the run (sha256 {sha256_bytes(data)[:12]}… "
-            f"!= recorded {expected[:12]}…); fix: submit from the checkout that made the record"
+        changed = (
+            f"{what} {path} changed since the run (sha256 {sha256_bytes(data)[:12]}… "
+            f"!= recorded {expected[:12]}…)"
         )
+        raise SubmitError(str(source), changed, SAME_CHECKOUT)
     return data
 
 
@@ -83,13 +84,14 @@ def members_for(
 ) -> dict[str, bytes]:
     """Every member but the manifest, read from this checkout and checked against the record."""
     if not GITHUB_NAME.match(github or ""):
-        raise SubmitError(f"--github {github!r} is not a GitHub user name; fix: give yours")
+        raise SubmitError("--github", f"{github!r} is not a GitHub user name", "give yours")
     lock, adapter = record["lock"], record["adapter"]
     requirements = paths.REPO_ROOT / (lock.get("requirements_file") or "requirements.txt")
     adapter_file = resolve_path(adapter["source_file"])
     adapter_member = ADAPTER_PREFIX + adapter_file.name
     if not ADAPTER_NAME.match(adapter_member):
-        raise SubmitError(f"{source}: adapter file name {adapter_file.name!r} is not plain")
+        what = f"adapter file name {adapter_file.name!r} is not plain"
+        raise SubmitError(str(source), what, "rename it to letters, digits, '_', '.' or '-'")
     submission = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -141,6 +143,7 @@ def build(record_path: Path, github: str, submitted_utc: str | None = None) -> b
     try:
         record = load_record(Path(record_path))
         validate_record(record)
-    except ValueError as exc:
-        raise SubmitError(f"{record_path}: {exc}") from None
+    except ValueError as exc:  # a RecordError: what is wrong with the record, and the fix
+        what, fix = (exc.what, exc.fix) if isinstance(exc, Problem) else (str(exc), "")
+        raise SubmitError(str(record_path), what, fix) from None
     return zip_bytes(members_for(record, github, Path(record_path), submitted_utc))

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from analytics.core import atomic, problems
 from measure.community import audit, auth, bundle, inbox
-from measure.community.validate import BundleError, validate_bundle
+from measure.community.validate import validate_bundle
 
 
 def _error(message: str, code: int = 1) -> int:
@@ -42,11 +42,8 @@ def submit_main(argv: list[str]) -> int:
     p.add_argument("--github", required=True, help="your GitHub user name (shown with the result)")
     p.add_argument("--out", type=Path, required=True, help="the bundle to write, e.g. run.zip")
     args = p.parse_args(argv)
-    try:
-        data = bundle.build(args.record, args.github)
-        checked = validate_bundle(data, str(args.out), compare_ours=False)
-    except (bundle.SubmitError, BundleError) as exc:
-        return _error(str(exc))
+    data = bundle.build(args.record, args.github)  # a SubmitError or BundleError: dispatch.run
+    checked = validate_bundle(data, str(args.out), compare_ours=False)
     atomic.write_bytes(args.out, data)
     print(
         f"wrote {args.out} ({len(data)} bytes, bundle {checked.bundle_id}); upload it on the "
@@ -87,7 +84,7 @@ def secrets_tables() -> dict[str, str]:
             try:
                 found |= tomllib.loads(path.read_text()).get("maintainers", {})
             except (OSError, tomllib.TOMLDecodeError) as exc:
-                raise auth.AuthError(f"{path}: unreadable ({exc}); fix the TOML") from None
+                raise auth.AuthError(str(path), f"unreadable ({exc})", "fix its TOML") from None
     return found
 
 
@@ -119,36 +116,33 @@ def _print_entry(entry: dict, unaudited: bool = False) -> None:
 
 
 def inbox_main(argv: list[str]) -> int:
-    """The inbox commands."""
+    """The inbox commands (a refusal is a Problem: one line from ``dispatch.run``, exit 1)."""
     args = _inbox_parser().parse_args(argv)
-    try:
-        if args.action == "add":
-            entry = inbox.add_file(args.bundle, args.inbox_dir, args.runs_dir)
-            print(f"queued {entry['id']} for review")
-            _print_entry(entry)
-            for flag in entry["flags"]:
-                print(f"flag {flag['code']}: {flag['message']}")
-        elif args.action == "list":
-            try:
-                inbox.repair(args.inbox_dir, args.runs_dir)
-            except inbox.InboxError as exc:  # still list, each decision marked unconfirmed
-                print(f"warning: {exc}", file=sys.stderr)
-            found = inbox.entries(args.inbox_dir, args.status)
-            unaudited = inbox.unaudited(args.inbox_dir) if found else set()
-            for entry in found:
-                _print_entry(entry, entry["id"] in unaudited)
-            if not found:
-                kind = f"{args.status} " if args.status else ""
-                print(f"no {kind}bundles in {inbox.inbox_dir(args.inbox_dir)}")
+    if args.action == "add":
+        entry = inbox.add_file(args.bundle, args.inbox_dir, args.runs_dir)
+        print(f"queued {entry['id']} for review")
+        _print_entry(entry)
+        for flag in entry["flags"]:
+            print(f"flag {flag['code']}: {flag['message']}")
+    elif args.action == "list":
+        try:
+            inbox.repair(args.inbox_dir, args.runs_dir)
+        except inbox.InboxError as exc:  # still list, each decision marked unconfirmed
+            print(f"warning: {exc}", file=sys.stderr)
+        found = inbox.entries(args.inbox_dir, args.status)
+        unaudited = inbox.unaudited(args.inbox_dir) if found else set()
+        for entry in found:
+            _print_entry(entry, entry["id"] in unaudited)
+        if not found:
+            kind = f"{args.status} " if args.status else ""
+            print(f"no {kind}bundles in {inbox.inbox_dir(args.inbox_dir)}")
+    else:
+        who = login(args.maintainer, args.inbox_dir)
+        if args.action == "accept":
+            entry = inbox.accept(args.id, who, args.inbox_dir, args.runs_dir, args.reason)
         else:
-            who = login(args.maintainer, args.inbox_dir)
-            if args.action == "accept":
-                entry = inbox.accept(args.id, who, args.inbox_dir, args.runs_dir, args.reason)
-            else:
-                entry = inbox.reject(args.id, who, args.reason, args.inbox_dir, args.runs_dir)
-            print(f"{entry['status']} {entry['id']} by {who.name}")
-    except (BundleError, inbox.InboxError, auth.AuthError) as exc:
-        return _error(str(exc))
+            entry = inbox.reject(args.id, who, args.reason, args.inbox_dir, args.runs_dir)
+        print(f"{entry['status']} {entry['id']} by {who.name}")
     return 0
 
 
@@ -181,10 +175,7 @@ def audit_main(argv: list[str]) -> int:
     check.add_argument("--inbox", "--inbox-dir", dest="inbox_dir", type=Path,
                        help="default $MODELATLAS_INBOX_DIR or data/inbox")  # fmt: skip
     args = p.parse_args(argv)
-    try:
-        log = inbox.verify_audit(args.inbox_dir)
-    except inbox.InboxError as exc:
-        return _error(str(exc))
+    log = inbox.verify_audit(args.inbox_dir)  # an InboxError names the damaged line
     path = inbox.inbox_dir(args.inbox_dir) / audit.AUDIT_FILE
     if log.legacy_lines:
         what = (

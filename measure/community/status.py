@@ -16,11 +16,12 @@ from typing import Any
 import pandas as pd
 
 from analytics.core import paths
+from measure.community import audit, inbox_store
+from measure.community.inbox_store import RESULTS_TABLE
 
 REPRODUCE_TOLERANCE = 0.10  # seed 000: "agrees within 10%, the spread our protocol allows"
 FAR_FROM_OURS_FACTOR = 1.5  # review flag: median over 1.5x ours, or under 1/1.5 of it
 REPRODUCED, UNVERIFIED = "Reproduced", "Unverified"
-RESULTS_TABLE = "community_results"
 GROUP = ("adapter", "gpu", "input_size", "precision")
 """What must match for two results to confirm each other."""
 
@@ -116,10 +117,8 @@ def _read_folder(folder: Path) -> list[pd.DataFrame]:
 def load_results(runs_dir: Path | None = None, inbox_root: Path | None = None) -> pd.DataFrame:
     """Every published community result: a file in ``runs_dir/community_results/`` counts only
     when the inbox state says accepted and the audit log has its accept line
-    (``inbox.published``). Raises InboxError when the state or audit log is damaged."""
-    from measure.community import inbox
-
-    files = inbox.published(inbox_root, runs_dir)
+    (``inbox_store.published``). Raises InboxError when the state or audit log is damaged."""
+    files = inbox_store.published(inbox_root, runs_dir)
     frames = [pd.read_parquet(path) for _, path in sorted(files.items())]
     if not frames:
         return empty_results()
@@ -130,13 +129,11 @@ def load_results(runs_dir: Path | None = None, inbox_root: Path | None = None) -
 def results_fingerprint(runs_dir: Path | None = None, inbox_root: Path | None = None) -> str:
     """Names and modification times of the result files, the inbox state and the audit log with
     its head and anchor (a cache key that changes on every accept, reject or repair)."""
-    from measure.community import audit, inbox
-
-    root = inbox.inbox_dir(inbox_root)
+    root = inbox_store.inbox_dir(inbox_root)
     folder = Path(runs_dir or paths.RUNS_DIR) / RESULTS_TABLE
     files = sorted(folder.glob("*.parquet")) if folder.is_dir() else []
     log = root / audit.AUDIT_FILE
-    files += [root / inbox.STATE_FILE, log, audit.head_path(log), audit.anchor_path(log)]
+    files += [root / inbox_store.STATE_FILE, log, audit.head_path(log), audit.anchor_path(log)]
     return "|".join(f"{f}:{f.stat().st_mtime_ns}:{f.stat().st_size}" for f in files if f.exists())
 
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+import analytics.core.snapshot.checks as checks
 from analytics.core import atomic, schema
 from analytics.core.problems import at
-from analytics.core.snapshot import checks
 from analytics.core.snapshot.manifest import (
     MANIFEST,
     OUTPUTS,

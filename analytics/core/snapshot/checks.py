@@ -14,7 +14,7 @@ from datetime import date
 from pathlib import Path
 
 from analytics.core import schema
-from analytics.core.problems import at, display_path
+from analytics.core.problems import Problem, at, display_path, fields
 from analytics.core.snapshot.parse import (
     Table,
     catalog_files,
@@ -52,12 +52,17 @@ _VALIDATORS: dict[str, Validator] = {}
 _DISCOVERED = False
 
 
-class CatalogError(ValueError):
-    """The catalog failed validation; ``problems`` holds every one-line problem."""
+class CatalogError(Problem, ValueError):
+    """The catalog failed validation; ``problems`` holds every one-line problem, ``where``,
+    ``what`` and ``fix`` are the first one's, and the message is every line and the count."""
 
     def __init__(self, problems: list[str]) -> None:
         self.problems = list(problems)
-        super().__init__("\n".join([*self.problems, f"{len(self.problems)} problems"]))
+        super().__init__(*fields(self.problems[0] if self.problems else ""))
+        self.args = ("\n".join([*self.problems, f"{len(self.problems)} problems"]),)
+
+    def __reduce__(self):
+        return (type(self), (self.problems,), self.__dict__)
 
 
 # --- registry ---------------------------------------------------------------------------------

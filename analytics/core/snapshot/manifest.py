@@ -15,6 +15,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from analytics.core import schema
+from analytics.core.problems import Problem
 from analytics.core.snapshot.parse import catalog_files
 
 BUILDER_FORMAT = 1
@@ -23,8 +24,8 @@ BUILDER_FORMAT = 1
 MANIFEST = "MANIFEST.json"
 
 
-class DamagedSnapshot(RuntimeError):
-    """A snapshot whose files differ from their recorded hashes (the message is one line)."""
+class DamagedSnapshot(Problem, RuntimeError):
+    """A snapshot whose files differ from their recorded hashes: where, what and the fix."""
 
 
 OUTPUTS = "outputs"

@@ -12,10 +12,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from analytics.core import atomic, paths, schema
+from analytics.core import atomic, dispatch, paths, schema
 from analytics.llm.ingest import litgpt
 from analytics.llm.ingest.build import FINETUNE_TABLE, Catalog, build
-from analytics.llm.ingest.common import IngestError, write_csv
+from analytics.llm.ingest.common import write_csv
 
 FINETUNE_COLUMNS = litgpt.COLUMNS  # one definition, owned by the importer that fills it
 
@@ -76,10 +76,10 @@ def main(argv: list[str] | None = None) -> int:
     if not shared.is_dir():
         print(f"error: {shared}: shared data folder is missing; pass --shared DIR", file=sys.stderr)
         return 2
-    try:
+    try:  # a bad source file is an IngestError, printed by the dispatcher (dispatch.run)
         catalog = build(shared)
         written = write_catalog(catalog, out)
-    except (IngestError, ValueError, OSError) as exc:
+    except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(f"ingest: wrote {len(written)} files to {out}")
@@ -88,4 +88,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(["ingest", *sys.argv[1:]]))
+    sys.exit(dispatch.run(main, ["ingest", *sys.argv[1:]]))

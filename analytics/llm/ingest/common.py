@@ -15,10 +15,12 @@ from pathlib import Path
 import pandas as pd
 
 from analytics.core import safejson
+from analytics.core.problems import Problem
 
 
-class IngestError(Exception):
-    """A bad input file: the message names the file, the row and the fix."""
+class IngestError(Problem):
+    """A bad input file: ``where`` names the file (and row), ``what`` is wrong, ``fix`` says
+    what to do."""
 
 
 @dataclass
@@ -113,6 +115,14 @@ def parse_number(value: object) -> float | None:
         return None
 
 
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def iso_day(value: object) -> str | None:
+    """``value`` when it is a ``YYYY-MM-DD`` day, else None."""
+    return value if isinstance(value, str) and _DAY.match(value) else None
+
+
 def clean_text(value: object) -> str | None:
     """Stripped string, or None for blanks/NaN."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -150,13 +160,11 @@ def _read_bytes(path: Path) -> bytes:
     try:
         size = path.stat().st_size
         if size > SOURCE_MAX_BYTES:
-            raise IngestError(
-                f"{path}: {size} bytes, over the {SOURCE_MAX_BYTES} bytes a source may have; "
-                f"fix: {RESTORE}"
-            )
+            what = f"{size} bytes, over the {SOURCE_MAX_BYTES} bytes a source may have"
+            raise IngestError(str(path), what, RESTORE)
         return path.read_bytes()
     except OSError as exc:
-        raise IngestError(f"{path}: unreadable ({exc.strerror or exc}); fix: {RESTORE}") from exc
+        raise IngestError(str(path), f"unreadable ({exc.strerror or exc})", RESTORE) from exc
 
 
 def _gunzip(path: Path, data: bytes) -> bytes:
@@ -165,11 +173,10 @@ def _gunzip(path: Path, data: bytes) -> bytes:
     try:
         out = inflate.decompress(data, SOURCE_MAX_BYTES + 1)
     except zlib.error as exc:
-        raise IngestError(f"{path}: not a gzip file ({exc}); fix: {RESTORE}") from None
+        raise IngestError(str(path), f"not a gzip file ({exc})", RESTORE) from None
     if len(out) > SOURCE_MAX_BYTES or inflate.unconsumed_tail:
-        raise IngestError(
-            f"{path}: inflates past the {SOURCE_MAX_BYTES} bytes a source may have; fix: {RESTORE}"
-        )
+        what = f"inflates past the {SOURCE_MAX_BYTES} bytes a source may have"
+        raise IngestError(str(path), what, RESTORE)
     return out
 
 
@@ -184,7 +191,7 @@ def read_source_json(path: Path) -> object:
         return safejson.loads(data, SOURCE_MAX_BYTES, SOURCE_MAX_DEPTH)
     except safejson.JsonLimitError as exc:
         what = f"not valid JSON ({exc})" if "invalid JSON" in str(exc) else str(exc)
-        raise IngestError(f"{path}: {what}; fix: {RESTORE}") from None
+        raise IngestError(str(path), what, RESTORE) from None
 
 
 def read_source_csv(path: Path, required: Iterable[str], expected: str) -> pd.DataFrame:
@@ -193,22 +200,23 @@ def read_source_csv(path: Path, required: Iterable[str], expected: str) -> pd.Da
     (``expected`` names the header)."""
     data = _read_bytes(path)
     if not data.strip():
-        raise IngestError(f"{path}: empty (no header, no rows); fix: {RESTORE}")
+        raise IngestError(str(path), "empty (no header, no rows)", RESTORE)
     try:
         frame = pd.read_csv(
             io.BytesIO(data), dtype=str, encoding="utf-8-sig", keep_default_na=False
         )
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise IngestError(f"{path}: unreadable CSV ({exc}); fix: {RESTORE}") from exc
+        raise IngestError(str(path), f"unreadable CSV ({exc})", RESTORE) from exc
     missing = [c for c in required if c not in frame.columns]
     if missing:
-        raise IngestError(f"{path}: missing column(s) {missing}; expected {expected}")
+        raise IngestError(str(path), f"missing column(s) {missing}; expected {expected}", RESTORE)
     short = _cut_last_row(data, len(frame.columns))
     if short:
-        raise IngestError(
-            f"{path}:{len(frame) + 1}: the last row has {short} of {len(frame.columns)} cells and "
-            f"no line end: the file was cut off; fix: {RESTORE}"
+        what = (
+            f"the last row has {short} of {len(frame.columns)} cells and no line end: the file "
+            "was cut off"
         )
+        raise IngestError(f"{path}:{len(frame) + 1}", what, RESTORE)
     return frame
 
 

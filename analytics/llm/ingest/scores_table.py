@@ -1,0 +1,108 @@
+"""The scores table (scores.csv): every score observation checked (a curated benchmark, within
+its bounds, one http(s) link, the protocol rules, the override rows), one row per primary key
+(a newer export of the same publisher first, else the newest), copied base-model rows and
+draw-only benchmarks dropped; every drop counted."""
+
+from __future__ import annotations
+
+import re
+
+from analytics.core import schema
+from analytics.llm.ingest.attachments import COPIED, copied_base_rows
+from analytics.llm.ingest.benchmarks import all_benchmarks
+from analytics.llm.ingest.common import Drops, IngestError, ScoreObs, iso_day
+from analytics.llm.ingest.overrides import Overrides
+from analytics.llm.ingest.protocols import (
+    EXCLUDED_BENCHMARKS,
+    KNOWN_BAD,
+    METHOD_DIFFERS,
+    draw_only,
+    method_conflict,
+    system_drop_reason,
+)
+
+_URL = re.compile(r"^https?://[^\s/]+\.[^\s/]+(/\S*)?$")
+
+
+NEWER_EXPORT = {"epoch-2026": "epoch", "lmarena-catalog": "lmarena"}
+"""A newer export of the same publisher: its row replaces the older export's row."""
+
+
+def _supersedes(new: dict, new_origin: str, old: dict, old_origin: str) -> bool:
+    """Whether ``new`` replaces ``old`` (same model, benchmark, kind and source name)."""
+    if NEWER_EXPORT.get(new_origin) == old_origin:
+        return True
+    if NEWER_EXPORT.get(old_origin) == new_origin:
+        return False
+    return (new["date"] or "") > (old["date"] or "")
+
+
+def score_rows(
+    resolved: list[tuple[str, ScoreObs]], drops: Drops, overrides: Overrides | None = None
+) -> list[dict]:
+    """Validated, de-duplicated score rows: per primary key the newest row (a newer export of
+    the same publisher first); override rows drop known-bad runs and move misfiled ones."""
+    benches = all_benchmarks()
+    best: dict[tuple, tuple[dict, str]] = {}
+    for model_id, obs in resolved:
+        bench = benches.get(obs.benchmark_id)
+        label = obs.origin.split(":")[0]
+        if bench is None:
+            what = f"benchmark {obs.benchmark_id!r} is not curated"
+            raise IngestError(obs.origin, what, "add it to benchmarks.csv or benchmarks/*.csv")
+        if not bench.in_bounds(obs.score):
+            drops.add(
+                label,
+                f"score outside [{bench.lower_bound:g}, {bench.upper_bound:g}] "
+                f"of {bench.benchmark_id}",
+            )
+            continue
+        if not obs.source_url or not _URL.match(obs.source_url):
+            drops.add(label, "source link is not a single http(s) URL")
+            continue
+        reason = system_drop_reason(obs.model_name) or EXCLUDED_BENCHMARKS.get(obs.benchmark_id)
+        if not reason and method_conflict(bench.protocol, obs.method):
+            reason = f"{METHOD_DIFFERS} ({bench.benchmark_id}: {bench.protocol})"
+        if reason:
+            drops.add(label, reason)
+            continue
+        rule = overrides and overrides.score_action(model_id, obs.benchmark_id, obs.source_name)
+        if rule and rule["action"] == "drop-score":
+            drops.add(label, KNOWN_BAD)
+            continue
+        if rule:
+            drops.add(label, "override: moved to the model that produced it (counted, kept)")
+            model_id = rule["target"]
+        row = {
+            "model_id": model_id,
+            "benchmark_id": obs.benchmark_id,
+            "score": round(obs.score, 4),
+            "source_kind": obs.source_kind,
+            "source_name": obs.source_name,
+            "source_url": obs.source_url,
+            "date": iso_day(obs.date),
+            "method": obs.method,
+            "votes": obs.votes,
+            "ci_low": obs.ci_low,
+            "ci_high": obs.ci_high,
+            "origin": label,  # not a column: feeds the sources table
+        }
+        key = tuple(row[c] for c in schema.PRIMARY_KEYS["scores"])
+        if key in best:
+            drops.add(label, "same model, benchmark and source listed twice (newest kept)")
+            if not _supersedes(row, label, *best[key]):
+                continue
+        best[key] = (row, label)
+    rows = [row for row, _ in best.values()]
+    copies = copied_base_rows(rows)
+    for i in sorted(copies):
+        drops.add(rows[i]["origin"], COPIED)
+    rows = [row for i, row in enumerate(rows) if i not in copies]
+    draws = draw_only(rows)
+    for row in rows:
+        if row["benchmark_id"] in draws:
+            drops.add(row["origin"], draws[row["benchmark_id"]])
+    return sorted(
+        (row for row in rows if row["benchmark_id"] not in draws),
+        key=lambda r: tuple(str(r[c]) for c in schema.PRIMARY_KEYS["scores"]),
+    )
