@@ -28,7 +28,7 @@ def test_committed_tables_equal_a_fresh_computation() -> None:
     version = db.current_version()
     con = db.connect(version)
     try:
-        models, benchmarks = leaderboard._models(con), leaderboard._benchmarks(con)
+        models, benchmarks = leaderboard.board_models(con), leaderboard._benchmarks(con)
         headline = elo.headline_scores(ratings.load_scores(con))
     finally:
         con.close()

@@ -24,6 +24,7 @@ from analytics.llm import (
     leaderboard,
     planner_inputs,
     ratings,
+    snapshot_diff,
 )
 from tests.fixtures.apptest import fresh_caches, run_page, shown_labels, tables
 from tests.fixtures.catalogs import LLM_NEW as NEW
@@ -159,14 +160,14 @@ def test_rating_changes_hand_example() -> None:
     old["rank"] = pd.array([1, 2, None], dtype="Int64")
     new = pd.DataFrame({"model_id": ["b", "a", "d"], "rating": [1120.0, 1100.0, 950.0]})
     new["rank"] = pd.array([1, 2, None], dtype="Int64")
-    out = leaderboard.rating_changes(old, new).set_index("model_id")
+    out = snapshot_diff.rating_changes(old, new).set_index("model_id")
     assert out["change"].to_dict() == {"d": "added", "c": "removed", "b": "moved", "a": "unchanged"}
     assert out.loc["b", "rating_delta"] == 120.0 and out.loc["b", "rank_delta"] == 1
     assert out.loc["a", "rating_delta"] == 0.0 and out.loc["a", "rank_delta"] == -1
-    same = leaderboard.rating_changes(old, old)
+    same = snapshot_diff.rating_changes(old, old)
     assert set(same["change"]) == {"unchanged"}
     nudged = new.assign(rating=new["rating"] + [4.9, 0.0, 0.0])
-    assert leaderboard.rating_changes(new, nudged)["change"].eq("unchanged").all()  # < 5 points
+    assert snapshot_diff.rating_changes(new, nudged)["change"].eq("unchanged").all()  # < 5 points
 
 
 def test_a_renamed_or_merged_id_is_reported_as_such() -> None:
@@ -174,7 +175,7 @@ def test_a_renamed_or_merged_id_is_reported_as_such() -> None:
     old["rank"] = pd.array([1, 2, 3], dtype="Int64")
     new = pd.DataFrame({"model_id": ["x-20241022", "y"], "rating": [1101.0, 990.0]})
     new["rank"] = pd.array([1, 2], dtype="Int64")
-    out = leaderboard.rating_changes(old, new, {"x-10-2024": "x-20241022", "z-old": "y"})
+    out = snapshot_diff.rating_changes(old, new, {"x-10-2024": "x-20241022", "z-old": "y"})
     rows = {(r.model_id, r.change, r.former_id) for r in out.itertuples()}
     assert ("x-20241022", "renamed", "x-10-2024") in rows  # not removed + added
     assert ("y", "merged", "z-old") in rows
@@ -183,11 +184,11 @@ def test_a_renamed_or_merged_id_is_reported_as_such() -> None:
     assert not set(out["change"]) & {"added", "removed"}
     models = pd.DataFrame({"model_id": ["x-20241022"], "display_name": ["X"],
                            "aliases": ["x-10-2024;X (Oct '24)"]})  # fmt: skip
-    assert leaderboard.renamed_ids({"x-10-2024", "gone"}, models) == {"x-10-2024": "x-20241022"}
+    assert snapshot_diff.renamed_ids({"x-10-2024", "gone"}, models) == {"x-10-2024": "x-20241022"}
 
 
 def test_elo_diff_between_snapshots(store: Path, capsys) -> None:
-    changes = leaderboard.diff_versions(OLD, NEW).set_index("model_id")
+    changes = snapshot_diff.diff_versions(OLD, NEW).set_index("model_id")
     assert changes.loc["beta-pro-2", "change"] == "added"
     # the fit is joint: the newcomer's battles move every other rating, some beyond 5 points
     rest = changes.drop(index="beta-pro-2")
@@ -426,7 +427,7 @@ def test_categories_side_by_side_view(board: leaderboard.Leaderboard) -> None:
 def test_board_release_date_says_its_basis_on_the_committed_snapshot() -> None:
     con = db.connect(db.serving_version().version)
     try:
-        models = leaderboard._models(con)
+        models = leaderboard.board_models(con)
         raw = db.query(con, "SELECT model_id, release_date_basis FROM models")
     finally:
         con.close()

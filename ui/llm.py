@@ -30,6 +30,7 @@ from analytics.llm import (
     overview,
     planner_inputs,
     ratings,
+    snapshot_diff,
 )
 
 T = TypeVar("T")
@@ -260,7 +261,7 @@ def load_side_by_side(
 @st.cache_data(show_spinner="Comparing snapshots…")
 def load_diff(old: str, new: str) -> pd.DataFrame:
     """Rating and rank changes between two snapshot versions."""
-    return leaderboard.diff_versions(old, new)
+    return snapshot_diff.diff_versions(old, new)
 
 
 @st.cache_data(show_spinner=False)

@@ -78,7 +78,7 @@ def _warn_set_apart(path: Path, table: pd.DataFrame) -> None:
 
 
 def _run_diff(args: list[str]) -> int:
-    from analytics.llm import leaderboard
+    from analytics.llm import snapshot_diff
 
     parser = argparse.ArgumentParser(
         prog="python -m analytics elo-diff",
@@ -88,7 +88,7 @@ def _run_diff(args: list[str]) -> int:
     parser.add_argument("new_version")
     parser.add_argument("--all", action="store_true", help="also list unchanged models")
     opts = parser.parse_args(args)
-    changes = leaderboard.diff_versions(opts.old_version, opts.new_version)
+    changes = snapshot_diff.diff_versions(opts.old_version, opts.new_version)
     if not opts.all:
         changes = changes[changes["change"] != "unchanged"]
     sys.stdout.write(changes.to_csv(index=False))

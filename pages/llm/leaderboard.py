@@ -15,7 +15,7 @@ from analytics.core.labels import plural
 from analytics.core.licences import LICENCE_CLASSES
 from analytics.core.schema import SOURCE_KINDS
 from analytics.core.snapshot import manifest as snapshot_manifest
-from analytics.llm import elo, leaderboard, ratings
+from analytics.llm import elo, leaderboard, ratings, snapshot_diff
 from ui import llm
 from ui.params import choice, index_of, multi_param, param
 
@@ -332,15 +332,15 @@ def show_changes(version: str, board: leaderboard.Leaderboard) -> None:
         "Old snapshot", old_choices, index=len(old_choices) - 1, key="lb_diff_old",
         format_func=names.get,
     )  # fmt: skip
-    changes = leaderboard.with_names(llm.load_diff(old, new), board.models)
+    changes = snapshot_diff.with_names(llm.load_diff(old, new), board.models)
     changed = changes[changes["change"] != "unchanged"].reset_index(drop=True)
     counts = changes["change"].value_counts()
     st.caption(
         " · ".join(
-            f"{kind} {int(counts.get(kind, 0))}" for kind in leaderboard.CHANGE_ORDER[:-1]
+            f"{kind} {int(counts.get(kind, 0))}" for kind in snapshot_diff.CHANGE_ORDER[:-1]
             if kind in ("added", "removed", "moved") or counts.get(kind, 0)
         )
-        + f". Moved: the rating changed by {leaderboard.MOVED_MIN_POINTS:g} points or more; "
+        + f". Moved: the rating changed by {snapshot_diff.MOVED_MIN_POINTS:g} points or more; "
         "renamed / merged: the old id now belongs to the model shown."
     )
     if changed.empty:
