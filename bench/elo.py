@@ -1,33 +1,51 @@
-"""Timing of the Elo engine; prints figures, asserts nothing.
+"""Timing and memory of the Elo engine; prints figures, asserts nothing.
 
 Default data: the current snapshot's scores (``analytics.llm.ratings.load_scores``; an
 already built one with ``--snapshot VERSION``). With ``--synthetic`` (seeded): 600 models x 150
 benchmarks in 8 categories, about 40% of cells missing, scores rounded to whole points so ties
 occur. Figures: the steps of one fit, one ``elo.rate`` (single fit), the bootstrap rounds of the
 overall fit (wall clock, and CPU time of this process and its worker processes), and
-``elo.rate_categories`` with the same rounds (``--no-categories`` skips it). The machine's CPU
-count and load averages (before and after) are printed beside them: on a shared machine the
-wall clock depends on what else runs, the CPU time much less.
+``elo.rate_categories`` with the same rounds (``--no-categories`` skips it).
+
+``--scale`` prints the "Elo at scale" table of docs/performance.md instead: synthetic catalogs
+of 1,000 / 2,000 / 5,000 models x 300 benchmarks (8 categories) with 30% and 60% of the cells
+scored; per catalog, in a fresh child process each, the point fit with categories
+(``elo.rate`` + ``elo.rate_categories``, no bootstrap) and 20 bootstrap rounds of the overall
+fit (``elo.bootstrap_ratings``, default workers): wall clock, CPU time (the process and its
+workers) and peak resident memory (``ru_maxrss``; for the rounds the parent's and the largest
+worker's, which share the parent's pages). A child that fails (out of memory, time limit) is a
+row with its error, and the sweep goes on.
+
+The machine's CPU count and load averages (before and after) are printed beside the figures: on
+a shared machine the wall clock depends on what else runs, the CPU time much less.
 
 Run: ``.venv/bin/python bench/elo.py [--synthetic] [--models 600] [--benchmarks 150]
-[--rounds 200] [--workers N] [--no-categories] [--snapshot VERSION]``
+[--rounds 200] [--workers N] [--no-categories] [--snapshot VERSION]``, or
+``.venv/bin/python bench/elo.py --scale [--scale-models 1000,2000,5000]
+[--scale-coverage 0.3,0.6] [--scale-rounds 20] [--scale-timeout 1800]``
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import threadpoolctl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from analytics.llm import elo  # noqa: E402
+
+SCALE_BENCHMARKS = 300  # benchmarks of every --scale catalog
+SCALE_CATEGORIES = 8
 
 
 def synthetic_scores(
@@ -61,9 +79,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--no-categories", action="store_true")
     parser.add_argument("--snapshot", default=None, help="a built snapshot version")
+    parser.add_argument("--scale", action="store_true", help="the 'Elo at scale' table")
+    parser.add_argument("--scale-models", default="1000,2000,5000")
+    parser.add_argument("--scale-coverage", default="0.3,0.6")
+    parser.add_argument("--scale-rounds", type=int, default=20)
+    parser.add_argument("--scale-timeout", type=int, default=1800, help="seconds per child")
+    parser.add_argument("--scale-one", nargs=3, metavar=("STEP", "MODELS", "COVERAGE"),
+                        help=argparse.SUPPRESS)  # fmt: skip
     args = parser.parse_args(argv)
-    load_before = os.getloadavg()
+    if args.scale_one:
+        return _scale_one(*args.scale_one, rounds=args.scale_rounds)
+    if args.scale:
+        return _scale_table(args)
+    return _catalog_figures(args)
 
+
+def _catalog_figures(args: argparse.Namespace) -> int:
+    """The figures of one catalog (the real one by default)."""
+    load_before = os.getloadavg()
     if args.synthetic:
         scores = synthetic_scores(args.models, args.benchmarks)
         label = f"synthetic {args.models} x {args.benchmarks}"
@@ -78,9 +111,10 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     battles = elo.build_battles(headline)
     t1 = time.perf_counter()
-    pairwise = elo.aggregate(battles)
-    t2 = time.perf_counter()
-    result = elo.fit(pairwise)
+    with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
+        evidence = elo.weigh(battles)
+        t2 = time.perf_counter()
+        result = elo.solver.solve(evidence)
     t3 = time.perf_counter()
     elo.rate(scores)
     t4 = time.perf_counter()
@@ -88,15 +122,15 @@ def main(argv: list[str] | None = None) -> int:
     elo.bootstrap_ratings(battles, args.rounds, seed=0, theta0=result.theta, workers=args.workers)
     t5 = time.perf_counter()
     cpu5 = _cpu_seconds()
-    workers = args.workers or elo._default_workers()
+    workers = args.workers or elo.bootstrap.default_workers()
 
     print(f"data                      {label}")
     print(f"models x benchmarks       {len(battles.models)} x {len(battles.benchmarks)} "
           f"({len(scores)} scores)")  # fmt: skip
-    print(f"battles built             {battles.n_battles}")
+    print(f"battles                   {battles.n_battles}")
     print(f"model pairs               {len(battles.pair_i)}")
     print(f"build battles seconds     {t1 - t0:.3f}")
-    print(f"aggregate seconds         {t2 - t1:.3f} (incl. per-benchmark contributions)")
+    print(f"evidence seconds          {t2 - t1:.3f} (elo.weigh)")
     print(f"fit seconds               {t3 - t2:.3f}")
     print(f"iterations                {result.iterations}")
     print(f"last MM step (log s)      {result.last_mm_step:.2e}")
@@ -111,9 +145,86 @@ def main(argv: list[str] | None = None) -> int:
         elo.rate_categories(scores, bootstrap=args.rounds, seed=0)
         t7 = time.perf_counter()
         print(f"category ratings seconds  {t7 - t6:.2f} (rate_categories, {args.rounds} rounds)")
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    print(f"machine                   {cpus} CPUs; load average (1, 5, 15 min) "
+    print(f"machine                   {_cpus()} CPUs; load average (1, 5, 15 min) "
           f"{_load(load_before)} before, {_load(os.getloadavg())} after")  # fmt: skip
+    return 0
+
+
+def _scale_table(args: argparse.Namespace) -> int:
+    """The 'Elo at scale' table, one child process per row and step (fresh peak memory)."""
+    print(f"{time.strftime('%Y-%m-%d %H:%M')}, {_cpus()} CPUs, load average (1, 5, 15 min) "
+          f"{_load(os.getloadavg())}; {SCALE_BENCHMARKS} benchmarks, {SCALE_CATEGORIES} "
+          f"categories, bootstrap {args.scale_rounds} rounds, default workers")  # fmt: skip
+    header = ("| models | scored | pairs | battles | step | wall s | CPU s | peak RSS MiB "
+              "| load before -> after |")  # fmt: skip
+    print(header)
+    print("| " + " | ".join(["---"] * (header.count("|") - 1)) + " |")
+    for n_models in map(int, args.scale_models.split(",")):
+        for coverage in map(float, args.scale_coverage.split(",")):
+            steps = {"point": "point fit + categories",
+                     "rounds": f"{args.scale_rounds} bootstrap rounds"}  # fmt: skip
+            for step, label in steps.items():
+                before = os.getloadavg()
+                row = _run_child(step, n_models, coverage, args)
+                after = os.getloadavg()
+                print(_table_row(n_models, coverage, label, row, before, after), flush=True)
+    return 0
+
+
+def _run_child(step: str, n_models: int, coverage: float, args: argparse.Namespace) -> dict:
+    command = [sys.executable, __file__, "--scale-one", step, str(n_models), str(coverage),
+               "--scale-rounds", str(args.scale_rounds)]  # fmt: skip
+    try:
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=args.scale_timeout, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return {"error": f"over {args.scale_timeout} s"}
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        tail = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        return {"error": tail[:120]}
+    return json.loads(lines[-1])
+
+
+def _table_row(n_models, coverage, step, row, before, after) -> str:
+    load = f"{before[0]:.1f} -> {after[0]:.1f}"
+    if "error" in row:
+        error = f"error: {row['error']}"
+        return f"| {n_models:,} | {coverage:.0%} | | | {step} | {error} | | | {load} |"
+    peak = f"{row['peak_rss_mib']:,.0f}"
+    if row.get("worker_peak_rss_mib"):
+        peak += f" (largest worker {row['worker_peak_rss_mib']:,.0f})"
+    return (f"| {n_models:,} | {coverage:.0%} | {row['pairs']:,} | {row['battles']:,} | {step} "
+            f"| {row['wall_s']:.1f} | {row['cpu_s']:.1f} | {peak} | {load} |")  # fmt: skip
+
+
+def _scale_one(step: str, n_models: str, coverage: str, *, rounds: int) -> int:
+    """One step of one --scale row, in this (child) process; prints one JSON line."""
+    scores = synthetic_scores(
+        int(n_models), SCALE_BENCHMARKS, SCALE_CATEGORIES, missing=1.0 - float(coverage)
+    )
+    start, cpu = time.perf_counter(), _cpu_seconds()
+    battles = elo.build_battles(elo.headline_scores(scores))
+    pairs, n_battles = len(battles.pairs), battles.n_battles
+    if step == "point":
+        del battles
+        elo.rate(scores)
+        elo.rate_categories(scores)
+    else:
+        with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
+            theta = elo.solver.solve(elo.weigh(battles)).theta
+        elo.bootstrap_ratings(battles, rounds, seed=0, theta0=theta)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    row = {
+        "pairs": pairs,
+        "battles": n_battles,
+        "wall_s": time.perf_counter() - start,
+        "cpu_s": _cpu_seconds() - cpu,
+        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "worker_peak_rss_mib": children,
+    }
+    print(json.dumps(row))
     return 0
 
 
@@ -124,6 +235,10 @@ def _cpu_seconds() -> float:
         resource.getrusage(resource.RUSAGE_CHILDREN),
     )
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
 def _load(averages: tuple[float, float, float]) -> str:

@@ -15,17 +15,17 @@ def _analytics_imports(rel: str) -> set[str]:
     """Repository paths of the ``analytics`` modules that ``rel`` imports (top level or not)."""
     tree = ast.parse((paths.REPO_ROOT / rel).read_text(encoding="utf-8"))
     names: set[str] = set()
+    imported: set[str] = set()  # names imported as such: a package among them runs its __init__
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("analytics"):
-            names |= {f"{node.module}.{alias.name}" for alias in node.names} | {node.module}
+            imported |= {f"{node.module}.{alias.name}" for alias in node.names}
+            names |= imported | {node.module}
         elif isinstance(node, ast.Import):
-            names |= {a.name for a in node.names if a.name.startswith("analytics")}
-    found = set()
-    for name in names:
-        path = name.replace(".", "/") + ".py"
-        if (paths.REPO_ROOT / path).exists():
-            found.add(path)
-    return found
+            imported |= {a.name for a in node.names if a.name.startswith("analytics")}
+            names |= imported
+    found = {name.replace(".", "/") + ".py" for name in names}
+    found |= {name.replace(".", "/") + "/__init__.py" for name in imported}
+    return {path for path in found if (paths.REPO_ROOT / path).exists()}
 
 
 def computation_modules(start: str) -> set[str]:

@@ -28,7 +28,7 @@ SOURCES = (
     "analytics/core/db.py",
     "analytics/core/schema.py",
     "analytics/llm/board_inputs.py",
-    "analytics/llm/elo.py",  # the headline pick (elo.headline_scores)
+    *ratings.ELO_SOURCES,  # the headline pick (elo.headline_scores)
     "analytics/llm/leaderboard.py",  # the models and benchmarks tables read (derive_inputs)
     "analytics/llm/lineage.py",
     "analytics/llm/profiles.py",

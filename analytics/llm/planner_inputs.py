@@ -33,7 +33,7 @@ SOURCES = (
     "analytics/core/schema.py",
     "analytics/llm/catalog.py",
     "analytics/llm/checkpoints.py",
-    "analytics/llm/elo.py",
+    *ratings.ELO_SOURCES,
     "analytics/llm/finetune.py",
     "analytics/llm/finetune_view.py",
     "analytics/llm/fit.py",

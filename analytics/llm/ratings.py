@@ -7,8 +7,11 @@ A cached file is keyed by the snapshot version (snapshots are immutable) and by
 serves old ratings. The folder's ``MANIFEST.json`` records, per file, the algorithm version and a
 hash of the sources that determine the ratings (:data:`RATING_SOURCES`); :func:`stale_reason`
 compares that with the current source, and a test fails when the committed files of the current
-snapshot are stale. Only the current snapshot's folder is committed; other versions (for the
-snapshot diff) are computed on demand and cached the same way.
+snapshot are stale. The current snapshot's folder is committed and kept current; the folders of
+some older snapshots, committed when they were current, stay in the repository as they were
+(their files carry the method version they were computed with, so a file of another method is
+never read). Versions without a file for the current method (the snapshot diff's old side) are
+computed on demand and cached the same way.
 
 Beside the overall ratings, one file holds every category's ratings (``elo.rate_categories``,
 the category leaderboards); its name and manifest entry also carry ``elo.CATEGORY_VERSION``.
@@ -35,7 +38,15 @@ SERVED: tuple[tuple[int, int], ...] = ((BOOTSTRAP_ROUNDS, BOOTSTRAP_SEED), (0, B
 """(bootstrap, seed) of the files the app reads: the leaderboard pages, then hardware fit / diff."""
 CATEGORY_SERVED = (BOOTSTRAP_ROUNDS, BOOTSTRAP_SEED)
 """(bootstrap, seed) of the category ratings file (the leaderboard's category view)."""
-RATING_SOURCES = ("analytics/llm/elo.py", "analytics/llm/ratings.py")
+ELO_SOURCES = tuple(
+    sorted(
+        path.relative_to(paths.REPO_ROOT).as_posix()
+        for path in Path(elo.__file__).resolve().parent.glob("*.py")
+    )
+)
+"""Every module of the ``analytics.llm.elo`` package, sorted (code moved between them stays in
+the hash)."""
+RATING_SOURCES = (*ELO_SOURCES, "analytics/llm/ratings.py")
 """Files whose code determines the ratings (with ``schema.SOURCE_KINDS``, hashed as a value)."""
 MANIFEST = "MANIFEST.json"
 REGENERATE = "python -m analytics derive"
