@@ -1,5 +1,5 @@
-"""notebooks/llm_ratings.ipynb executes top to bottom (nbclient), on the tiny test snapshot and,
-when the repository's catalog is present, on the real one."""
+"""notebooks/llm_ratings.ipynb executes top to bottom (nbclient), on the tiny test snapshot and
+on the repository's committed catalog."""
 
 from __future__ import annotations
 
@@ -47,8 +47,8 @@ def test_notebook_on_the_test_snapshot(
 def test_notebook_on_the_real_catalog(
     execute: Callable[[], str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if not (paths.CATALOG_DIR / "scores.csv").exists():
-        pytest.skip("data/catalog/scores.csv is absent")
+    scores_csv = paths.CATALOG_DIR / "scores.csv"  # committed: its absence is a failure
+    assert scores_csv.is_file(), f"{scores_csv} is missing; fix: git checkout -- data/catalog"
     monkeypatch.delenv("MODELATLAS_VERSION", raising=False)
     text = execute()  # builds the current snapshot in tmp_path
     assert "converged in" in text and " ranked, " in text
