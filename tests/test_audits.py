@@ -63,6 +63,23 @@ def test_match_key_reads_it_as_instruct_and_drops_a_host_prefix():
     assert match_key("openai-whisper") != match_key("whisper")  # only before a name that says it
 
 
+def test_a_maker_before_its_family_name_and_a_cloud_api_version_tag_are_not_the_name():
+    """Issue 26, class "lab prefix / API route": BFCL's 'Amazon-Nova-2-Lite-v1:0', Arena's
+    'nova-2-lite' and Amazon's own display name are one model; so are LiveBench's
+    'arcee-trinity-large-preview' and Arena's 'trinity-large-preview'."""
+    nova = ["Amazon-Nova-2-Lite-v1:0", "amazon.nova-2-lite-v1:0", "us.amazon.nova-2-lite-v1:0",
+            "nova-2-lite", "Amazon Nova 2 Lite"]  # fmt: skip
+    assert match_key("amazon-nova-lite-v1.0") == match_key("Nova Lite")  # Arena: '.' for ':'
+    assert len({match_key(n) for n in nova}) == 1
+    assert len({audit_key(n) for n in nova if "." not in n}) == 1
+    trinity = [
+        "arcee-trinity-large-preview", "Trinity Large Preview", "arcee-ai/trinity-large-preview",
+    ]  # fmt: skip
+    assert len({match_key(n) for n in trinity}) == len({audit_key(n) for n in trinity}) == 1
+    assert match_key("amazon-titan-text") != match_key("titan-text")  # only before Nova
+    assert match_key("model-v1.0") != match_key("model")  # a written version stays a version
+
+
 # --- the merge rule ---------------------------------------------------------------------------
 
 

@@ -183,7 +183,7 @@ def test_benchmark_page_other_sources_on_demand(store: Path) -> None:
     assert not at.exception and len(at.dataframe) == 1
     at.toggle(key="bm_others").set_value(True).run()
     assert len(at.dataframe) == 2
-    assert at.dataframe[1].value["score_text"].tolist() == ["75%"]
+    assert at.dataframe[1].value["score_text"].tolist() == ["75.0%"]  # % to 0.1: ui.format
 
 
 def test_unknown_benchmark_is_one_warning(store: Path) -> None:

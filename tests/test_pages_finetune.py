@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from analytics.core import paths
+from tests.fixtures import committed
 from tests.fixtures.apptest import fresh_caches, run_page
 from tests.fixtures.catalogs import make_catalog
 from tests.fixtures.store import StorePaths
@@ -55,8 +55,7 @@ def test_log_samples_control_with_presets(store: Path) -> None:
 
 
 def test_committed_catalog_defaults_and_measured_note(store_paths: StorePaths) -> None:
-    if not (paths.CATALOG_DIR / "finetune_memory.csv").exists():
-        pytest.skip("data/catalog has no finetune_memory.csv")
+    committed.catalog_file("finetune_memory.csv")
     fresh_caches()
     at = run_page(PAGE, kind="Apple profile", model="llama-2-7b", method="qlora")
     assert not at.exception
@@ -68,3 +67,26 @@ def test_committed_catalog_defaults_and_measured_note(store_paths: StorePaths) -
     assert any("not the seed's FLOPs estimate" in c.value for c in at.caption)
     options = at.selectbox(key="ft_model").options
     assert len(options) == len(set(options))
+
+
+def test_memory_chart_is_readable_on_a_phone_and_in_dark_mode(store: Path) -> None:
+    """Issue 31: the memory chart keeps a plot area at 390 px (a minimum height, the legend
+    under the plot, no model-name tick label taking the bar's width), names its unit in the
+    axis title, and draws the capacity line in a colour visible on both themes (not black)."""
+    import json
+
+    from ui import format as fmt
+
+    at = run_page(PAGE, model="llama-3.1-405b", gpu="rtx-4090", method="qlora")
+    assert not at.exception
+    (chart,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    layout = chart["layout"]
+    assert layout["height"] >= fmt.MIN_CHART_HEIGHT_PX
+    assert layout["xaxis"]["title"]["text"] == "Memory (GB)"
+    assert layout["xaxis"]["tickformat"] == ",.0f"  # whole GB ticks, never "2,543.5"
+    assert layout["legend"]["orientation"] == "h" and layout["yaxis"]["showticklabels"] is False
+    (line,) = layout["shapes"]
+    assert line["line"]["color"] == fmt.ACCENT and fmt.theme_safe(fmt.ACCENT) == fmt.ACCENT
+    assert layout["xaxis"]["range"][1] >= line["x0"]  # the capacity line is in view
+    labels = {m.label: m for m in at.metric}
+    assert labels["Method"].value == "QLoRA"  # short enough for a quarter of the page

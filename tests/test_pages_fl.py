@@ -50,9 +50,33 @@ def test_ranked_page_renders_scores_breakdown_and_references(store: Path) -> Non
     assert set(breakdown["protocol"]) == {"B"} and (breakdown["points"] >= 0).all()
     references = at.dataframe[3].value
     assert set(references["method"]) == {"Local Only"}
-    assert "Communication (bytes)" in set(breakdown["metric"])  # B: system costs, labelled
+    assert "Communication" in set(breakdown["metric"])  # B: system costs, labelled
+    comm = breakdown[breakdown["metric"] == "Communication"]["value"]
+    assert comm.str.fullmatch(r"[0-9,.]+ (bytes|KiB|MiB|GiB)|—").all()  # its unit, not 2,543.5
     assert len(at.get("download_button")) == 4  # ranking, per model, points, references
     assert at.query_params["model"] == "mlp"
+
+
+def test_ranked_page_names_every_id_and_says_what_a_comparison_compares(store: Path) -> None:
+    """Human names, not ids (issue 31): models, datasets, conditions; A's condition is never
+    blank, B names its accuracy target; each reference cost column is in one named unit."""
+    at = _page("fl/ranked.py", model="linear", method="FedAvg", protocol="A")
+    assert not at.exception
+    assert "Linear (logistic)" in at.selectbox(key="fl_ranked_model").options
+    assert at.selectbox(key="fl_ranked_protocol").options == [
+        "A · Quality", "B · Efficiency", "C · Robustness"
+    ]  # fmt: skip
+    breakdown = at.dataframe[2].value  # overall, per model, points per comparison, references
+    assert "Breast cancer (Wisconsin)" in set(breakdown["dataset"])
+    assert not set(breakdown["dataset"]) & {"breast_cancer", "synth_moons"}
+    assert set(breakdown["condition"]) == {"nominal run, best checkpoint"}  # not blank under A
+    assert set(breakdown["model"]) == {"Linear (logistic)", "MLP (1 hidden layer)"}
+    refs = at.dataframe[3]
+    headers = [c.get("label") for c in json.loads(refs.proto.columns).values()]
+    assert "Peak memory (KiB)" in headers and "Peak memory (bytes)" not in headers
+    b = _page("fl/ranked.py", model="linear", method="FedAvg", protocol="B")
+    conditions = set(b.dataframe[2].value["condition"])
+    assert conditions and all(c.startswith("first checkpoint at accuracy ≥ 0.") for c in conditions)
 
 
 def test_run_detail_page_plots_a_run(store: Path) -> None:
@@ -62,13 +86,46 @@ def test_run_detail_page_plots_a_run(store: Path) -> None:
     table = at.dataframe[0].value
     assert list(table.index) == list(range(1, 21))
     assert (table["accuracy"] <= 1).all()
-    costs = json.loads(at.get("plotly_chart")[1].proto.spec)
-    titles = sorted(a["text"] for a in costs["layout"]["annotations"])
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    titles = [c["layout"]["yaxis"]["title"]["text"] for c in charts]  # one chart per metric
     assert titles == [
-        "Communication (bytes)", "Peak memory (bytes)", "Simulated energy (J)",
-        "Simulated time (s)",
+        "Accuracy (0-1)", "Loss", "Simulated time (ms)", "Communication (KiB)",
+        "Simulated energy (mJ)", "Peak memory (bytes)",
     ]  # fmt: skip
+    assert all(c["layout"]["height"] >= 300 for c in charts)  # never a sliver on a phone
     assert [b.label for b in at.get("download_button")] == ["Download CSV"]
+    assert any(m.value.startswith("**How to read this.**") for m in at.markdown)
+
+
+def test_run_detail_axes_show_bytes_in_kib_not_raw_counts(store: Path) -> None:
+    """A byte axis is scaled to one binary unit named in its title (issue 31: ticks like
+    '2,543.5' on a bytes axis): breast cancer's peak memory of 2,544 bytes is 2.5 KiB."""
+    at = _page("fl/run_detail.py", method="FedAvg", dataset="breast_cancer")
+    assert not at.exception
+    options = at.selectbox(key="fl_detail_dataset").options
+    assert "Breast cancer (Wisconsin)" in options and "breast_cancer" not in options
+    assert at.selectbox(key="fl_detail_condition").options == ["Nominal (no perturbation)"]
+    memory = json.loads(at.get("plotly_chart")[5].proto.spec)
+    assert memory["layout"]["yaxis"]["title"]["text"] == "Peak memory (KiB)"
+    assert memory["layout"]["yaxis"]["rangemode"] == "tozero"
+    y = memory["data"][0]["y"]
+    values = _values(y)
+    assert values == pytest.approx([2544 / 1024] * len(values))
+    table = at.dataframe[0]
+    config = json.loads(table.proto.columns)
+    assert config["peak_mem_bytes"]["label"] == "Peak memory (KiB)"
+    assert table.value["peak_mem_bytes"].iloc[0] == 2.5  # 2,544 / 1,024, rounded (not cut) to 0.1
+
+
+def _values(data) -> list[float]:
+    """A plotly JSON array: a plain list, or the typed-array form (dtype + base64 bdata)."""
+    if isinstance(data, dict) and "bdata" in data:
+        import base64
+
+        import numpy as np
+
+        return np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"]).tolist()
+    return list(data)
 
 
 def _renamed(method: str) -> bytes:

@@ -308,3 +308,53 @@ def test_a_maintainer_saves_marks_from_the_labelled_editor(fresh, monkeypatch):
     stored = pd.read_parquet(fresh / "runs" / "vision_failures" / f"{run_id}.parquet")
     assert set(stored["reviewer"]) == {"maint"}
     assert {"output_index", "input_name", "failure", "note"} <= set(stored.columns)
+
+
+def test_vision_pages_show_names_not_adapter_or_task_ids(fresh, monkeypatch):
+    """Human names instead of raw ids (issue 31): the model picker lists display names (the
+    URL keeps the id), the task picker task names, the left-out table the model's name."""
+    rows = _rankable(monkeypatch)
+    at = _model_page(TWO_MODELS[0])
+    picker = at.selectbox(key="vision_model_pick")
+    assert picker.value == "mtcnn-facenet"  # the id stays the value (and the URL's model=)
+    assert "MTCNN (facenet-pytorch weights)" in picker.options
+    assert not set(picker.options) & set(adapter_catalog()["adapter"])  # no raw id shown
+    runs = _frame_with(at, "Measured (UTC)")
+    assert runs["Measured (UTC)"].str.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d").all()
+    assert set(runs["Device kind"]) == {"CPU"}
+    monkeypatch.setattr(vision, "all_runs", lambda con: rows.assign(protocol_standard=False))
+    fresh_caches()
+    board = _run("pages/vision/leaderboard.py")  # both runs non-standard: left out, named
+    assert board.selectbox(key="vision_lb_task").options[0] == "Face detection"
+    assert board.selectbox(key="vision_lb_device").options[0].startswith("CPU: ")
+    excluded = _frame_with(board, "Why not ranked")
+    assert "Adapter" not in excluded.columns
+    assert "MTCNN (facenet-pytorch weights)" in set(excluded["Model"])
+    assert not set(excluded["Model"]) & set(adapter_catalog()["adapter"])
+
+
+def test_vision_tables_have_fixed_decimals_and_charts_a_minimum_height(fresh, monkeypatch):
+    """One number of decimals per column, not 55.8031 beside 57.787; charts never a sliver."""
+    _rankable(monkeypatch)
+    at = _run("pages/vision/leaderboard.py")
+    ranking = next(d for d in at.dataframe if "AP (ours)" in d.value.columns)
+    config = json.loads(ranking.proto.columns)
+    assert config["Median latency (ms, ours)"]["type_config"]["format"] == "localized"
+    assert config["AP (ours)"]["type_config"]["step"] == pytest.approx(0.001)  # 3 decimals
+    model = _model_page(TWO_MODELS[0])
+    for fig in _figures(model):
+        assert fig["layout"]["height"] >= 320
+    memory = next(f for f in _figures(model) if "Memory trace" in f["layout"]["title"]["text"])
+    colours = {t.get("line", {}).get("color") for t in memory["data"]} - {None}
+    assert "#444" not in colours  # the baseline lines: visible on the dark theme too
+
+
+def test_one_left_out_run_is_counted_in_the_singular(fresh, monkeypatch):
+    """'1 stored run is left out', never '1 stored runs are' (issue 31 plurals)."""
+    rows = vision.all_runs(db.connect(VERSION))
+    one = rows.iloc[:1].assign(adapter=TWO_MODELS[0], protocol_standard=False)
+    monkeypatch.setattr(vision, "all_runs", lambda con: one)
+    at = _run("pages/vision/leaderboard.py")
+    (info,) = [i.value for i in at.info]
+    assert "Nothing is ranked for face detection on CPU: " in info
+    assert ": 1 stored run is left out, each with its reason below." in info

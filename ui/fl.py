@@ -20,6 +20,7 @@ import streamlit as st
 from analytics.core import labels, safezip
 from analytics.fl import board as flb
 from analytics.fl.submission import ZIP_USE
+from ui import format as fmt
 from ui.llm import show_table as show_table  # the one labelled-table helper of every track
 
 METRIC_LABELS = {m: labels.human(m) for m in flb.CURVE_METRICS}
@@ -60,3 +61,71 @@ def receive_uploaded(uploaded: Any) -> tuple[str | None, list[str]]:
     except safezip.BundleError as exc:
         return None, [str(exc)]
     return flb.receive_upload(uploaded.getvalue(), uploaded.name)
+
+
+# --- display of FL figures (ui.format's rule: one unit per column or axis, human names) ------
+
+METRIC_NAMES = {
+    "accuracy": "Accuracy (0-1)",
+    "loss": "Loss",
+    "time_s": "Simulated time",
+    "comm_bytes": "Communication",
+    "energy_j": "Simulated energy",
+    "peak_mem_bytes": "Peak memory",
+}
+"""Checkpoint metric -> name without the raw unit (the unit follows from :func:`metric_scale`)."""
+METRIC_KINDS = {"time_s": "seconds", "comm_bytes": "bytes", "energy_j": "joules",
+                "peak_mem_bytes": "bytes"}  # fmt: skip
+"""Cost metric -> the kind of quantity its raw values are (s, bytes, J)."""
+QUALITY_DECIMALS = 3  # accuracy and loss: three decimals (the API keeps four)
+
+
+def metric_scale(metric: str, values: pd.Series) -> fmt.Scale | None:
+    """The one unit a column or axis of ``metric`` shows its ``values`` in (None: accuracy and
+    loss, unitless, at :data:`QUALITY_DECIMALS`)."""
+    kind = METRIC_KINDS.get(metric)
+    return None if kind is None else fmt.scale_for(values, kind)
+
+
+def metric_title(metric: str, values: pd.Series) -> str:
+    """'Peak memory (KiB)', 'Simulated time (ms)', 'Accuracy (0-1)': name and shown unit."""
+    scale = metric_scale(metric, values)
+    name = METRIC_NAMES.get(metric, fmt.fallback_name(metric))
+    return name if scale is None else scale.title(name)
+
+
+def metric_value_text(metric: str, value: object) -> str:
+    """One metric value in its own best unit ('12.1 KiB', '26.5 ms', '0.942')."""
+    kind = METRIC_KINDS.get(metric)
+    if kind is None:
+        return fmt.number_text(value, QUALITY_DECIMALS)
+    return fmt.quantity_text(value, kind)
+
+
+def metric_table(frame: pd.DataFrame, metrics: list[str]) -> tuple[pd.DataFrame, dict]:
+    """``frame`` with each metric column in its own unit (one per column, chosen by its values)
+    and the column config naming it: 'Communication (KiB)', fixed decimals."""
+    out, config = frame.copy(), {}
+    for metric in (m for m in metrics if m in frame):
+        scale = metric_scale(metric, frame[metric])
+        if scale is not None:
+            out[metric] = scale.apply(frame[metric])
+        decimals = QUALITY_DECIMALS if scale is None else scale.decimals
+        config[metric] = fmt.number_column(metric_title(metric, frame[metric]), decimals)
+    return out, config
+
+
+def named_runs(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the model, dataset and condition ids replaced by their human names
+    (``ui.format``); a Protocol A or B comparison's condition says what it compares."""
+    out = frame.copy()
+    if "model" in out:
+        out["model"] = [fmt.fl_model_name(v) for v in out["model"]]
+    if "dataset" in out:
+        out["dataset"] = [fmt.fl_dataset_name(v) for v in out["dataset"]]
+    if "condition" in out and "protocol" in out:
+        pairs = zip(out["protocol"], out["condition"], strict=True)
+        out["condition"] = [fmt.comparison_condition(p, c) for p, c in pairs]
+    elif "condition" in out:
+        out["condition"] = [fmt.fl_condition_name(v) for v in out["condition"]]
+    return out

@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 import ui.data
+import ui.format
 from analytics.core import labels
 from analytics.core.snapshot import CatalogError
 from analytics.llm import (
@@ -82,9 +83,9 @@ def show_table(
     exactly what is shown (visible columns, human headers, dates as dates), taken from
     ``csv_frame`` when given (the same rows and columns without display marks)."""
     conf = column_config(frame, config)
-    st.dataframe(
-        frame, column_config=conf, column_order=columns, hide_index=hide_index, key=key,
-        placeholder="—", **kwargs,
+    st.dataframe(  # rounded first: a number column's step truncates (ui.format.rounded)
+        ui.format.rounded(frame, conf), column_config=conf, column_order=columns,
+        hide_index=hide_index, key=key, placeholder="—", **kwargs,
     )  # fmt: skip
     if csv:
         frame = frame if csv_frame is None else csv_frame

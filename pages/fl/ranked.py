@@ -8,42 +8,51 @@ import streamlit as st
 from analytics.fl import board as flb
 from analytics.fl import review
 from ui import fl
+from ui import format as fmt
 from ui.params import pick
 
 KEYS = "fl_ranked"  # widget-key prefix of this page
 
 SCORES = {
-    "rank": st.column_config.NumberColumn("Rank", format="%d"),
+    "rank": fmt.count_column("Rank"),
     "method": "Method",
     **{
-        p: st.column_config.NumberColumn(f"Protocol {p}", format="%.2f", help=help_text)
+        p: fmt.number_column(f"Protocol {p}", 2, help=help_text)  # seed 001: two decimals
         for p, help_text in (
             ("A", "Checkpoint quality: accuracy and loss of the best checkpoint."),
             ("B", "Efficiency: simulated costs to reach each accuracy target."),
             ("C", "Robustness: the A-selected checkpoint under perturbed conditions."),
         )
     },
-    "final": st.column_config.NumberColumn("Final score", format="%.2f", help="(A + B + C) / 3"),
+    "final": fmt.number_column("Final score", 2, help="(A + B + C) / 3"),
 }
 BREAKDOWN = {
     "protocol": "Protocol",
     "model": "Model",
     "dataset": "Dataset",
-    "condition": "Condition",
+    "condition": st.column_config.TextColumn(
+        "Condition", width="medium",
+        help="What the comparison compares: A the nominal run's best checkpoint, B the first "
+        "checkpoint reaching the accuracy target, C a perturbed run against the nominal one.",
+    ),
     "metric": "Metric",
-    "value": st.column_config.NumberColumn("Value", format="%.4g"),
-    "n": st.column_config.NumberColumn("Methods compared", format="%d"),
-    "rank": st.column_config.NumberColumn("Rank", format="%d"),
-    "points": st.column_config.NumberColumn("Points", format="%.2f"),
-}
-COSTS = {
-    "accuracy": st.column_config.NumberColumn("Accuracy (0-1)", format="%.4f"),
-    "loss": st.column_config.NumberColumn("Loss", format="%.4f"),
-    "time_s": st.column_config.NumberColumn("Simulated time (s)", format="%.4g"),
-    "comm_bytes": st.column_config.NumberColumn("Communication (bytes)", format="%.4g"),
-    "energy_j": st.column_config.NumberColumn("Simulated energy (J)", format="%.4g"),
-    "peak_mem_bytes": st.column_config.NumberColumn("Peak memory (bytes)", format="%.4g"),
-}
+    "value": fmt.text_number_column("Value", help="In the metric's own unit (C: the absolute "
+                                    "change from the nominal run)."),
+    "n": fmt.count_column("Methods compared"),
+    "rank": fmt.count_column("Rank"),
+    "points": fmt.count_column("Points"),
+}  # fmt: skip
+COST_METRICS = ["accuracy", "loss", "time_s", "comm_bytes", "energy_j", "peak_mem_bytes"]
+
+
+def breakdown_table(method: str, protocol: str):
+    """Points per comparison of one method and protocol: human names, each value in its unit."""
+    rows = flb.breakdown(board, method, protocol)
+    pairs = zip(rows["metric"], rows["value"], strict=True)
+    values = [fl.metric_value_text(m, v) for m, v in pairs]
+    names = [fl.METRIC_NAMES.get(m, fmt.fallback_name(m)) for m in rows["metric"]]
+    return fl.named_runs(rows).assign(metric=names, value=values)
+
 
 board = fl.board()
 st.title("Federated ranked track")
@@ -61,29 +70,37 @@ fl.show_table(overall, "fl_overall", SCORES, csv="fl_ranking.csv")
 long = overall.melt(id_vars="method", value_vars=["A", "B", "C", "final"], var_name="score")
 long["score"] = long["score"].map({"A": "Protocol A", "B": "Protocol B", "C": "Protocol C",
                                    "final": "Final score"})  # fmt: skip
-st.plotly_chart(
-    px.bar(
-        long, x="method", y="value", color="score", barmode="group",
-        labels={"method": "Method", "value": "Score (points)", "score": ""},
-    ),
-    key="fl_scores_chart",
+scores_chart = px.bar(
+    long, x="method", y="value", color="score", barmode="group",
+    labels={"method": "Method", "value": "Score (points, 0-10)", "score": ""},
 )  # fmt: skip
+st.plotly_chart(fmt.readable(scores_chart), key="fl_scores_chart")
 
 st.subheader("Per model")
-model = pick("Model", list(board.policy.models), "model", key_prefix=KEYS)
+model = pick(
+    "Model", list(board.policy.models), "model", key_prefix=KEYS, format_func=fmt.fl_model_name
+)
 fl.show_table(flb.leaderboard(board, model), "fl_per_model", SCORES, csv=f"fl_ranking_{model}.csv")
 
 st.subheader("Points per comparison")
 if board.methods:
     method = pick("Method", board.methods, "method", key_prefix=KEYS)
-    protocol = pick("Protocol", ["A", "B", "C"], "protocol", key_prefix=KEYS)
+    protocol = pick(
+        "Protocol", ["A", "B", "C"], "protocol", key_prefix=KEYS, format_func=fmt.protocol_name
+    )
     fl.show_table(
-        fl.metric_labels(flb.breakdown(board, method, protocol)), "fl_breakdown", BREAKDOWN,
+        breakdown_table(method, protocol), "fl_breakdown", BREAKDOWN,
+        columns=[c for c in BREAKDOWN if c != "protocol"],  # one protocol: chosen above
         csv=f"fl_points_{method}_{protocol}.csv",
     )  # fmt: skip
 
 st.subheader("Reference baselines (not ranked)")
-fl.show_table(board.scores.references, "fl_references", COSTS, csv="fl_references.csv")
+st.caption(
+    "The Protocol A checkpoint of each reference method per model and dataset; costs are "
+    "cumulative at that checkpoint, each column in one unit."
+)
+references, cost_config = fl.metric_table(fl.named_runs(board.scores.references), COST_METRICS)
+fl.show_table(references, "fl_references", cost_config, csv="fl_references.csv")
 
 st.subheader("Unverified uploads (not ranked)")
 unverified = flb.uploads_table(board, (review.UNVERIFIED,))
@@ -91,9 +108,10 @@ if unverified.empty:
     st.caption("No uploads are waiting for a maintainer's review.")
 else:
     st.caption("Received, awaiting a maintainer's review: self-reported, no rank, no points.")
-    fl.show_table(unverified.drop(columns=["decided_by", "decided_utc"]), "fl_unverified")
+    shown = fl.named_runs(unverified.drop(columns=["decided_by", "decided_utc"]))
+    fl.show_table(shown, "fl_unverified")
 
 if board.problems:
-    with st.expander(f"{len(board.problems)} stored submissions were skipped"):
+    with st.expander(f"{fmt.plural(len(board.problems), 'stored submission', 'were')} skipped"):
         for line in board.problems:
             st.text(line)

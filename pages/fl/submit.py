@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import streamlit as st
 
+from analytics.core import labels
 from analytics.fl import board as flb
 from analytics.fl import review
 from analytics.fl.store import RECEIVED_STATUS
 from ui import community, fl
+from ui import format as fmt
 
 REVIEWABLE = (review.UNVERIFIED, review.ACCEPTED)  # rejected uploads stay rejected
+CLAIM_FIGURES = ("best_accuracy", "loss", "ours_best_accuracy")  # shown to three decimals
 
 
 def _upload_result(uploaded) -> None:
@@ -20,7 +23,7 @@ def _upload_result(uploaded) -> None:
         st.session_state[memo] = fl.receive_uploaded(uploaded)  # size checked before reading
     stored, problems = st.session_state[memo]
     if problems:
-        st.error(f"Not stored: {len(problems)} problem(s).")
+        st.error(f"Not stored: {fmt.plural(len(problems), 'problem')}.")
         for line in problems:
             st.text(line)
         return
@@ -54,11 +57,13 @@ def _review() -> None:
     if table.empty:
         st.info("No uploads to review.")
         return
-    fl.show_table(table, "fl_review_queue")
+    fl.show_table(fl.named_runs(table), "fl_review_queue")
     name = st.selectbox("Upload", table["zip"].tolist(), key="fl_review_pick")
     row = table[table["zip"] == name].iloc[0]
     st.caption(f"sha256 {row['sha256']}; claims beside our best reference accuracy:")
-    fl.show_table(flb.upload_claims(board, name), "fl_review_claims")
+    claims = fl.named_runs(flb.upload_claims(board, name))
+    quality = {c: fmt.number_column(labels.human(c), fl.QUALITY_DECIMALS) for c in CLAIM_FIGURES}
+    fl.show_table(claims, "fl_review_claims", quality)
     reason = st.text_input("Reason (needed to reject)", key="fl_review_reason")
     left, right = st.columns(2)
     accept_ok = row["status"] == review.UNVERIFIED

@@ -7,12 +7,13 @@ import streamlit as st
 import ui.data
 from analytics.core.labels import csv_text
 from analytics.llm import benchmark_view
+from ui import format as fmt
 from ui import llm
 from ui.params import choice, param
 
 OTHERS = {
     "display_name": "Model",
-    "score_text": "Score",
+    "score_text": fmt.text_number_column("Score"),
     "provenance": "Provenance",
     "source_name": "Source",
     "source_url": st.column_config.LinkColumn("Link"),
@@ -21,17 +22,18 @@ OTHERS = {
 
 
 def headline_columns(unit: str) -> dict:
-    """Human labels of the headline table (the unit goes in the score header)."""
+    """Human labels of the headline table (the unit goes in the score header, its decimals in
+    the score's format: ``ui.format.UNIT_DECIMALS``)."""
     score = f"Score ({unit})" if unit else "Score"
     return {
-        "position": st.column_config.NumberColumn("#", format="%d"),
+        "position": fmt.count_column("#"),
         "display_name": "Model",
-        "score": st.column_config.NumberColumn(score, format="%g"),
+        "score": fmt.number_column(score, fmt.unit_decimals(unit)),
         "provenance": "Provenance",
         "source_name": "Source",
         "source_url": st.column_config.LinkColumn("Link"),
         "date": st.column_config.DateColumn("Date"),
-        "overall_rank": st.column_config.NumberColumn("Overall rank", format="%d"),
+        "overall_rank": fmt.count_column("Overall rank"),
         "details": st.column_config.LinkColumn("Details", display_text="open"),
     }
 
@@ -49,14 +51,15 @@ if wanted and wanted not in ids:
     st.warning(f"No benchmark '{wanted[:80]}' in this snapshot; showing {ids[0]} instead.")
 benchmark_id = choice(
     "Benchmark", ids, "benchmark", ids[0], key_prefix="bm",
-    format_func=lambda b: f"{benchmarks.loc[b, 'name']} ({benchmarks.loc[b, 'category']})",
+    format_func=lambda b: f"{benchmarks.loc[b, 'name']} "
+    f"({fmt.category_name(benchmarks.loc[b, 'category'])})",
 )  # fmt: skip
 st.query_params["benchmark"] = benchmark_id
 facts = benchmarks.loc[benchmark_id]
 st.caption(benchmark_view.describe(facts))
 view = llm.load_benchmark_view(version, benchmark_id)
 rows = view.headline
-st.subheader(f"Headline scores ({len(rows)} models)")
+st.subheader(f"Headline scores ({fmt.plural(len(rows), 'model')})")
 st.caption(
     "One score per model: the headline pick by source precedence (independent > arena > "
     "admin-run > curated > self-reported, then newest). Best first; equal scores share a place. "
@@ -77,6 +80,9 @@ else:
         f"benchmark_{benchmark_id}_{version}.csv", "text/csv", key="bm_csv",
     )  # fmt: skip
 others = view.others
+if not others.empty:  # the same decimals as the headline scores (one rule: ui.format)
+    pairs = zip(others["score"], others["unit"], strict=True)
+    others = others.assign(score_text=[fmt.score_text(v, u) for v, u in pairs])
 if not others.empty and st.toggle(
     f"Show the other sources' scores ({len(others)}, not headline)", key="bm_others"
 ):

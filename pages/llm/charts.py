@@ -8,6 +8,7 @@ from plotly.colors import qualitative
 
 import ui.data
 from analytics.llm import charts
+from ui import format as fmt
 from ui import llm
 from ui.params import flag_param
 
@@ -68,7 +69,7 @@ def _layout(fig: go.Figure, frame: charts.ChartFrame, log_x: bool) -> go.Figure:
     )  # fmt: skip
     if log_x:
         fig.update_xaxes(type="log")
-    return fig
+    return fmt.readable(fig)
 
 
 st.title("LLM charts")
@@ -82,9 +83,11 @@ with_unrated = st.toggle(
 st.query_params["unrated"] = "1" if with_unrated else "0"
 data = llm.load_charts(version, ranked_only=not with_unrated)
 scope = "ranked and unrated models" if with_unrated else "ranked models only"
-left_out = "" if with_unrated else f" ({data.n_unrated} unrated models are left out)"
+unrated = fmt.plural(data.n_unrated, "unrated model", "are")
+left_out = "" if with_unrated else f" ({unrated} left out)"
 st.caption(
-    f"{data.n_models} models with an Elo rating: {scope}{left_out}. Each point is one model; "
+    f"{fmt.plural(data.n_models, 'model')} with an Elo rating: {scope}{left_out}. Each point is "
+    "one model; "
     "hover for its name, Elo with 95% interval, organisation and the value on the x axis."
 )
 if data.n_models == 0:

@@ -8,6 +8,7 @@ import streamlit as st
 import ui.data
 from analytics.core.labels import csv_text
 from analytics.llm import benchmark_view, profiles
+from ui import format as fmt
 from ui import llm
 from ui.params import multi_param
 
@@ -21,25 +22,20 @@ def shared_columns(result: benchmark_view.CompareTable, names: dict[str, str]) -
         "unit": "Unit",
         "better": "Better",
     }
-    for m in result.model_ids:
-        columns[benchmark_view.score_column(m)] = st.column_config.NumberColumn(
-            names.get(m, m), format="%g"
-        )
+    for m in result.model_ids:  # each row its benchmark's unit: scores as text, per row
+        columns[benchmark_view.score_column(m)] = fmt.text_number_column(names.get(m, m))
         columns[benchmark_view.source_column(m)] = f"{names.get(m, m)}: source"
     return columns | {"winner_name": "Winner"}
 
 
 WIN_COLUMNS = {"display_name": "Model", "shared": "Shared benchmarks", "wins": "Wins",
                "ties": "Ties"}  # fmt: skip
-WIN_FORMATS = {
-    label: st.column_config.NumberColumn(label, format="%d")
-    for label in ("Shared benchmarks", "Wins", "Ties")
-}
+WIN_FORMATS = {label: fmt.count_column(label) for label in ("Shared benchmarks", "Wins", "Ties")}
 PROFILE_COLUMNS = {"_index": "Category"}
 RATING_COLUMNS = {
     "display_name": "Model",
-    "rating": st.column_config.NumberColumn("Elo", format="%.1f"),
-    "rank": st.column_config.NumberColumn("Overall rank", format="%d"),
+    "rating": fmt.elo_column(),
+    "rank": fmt.count_column("Overall rank"),
     "provenance": "Provenance",
 }
 
@@ -56,10 +52,16 @@ def show_shared(result: benchmark_view.CompareTable, names: dict[str, str]) -> N
         "(the score the leaderboard uses, with its source). Winner: the best score by the "
         "benchmark's direction; tie when the best is shared. Raw wins, not a rating."
     )
+    scores = {
+        col: [fmt.score_text(v, u) for v, u in zip(table[col], table["unit"], strict=True)]
+        for col in map(benchmark_view.score_column, result.model_ids)
+    }
     shown = table.assign(
         page="llm_benchmark?benchmark=" + table["benchmark"].astype(str),
         better=table["higher_is_better"].map({True: "higher", False: "lower"}),
         winner_name=table["winner"].map(lambda w: names.get(w, w)),
+        category=[fmt.category_name(c) for c in table["category"]],
+        **scores,
     )
     columns = shared_columns(result, names)
     st.dataframe(
@@ -70,7 +72,7 @@ def show_shared(result: benchmark_view.CompareTable, names: dict[str, str]) -> N
     llm.show_table(wins, "cmp_wins", WIN_FORMATS)
     summary = " · ".join(f"{n} {w}" for n, w in zip(wins["Model"], wins["Wins"], strict=True))
     n_ties = int((table["winner"] == benchmark_view.TIE).sum())
-    st.caption(f"Wins: {summary} · tie {n_ties}, of {len(table)} shared benchmarks.")
+    st.caption(f"Wins: {summary} · tie {n_ties}, of {fmt.plural(len(table), 'shared benchmark')}.")
     st.download_button(
         "Download CSV", _csv(table, result, names), f"llm_compare_{version}.csv", "text/csv",
         key="cmp_csv",
@@ -107,7 +109,8 @@ if not chosen:
     st.info("Pick at least one model.")
     st.stop()
 radar = profiles.radar_data(board.profiles, chosen)
-st.plotly_chart(profiles.radar_figure(radar, names), key="cmp_radar")
+radar = radar.assign(category=[fmt.category_name(c) for c in radar["category"]])
+st.plotly_chart(fmt.readable(profiles.radar_figure(radar, names), min_height=460), key="cmp_radar")
 st.caption(
     "Reading a gap: an axis is the model's category profile, the mean of its headline scores in "
     "that category, each normalised against the benchmark's curated bounds (0 = lower, 100 = "
@@ -116,9 +119,7 @@ st.caption(
     "may cover different benchmarks, so see the shared table below for like-for-like scores."
 )
 table = radar.pivot(index="category", columns="model", values="value")[chosen]
-profile = {
-    names[m]: st.column_config.NumberColumn(f"{names[m]} (0-100)", format="%.1f") for m in chosen
-}
+profile = {names[m]: fmt.number_column(f"{names[m]} (0-100)", 1) for m in chosen}
 llm.show_table(
     table.rename(columns=names), "cmp_table", PROFILE_COLUMNS | profile, hide_index=False
 )

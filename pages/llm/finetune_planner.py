@@ -9,6 +9,7 @@ import plotly.express as px
 import streamlit as st
 
 from analytics.llm import catalog, finetune, finetune_view, quality
+from ui import format as fmt
 from ui import llm
 from ui.params import choice, flag_param, int_param
 
@@ -40,8 +41,8 @@ LIST_COLUMNS = {
     "display_name": "Model",
     "verdict": "Verdict",
     "method": "Method",
-    "required_gb": "Required GB",
-    "capacity_gb": "Capacity GB",
+    "required_gb": "Required (GB)",
+    "capacity_gb": "Capacity (GB)",
     "ratio": "Ratio",
     **{axis: axis for axis in quality.AXES},
     "coverage_label": "Axes scored",
@@ -54,14 +55,17 @@ LIST_COLUMNS = {
     "smallest_config_price": "Config price (source)",
     "config_method": "Method there",
 }
-FORMATS = {
-    "Required GB": "%.1f",
-    "Capacity GB": "%.1f",
-    "Ratio": "%.2f",
-    "Params (B)": "%g",
-    "Best Elo (variants)": "%.1f",
-    **{axis: "%.2f" for axis in quality.AXES},
-}
+DECIMALS = {
+    "Required (GB)": 1,
+    "Capacity (GB)": 1,
+    "Ratio": 2,
+    "Params (B)": 1,
+    "Best Elo (variants)": fmt.ELO_DECIMALS,
+    **{axis: 2 for axis in quality.AXES},
+}  # fixed decimals per numeric column of the list (one rule: ui.format)
+# a metric's value must fit a quarter of the page: the method's short name (help: the full one)
+SHORT_METHOD = {"full": "Full", "lora": "LoRA", "qlora": "QLoRA"}
+MEMORY_AXIS = "Memory (GB)"  # seed 002's unit: GB of 10^9 bytes, as the GPUs are sold
 
 
 def pick_model(version: str) -> str:
@@ -138,17 +142,34 @@ def show_plan(view: finetune_view.FinetuneView) -> None:
     plan = view.plan
     cols = st.columns(4)
     cols[0].metric("Verdict", plan.verdict, help=VERDICT_HELP)
-    cols[1].metric("Method", finetune.METHOD_LABELS[plan.method])
+    short = SHORT_METHOD.get(plan.method, plan.method)
+    cols[1].metric("Method", short, help=fmt.finetune_method_name(plan.method))
     cols[2].metric("Required", f"{plan.required_gb:,.1f} GB", help="exact sum of the parts")
     cols[3].metric("Capacity", f"{plan.capacity_gb:,.1f} GB", f"ratio {plan.ratio:.2f}",
                    delta_color="off")  # fmt: skip
+    st.plotly_chart(memory_chart(view), key="ft_parts")
+
+
+def memory_chart(view: finetune_view.FinetuneView):
+    """The memory parts as one stacked bar against the capacity line: the model named in the
+    title (no tick label takes the bar's width), the legend under the plot, a minimum height
+    (a readable bar at phone width) and a capacity line visible on both themes."""
+    plan = view.plan
     fig = px.bar(
         view.parts.assign(model=view.display_name), x="gb", y="model", color="part",
-        orientation="h", labels={"gb": "GB", "model": ""}, text_auto=".1f",
+        orientation="h", labels={"gb": MEMORY_AXIS, "model": "", "part": ""}, text_auto=".1f",
     )  # fmt: skip
-    fig.add_vline(x=plan.capacity_gb, line_dash="dash", annotation_text="capacity")
-    fig.update_layout(barmode="stack", height=260, margin={"t": 30}, legend_title_text="")
-    st.plotly_chart(fig, key="ft_parts")
+    fig.add_vline(
+        x=plan.capacity_gb, line_dash="dash", line_color=fmt.ACCENT, line_width=2,
+        annotation_text=f"capacity {plan.capacity_gb:,.1f} GB", annotation_position="top left",
+    )  # fmt: skip
+    top = max(plan.capacity_gb, plan.required_gb) * 1.08  # the line and the bar both in view
+    fig.update_layout(
+        barmode="stack", title=f"Memory needed by {view.display_name}",
+        margin={"t": 70, "l": 10, "r": 10}, xaxis={"range": [0, top], "tickformat": ",.0f"},
+    )  # fmt: skip
+    fig.update_yaxes(showticklabels=False)
+    return fmt.readable(fig, min_height=360)
 
 
 def show_cost(view: finetune_view.FinetuneView) -> None:
@@ -208,8 +229,10 @@ def show_list(version: str, gpu_id: str, count: int, recipe: str, method: str) -
         return
     table = llm.load_finetune_list(version, gpu_id, count, recipe, method, tuple(axes), show_all)
     shown = table[[c for c in LIST_COLUMNS if c in table and (show_all or "config" not in c)]]
-    shown = shown.rename(columns=LIST_COLUMNS)
-    config = llm.number_columns({k: v for k, v in FORMATS.items() if k in shown})
+    named = [c for c in ("method", "config_method") if c in shown]
+    methods = {c: [fmt.finetune_method_name(m) for m in shown[c]] for c in named}
+    shown = shown.assign(**methods).rename(columns=LIST_COLUMNS)
+    config = {k: fmt.number_column(k, d) for k, d in DECIMALS.items() if k in shown}
     config["Model"] = st.column_config.Column("Model", width="medium", pinned=True)
     config["Verdict"] = llm.badge_column("Verdict", VERDICT_BADGES, VERDICT_HELP)
     llm.show_table(

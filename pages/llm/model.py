@@ -8,13 +8,16 @@ import streamlit as st
 
 import ui.data
 from analytics.llm import api_facts, leaderboard, profiles
+from ui import format as fmt
 from ui import llm
 
 SCORE_COLUMNS = {
-    "benchmark_name": "Benchmark",
-    "category": "Category",
-    "score": st.column_config.NumberColumn("Score", format="%g"),
-    "unit": "Unit",
+    "benchmark_name": st.column_config.TextColumn("Benchmark", width="large"),
+    "category": st.column_config.TextColumn("Category", width="medium"),
+    "score_text": fmt.text_number_column(
+        "Score", width="small", help="With its unit's decimals: % and 0-100 scores to 0.1."
+    ),
+    "unit": st.column_config.TextColumn("Unit", width="small"),
     "is_headline": st.column_config.CheckboxColumn("Headline"),
     "source": "Source kind",
     "source_name": "Source",
@@ -51,18 +54,26 @@ def pick_model(board: leaderboard.Leaderboard) -> str:
 
 
 def show_summary(summary: leaderboard.ModelSummary, facts: api_facts.ModelApi) -> None:
+    """Four short metrics (each value fits a quarter of the page at 1400 px; the long facts go
+    in their help and in the lines below)."""
     st.header(summary.display_name)
     if facts.release_line():
         st.caption(facts.release_line())
     cols = st.columns(4)
+    licence = f"Licence class: **{summary.licence_class}** (licence: {summary.licence_raw or '—'})."
     if summary.rating is None:
         cols[0].metric("Elo", "—", help="No stored scores, so no rating.")
+        st.markdown(licence)
         return
     interval = summary.interval_text
-    cols[0].metric("Elo", f"{summary.rating:.1f}", help=f"95% interval {interval}")
-    cols[1].metric("Rank", summary.rank_text)
-    cols[2].metric("Benchmarks", f"{summary.n_benchmarks} in {summary.n_categories} categories")
-    cols[3].metric("Licence class", summary.licence_class, help=summary.licence_raw)
+    cols[0].metric("Elo", fmt.elo_text(summary.rating), help=f"95% interval {interval}")
+    if summary.rank is None:
+        cols[1].metric("Rank", "unrated", help=summary.rank_text)
+    else:
+        cols[1].metric("Rank", str(summary.rank), help=f"bootstrap range: {summary.rank_text}")
+    cols[2].metric("Benchmarks", f"{summary.n_benchmarks:,}", help="with a stored score")
+    cols[3].metric("Categories", f"{summary.n_categories:,}", help="of those benchmarks")
+    st.markdown(licence)
     st.caption(f"Provenance of headline scores: {summary.provenance}. 95% interval: {interval}.")
 
 
@@ -103,10 +114,10 @@ SPEED_COLUMNS = {
     "gpu_id": "GPU",
     "gpu_count": st.column_config.NumberColumn("GPUs", format="%d"),
     "phase": "Phase",
-    "tokens_per_s": st.column_config.NumberColumn("tok/s", format="%.1f"),
-    "n_runs": st.column_config.NumberColumn("Runs", format="%d"),
-    "tokens_per_s_min": st.column_config.NumberColumn("Slowest run", format="%.1f"),
-    "tokens_per_s_max": st.column_config.NumberColumn("Fastest run", format="%.1f"),
+    "tokens_per_s": fmt.number_column("tok/s", 1),
+    "n_runs": fmt.count_column("Runs"),
+    "tokens_per_s_min": fmt.number_column("Slowest run (tok/s)", 1),
+    "tokens_per_s_max": fmt.number_column("Fastest run (tok/s)", 1),
     "quant": "Quant",
     "engine": "Engine",
     "scenario": "Workload",
@@ -119,7 +130,7 @@ LINEAGE_COLUMNS = {
     "relation": "Relation",
     "display_name": "Model",
     "release_date": st.column_config.DateColumn("Released"),
-    "rating": st.column_config.NumberColumn("Elo", format="%.1f"),
+    "rating": fmt.elo_column(),
     "details": st.column_config.LinkColumn("Details", display_text="open"),
 }
 
@@ -147,9 +158,14 @@ show_api(facts)
 st.subheader("Every stored score")
 st.caption("All sources are kept apart; the headline score per benchmark follows precedence.")
 scores = leaderboard.model_scores(board, model_id)
+scores = scores.assign(
+    score_text=[fmt.score_text(v, u) for v, u in zip(scores["score"], scores["unit"], strict=True)],
+    category=[fmt.category_name(c) for c in scores["category"]],
+)
 llm.show_table(
     scores, "lm_scores", SCORE_COLUMNS, columns=list(SCORE_COLUMNS),
     csv=f"llm_scores_{model_id}_{version}.csv", width="stretch",
+    csv_frame=scores.assign(score_text=scores["score"]),  # the CSV keeps every digit
 )  # fmt: skip
 st.subheader("Measured speeds on GPUs")
 speeds = llm.load_model_speeds(version, model_id)
@@ -167,4 +183,5 @@ radar = profiles.radar_data(board.profiles, [model_id])
 if radar.empty:
     st.caption("No scores against benchmarks with curated bounds.")
 else:
-    st.plotly_chart(profiles.radar_figure(radar), key="lm_radar")
+    radar = radar.assign(category=[fmt.category_name(c) for c in radar["category"]])
+    st.plotly_chart(fmt.readable(profiles.radar_figure(radar), min_height=420), key="lm_radar")

@@ -7,6 +7,7 @@ import streamlit as st
 
 import ui.data
 from analytics.llm import leaderboard
+from ui import format as fmt
 from ui import llm
 from ui.params import flag_param, int_param, param
 
@@ -15,9 +16,9 @@ COLUMNS = {
     "release_date": st.column_config.DateColumn("Released"),
     "predecessor_name": "Predecessor",
     "predecessor_release_date": st.column_config.DateColumn("Predecessor released"),
-    "predecessor_rating": st.column_config.NumberColumn("Predecessor Elo", format="%.1f"),
-    "rating": st.column_config.NumberColumn("Elo", format="%.1f"),
-    "gain": st.column_config.NumberColumn("Elo gain", format="%+.1f"),
+    "predecessor_rating": fmt.elo_column("Predecessor Elo"),
+    "rating": fmt.elo_column(),
+    "gain": st.column_config.NumberColumn("Elo gain", format="%+.1f"),  # seed 002: to 0.1
 }
 
 st.title("Biggest movers")
@@ -50,10 +51,14 @@ llm.show_table(
     moves, "mv_table", COLUMNS, columns=list(COLUMNS), csv=f"llm_movers_{version}.csv",
     width="stretch",
 )  # fmt: skip
-labels = moves["predecessor_name"].astype(str) + " → " + moves["display_name"].astype(str)
+# two lines per bar label ("old →" over "new"): a phone keeps most of its width for the bars
+labels = moves["predecessor_name"].astype(str) + " →<br>" + moves["display_name"].astype(str)
 fig = px.bar(
     moves.assign(edge=labels), x="gain", y="edge", orientation="h",
-    labels={"gain": "Elo gain", "edge": ""},
+    labels={"gain": "Elo gain (rating points)", "edge": ""},
 )  # fmt: skip
-fig.update_layout(yaxis={"autorange": "reversed"}, height=max(300, 28 * len(moves)))
-st.plotly_chart(fig, key="mv_chart")
+fig.update_layout(
+    yaxis={"autorange": "reversed", "automargin": True}, height=max(300, 40 * len(moves)),
+    margin={"l": 10, "r": 10, "t": 30},
+)  # fmt: skip
+st.plotly_chart(fmt.readable(fig), key="mv_chart")

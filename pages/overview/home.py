@@ -10,6 +10,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 import ui.data
 from analytics.core.snapshot import CatalogError
 from analytics.llm import overview
+from ui import format as fmt
 from ui import llm, navigation
 
 INTRO = """
@@ -48,7 +49,7 @@ def _bar_chart(frame: pd.DataFrame, key: str, layout: dict, **bar: object) -> No
     fig = px.bar(frame, **bar)
     fig.update_traces(texttemplate="%{text:,}", textposition="outside", cliponaxis=False)
     fig.update_layout(height=380, **layout)
-    st.plotly_chart(fig, key=key)
+    st.plotly_chart(fmt.readable(fig), key=key)
 
 
 def show_charts(ov: overview.Overview) -> None:
@@ -56,7 +57,7 @@ def show_charts(ov: overview.Overview) -> None:
     with left:
         st.subheader("Where the scores come from")
         _bar_chart(
-            ov.provenance, "home_provenance", {"margin": {"t": 30}},
+            ov.provenance, "home_provenance", {"margin": {"t": 30}, "yaxis": {"tickformat": ","}},
             x="source_kind", y="score_rows", text="score_rows",
             labels={"source_kind": "source kind (headline precedence →)", "score_rows": "scores"},
         )  # fmt: skip
@@ -66,9 +67,11 @@ def show_charts(ov: overview.Overview) -> None:
         )
     with right:
         st.subheader("Scores per benchmark category")
+        named = [fmt.category_name(c) for c in ov.by_category["category"]]
         _bar_chart(
-            ov.by_category, "home_categories",
-            {"margin": {"t": 30, "r": 50}, "yaxis": {"autorange": "reversed"}},
+            ov.by_category.assign(category=named), "home_categories",
+            {"margin": {"t": 30, "r": 50}, "yaxis": {"autorange": "reversed"},
+             "xaxis": {"tickformat": ","}},
             x="score_rows", y="category", orientation="h", text="score_rows",
             hover_data=["benchmarks", "models"], labels={"score_rows": "scores", "category": ""},
         )  # fmt: skip
@@ -78,8 +81,8 @@ SOURCE_COLUMNS = {
     "name": "Source",
     "url": st.column_config.LinkColumn("Home page"),
     "licence": "Licence / terms",
-    "scores": st.column_config.NumberColumn("Scores", format="%d"),
-    "models": st.column_config.NumberColumn("Models", format="%d"),
+    "scores": fmt.count_column("Scores"),
+    "models": fmt.count_column("Models"),
     "as_of": st.column_config.DateColumn("Newest score dated"),
     "newest_release": st.column_config.DateColumn("Newest model it scores"),
 }

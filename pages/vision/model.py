@@ -9,7 +9,32 @@ from analytics.vision import charts
 from analytics.vision import runs as vision
 from measure.community.inbox import InboxError
 from ui import community
+from ui import format as fmt
 from ui import vision as loaders
+
+RUN_COLUMNS = {
+    "Median latency (ms)": fmt.number_column("Median latency (ms)", 2),
+    "p90 latency (ms)": fmt.number_column("p90 latency (ms)", 2),
+    "Spread of run medians (fraction)": fmt.number_column("Spread of run medians (fraction)", 3),
+    "Memory peak above idle (MiB)": fmt.number_column("Memory peak above idle (MiB)", 1),
+    "Memory sampling interval, median (ms)": fmt.number_column(
+        "Memory sampling interval, median (ms)", 2
+    ),
+    "Why not ranked": st.column_config.TextColumn("Why not ranked", width="large"),
+}  # fixed decimals per column of the runs table (one rule: ui.format)
+ACCURACY_COLUMNS = {"AP": fmt.number_column("AP", 3), "AP50": fmt.number_column("AP50", 3)}
+OUTPUT_COLUMNS = {"Score": fmt.number_column("Score", 3)}
+
+
+def runs_table(view: vision.ModelView) -> pd.DataFrame:
+    """Our runs with times to the minute and the device kind as CPU / GPU."""
+    table = vision.model_runs_table(view)
+    return table.assign(
+        **{
+            "Measured (UTC)": [fmt.timestamp_text(t) for t in table["Measured (UTC)"]],
+            "Device kind": table["Device kind"].astype(str).str.upper(),
+        }
+    )
 
 
 def community_results_section(adapter: str) -> None:
@@ -35,10 +60,12 @@ def _header(meta: pd.Series) -> None:
 
 def _charts(view: vision.ModelView, run_id: str) -> None:
     if not view.calls.empty:
-        st.plotly_chart(charts.latency_histogram(view.calls), key="vision_model_hist")
+        hist = fmt.readable(charts.latency_histogram(view.calls), min_height=400)
+        st.plotly_chart(hist, key="vision_model_hist")
     if not view.memory.empty:
         baselines, problem = loaders.memory_baselines(run_id)
-        st.plotly_chart(charts.memory_figure(view.memory, baselines), key="vision_model_memory")
+        memory = fmt.readable(charts.memory_figure(view.memory, baselines), min_height=420)
+        st.plotly_chart(memory, key="vision_model_memory")
         if problem:
             st.caption(f"Idle baseline not shown: {problem}")
         elif baselines.empty:
@@ -64,7 +91,10 @@ def _review(run_id: str) -> None:
     table = vision.review_table(outputs)
     who = community.maintainer_or_none("vision_review")
     if who is None:
-        st.dataframe(table, hide_index=True, key=f"vision_review_{run_id}", placeholder="—")
+        st.dataframe(
+            fmt.rounded(table, OUTPUT_COLUMNS), hide_index=True, key=f"vision_review_{run_id}",
+            placeholder="—", column_config=OUTPUT_COLUMNS,
+        )  # fmt: skip
         st.caption("Failure marks are set by maintainers: sign in to edit them.")
         return
     editable = [vision.COLUMN_LABELS[c] for c in ("failure", "note")]
@@ -87,10 +117,12 @@ def _review(run_id: str) -> None:
 
 catalog = loaders.catalog()
 names = list(catalog["adapter"])
+display = fmt.names_from(catalog, "adapter", "display_name")
 wanted = st.query_params.get("model")
 adapter = st.selectbox(
-    "Model", names, index=names.index(wanted) if wanted in names else 0, key="vision_model_pick"
-)
+    "Model", names, index=names.index(wanted) if wanted in names else 0, key="vision_model_pick",
+    format_func=lambda a: fmt.name_of(display, a),
+)  # fmt: skip
 st.query_params["model"] = adapter
 _header(catalog.set_index("adapter").loc[adapter])
 view = loaders.model_view(adapter, st.query_params.get("run"))
@@ -100,11 +132,9 @@ else:
     runs = view.runs
     st.subheader("Our runs")
     st.dataframe(
-        vision.model_runs_table(view),
-        hide_index=True,
-        key="vision_model_runs",
-        placeholder="—",
-    )
+        fmt.rounded(runs_table(view), RUN_COLUMNS), hide_index=True, key="vision_model_runs",
+        placeholder="—", column_config=RUN_COLUMNS,
+    )  # fmt: skip
     run_ids = list(runs["run_id"])
     chosen = st.selectbox("Run", run_ids, key="vision_model_run")
     st.query_params["run"] = chosen
@@ -112,7 +142,8 @@ else:
     _charts(view, chosen)
     st.subheader("Accuracy: ours first, the authors' beside it")
     st.dataframe(
-        vision.accuracy_table(view), hide_index=True, key="vision_model_acc", placeholder="—"
-    )
+        fmt.rounded(vision.accuracy_table(view), ACCURACY_COLUMNS), hide_index=True,
+        key="vision_model_acc", placeholder="—", column_config=ACCURACY_COLUMNS,
+    )  # fmt: skip
     _review(chosen)
 community_results_section(adapter)

@@ -8,6 +8,7 @@ import streamlit as st
 from measure.community import auth, inbox, status
 from measure.community.validate import BundleError
 from ui import community
+from ui import format as fmt
 
 QUEUE_COLUMNS = [
     "id",
@@ -61,6 +62,12 @@ COMPARISON = {
     "recomputed": "Recomputed from the calls",
     "ours": "Ours (same GPU and precision)",
 }
+
+
+# fixed decimals of the queue's numeric columns (one rule: ui.format)
+NUMBER_COLUMNS = {
+    LABELS[c]: fmt.number_column(LABELS[c], 2) for c in ("median_ms", "our_median_ms")
+} | {LABELS["flags"]: fmt.count_column(LABELS["flags"])}
 
 
 def _labelled(frame: pd.DataFrame) -> pd.DataFrame:
@@ -120,7 +127,10 @@ queued = inbox.entries(status_=inbox.QUEUED)
 if not queued:
     st.info("No bundle is waiting for review.")
 else:
-    st.dataframe(_labelled(_queue(queued)), hide_index=True, key="review_queue", placeholder="—")
+    st.dataframe(
+        fmt.rounded(_labelled(_queue(queued)), NUMBER_COLUMNS), hide_index=True,
+        key="review_queue", placeholder="—", column_config=NUMBER_COLUMNS,
+    )  # fmt: skip
     ids = [e["id"] for e in queued]
     wanted = st.query_params.get("bundle")
     chosen = st.selectbox(

@@ -6,16 +6,21 @@ import streamlit as st
 
 from measure import launch, protocol
 from ui import community, sweep_status
+from ui import format as fmt
 from ui import vision as loaders
 
 st.title("Run a measurement")
 community.require_maintainer("vision_run", neutral=True)
 catalog = loaders.catalog()
-adapter = st.selectbox("Adapter", list(catalog["adapter"]), key="vision_run_adapter")
+names = fmt.names_from(catalog, "adapter", "display_name")
+adapter = st.selectbox(
+    "Adapter", list(catalog["adapter"]), key="vision_run_adapter",
+    format_func=lambda a: f"{fmt.name_of(names, a)} ({a})",  # the id is what the CLI takes
+)  # fmt: skip
 missing = loaders.missing_extras(adapter)
 if missing:
     st.warning(
-        f"{adapter} needs packages that are not installed here: "
+        f"{fmt.name_of(names, adapter)} needs packages that are not installed here: "
         f"{', '.join(spec for spec, _ in missing)}. Install them in this Python environment:"
     )
     for command in dict.fromkeys(command for _, command in missing):
