@@ -34,8 +34,9 @@ CREATED_AT_RUN_TIME = {
 }
 """Cited paths (and everything under them) that the app writes as it runs: absent from a clone."""
 
-MOVING = {"analytics/llm/elo.py": "analytics/llm/elo/"}
-"""A module being turned into a package: a doc may cite either form until the move lands."""
+MOVING: dict[str, str] = {}
+"""A module being turned into a package (old path -> new): a doc may cite either form until the
+move lands. Empty: analytics/llm/elo.py became analytics/llm/elo/ in stop 35."""
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,10 @@ PROG = ratings.REGENERATE  # "python -m analytics derive"
 USAGE = f"{PROG} [VERSION] [--check] [--planner-only]"
 
 
-class _UsageError(Exception):
-    """A bad command line, as one problem line."""
+class _UsageError(problems.Problem):
+    """A bad command line, as one problem line (exit status 2)."""
+
+    exit_status = 2
 
 
 class _Parser(argparse.ArgumentParser):

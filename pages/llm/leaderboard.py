@@ -16,6 +16,7 @@ from analytics.core.licences import LICENCE_CLASSES
 from analytics.core.schema import SOURCE_KINDS
 from analytics.core.snapshot import manifest as snapshot_manifest
 from analytics.llm import elo, leaderboard, ratings, snapshot_diff
+from ui import format as fmt
 from ui import llm
 from ui.params import choice, index_of, multi_param, param
 
@@ -396,7 +397,7 @@ def side_by_side_config(columns: list[str]) -> dict:
     config = {c: COLUMNS[c] for c in ("rank", "display_name", "rating", "details") if c in COLUMNS}
     for col in columns:
         if col.startswith(leaderboard.SIDE_BY_SIDE_PREFIX):
-            name = col.removeprefix(leaderboard.SIDE_BY_SIDE_PREFIX).replace("-", " ").capitalize()
+            name = fmt.category_name(col.removeprefix(leaderboard.SIDE_BY_SIDE_PREFIX))
             config[col] = st.column_config.NumberColumn(
                 f"{name} Elo", format="%.1f", help=f"Category Elo for {name.lower()}: blank "
                 f"below {elo.MIN_CATEGORY_BENCHMARKS} of its benchmarks or outside its main "
@@ -494,8 +495,7 @@ rows = shown_rows(llm.load_board_rows(version, flt, every_variant, search))
 ranked, unrated = rows[rows["eligible"]], rows[~rows["eligible"]]
 if search.strip():
     st.caption(
-        f"{plural(len(rows), 'model')} {'matches' if len(rows) == 1 else 'match'} "
-        f"'{search.strip()}'."
+        f"{fmt.plural(len(rows), 'model', 'match')} '{search.strip()}'."
     )
 st.subheader(f"Ranked ({len(ranked)})")
 if ranked.empty and flt.category:

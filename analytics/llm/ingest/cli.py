@@ -51,6 +51,14 @@ def summary(catalog: Catalog) -> list[str]:
     lines.append(
         "  scores by source_kind: " + ", ".join(f"{k}={v}" for k, v in sorted(kinds.items()))
     )
+    speeds: dict[str, int] = {}
+    for row in tables.get("throughput", []):  # measured speeds: each kind is never mixed
+        key = f"{row.get('kind') or 'unknown'} {row.get('phase') or ''}".strip()
+        speeds[key] = speeds.get(key, 0) + 1
+    if speeds:
+        lines.append(
+            "  throughput by kind: " + ", ".join(f"{k}={v}" for k, v in sorted(speeds.items()))
+        )
     for src in tables.get("sources", []):
         lines.append(
             f"  source {src['source_id']:<22} {src['scores']:>6} scores  {src['models']:>5} models"

@@ -105,9 +105,19 @@ _TRAIL_BUDGET = re.compile(r"[- ](\d+)k$")
 _DATE8 = re.compile(r"(?<!\d)(20\d{2})-?(0[1-9]|1[0-2])-?([0-3]\d)(?!\d)")
 
 
+_API_VERSION_TAG = re.compile(r"[-_]v\d+:\d+$")
+"""A cloud API's version suffix on a model id ('amazon.nova-2-lite-v1:0', Bedrock's form): the
+route's revision, not part of the model's name."""
+_BEDROCK_NOVA = re.compile(r"^((us|eu|jp|apac|global)[.-])?amazon[.-]nova-.*?(?P<tag>-v\d+\.\d+)$")
+"""Amazon's Bedrock id of a Nova model with its ':' written as '.' (Arena's
+'amazon-nova-lite-v1.0'): the same route tag."""
+
+
 def _ascii_lower(name: str) -> str:
     text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
-    return text.lower().strip()
+    text = _API_VERSION_TAG.sub("", text.lower().strip())
+    nova = _BEDROCK_NOVA.match(text)
+    return text[: nova.start("tag")] if nova else text
 
 
 def _drop_org(text: str) -> str:
@@ -142,9 +152,11 @@ def slugify(name: str) -> str:
 _HOST_PREFIX = re.compile(
     r"^(parasail|fireworks|together|deepinfra|openrouter|chutes|novita|hyperbolic|nebius)-"
     r"|^openai-(?=(gpt|o\d|chatgpt|codex)-)|^nvidia-(?=nemotron)|^xai-(?=grok-)"
+    r"|^((us|eu|jp|apac|global)-)?amazon-(?=nova-)|^arcee(-ai)?-(?=(trinity|afm|virtuoso)-)"
 )
 """A host or lab written before an id whose own name says it ('parasail-qwen3-235b-...',
-'openai-gpt-5.4-...', 'nvidia-nemotron-3-nano-30b-a3b'): not part of the model's name."""
+'openai-gpt-5.4-...', 'nvidia-nemotron-3-nano-30b-a3b', 'amazon-nova-2-lite', Bedrock's regional
+'us.amazon.nova-...', 'arcee-trinity-large-preview'): not part of the model's name."""
 _IT = re.compile(r"-it(?=-|$)")
 _EXPERIMENTAL = re.compile(r"-experimental(?=-|$)")
 
