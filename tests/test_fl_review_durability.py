@@ -339,7 +339,7 @@ def test_the_submit_page_shows_the_size_refusal_in_one_line(runs, monkeypatch):
     at.run()
     at.file_uploader[0].upload("big.zip", b"PK" + b"x" * 2000, "application/zip").run()
     assert not at.exception
-    assert not at.success and at.error[0].value == "Not stored: 1 problem(s)."
+    assert not at.success and at.error[0].value == "Not stored: 1 problem."
     (line,) = [t.value for t in at.text]
     assert LINE.match(line) and line.startswith("big.zip: ") and "cap" in line
 
