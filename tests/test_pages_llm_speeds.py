@@ -9,7 +9,7 @@ import pandas as pd
 from analytics.core import db
 from analytics.llm import catalog
 from analytics.llm import fit as hwfit
-from tests.fixtures.apptest import fresh_caches, run_page
+from tests.fixtures.apptest import fresh_caches, run_page, shown_labels
 from tests.fixtures.store import StorePaths
 
 
@@ -95,6 +95,8 @@ def test_fit_page_measured_only_toggle_and_sort_by_speed(store_paths: StorePaths
     community = table[COMMUNITY_COL].dropna()
     assert list(community) == sorted(community, reverse=True)
     assert table.index[: len(community)].tolist() == community.index.tolist()  # measured first
+    headers = shown_labels(element)  # the sorted column is on screen: right after the verdict
+    assert headers[headers.index("Verdict") + 1] == COMMUNITY_COL
     assert at.toggle(key="hf_measured").value is True
     assert at.selectbox(key="hf_sort").value == "community single-stream"
     assert any(

@@ -181,9 +181,13 @@ def pick_filters(models: pd.DataFrame) -> tuple[int, catalog.ModelFilter, bool]:
     return context, flt, show_all
 
 
-def render(table: pd.DataFrame, show_all: bool, context: int) -> None:
+def render(table: pd.DataFrame, show_all: bool, context: int, lead: str | None = None) -> None:
+    """The table; ``lead`` (the column the rows are sorted by) comes right after the verdict."""
     labels = columns(context)
     keep = [c for c in labels if show_all or not c.startswith("smallest_config")]
+    if lead in keep:
+        keep.remove(lead)
+        keep.insert(keep.index("verdict") + 1, lead)
     renamed = table[keep].rename(columns=labels)
     verdicts = [labels["verdict"], labels["context_verdict"]]
     number_formats = {k: v for k, v in formats(labels).items() if k in renamed}
@@ -203,9 +207,10 @@ def render(table: pd.DataFrame, show_all: bool, context: int) -> None:
 BY_VERDICT = "Verdict, then Elo"
 
 
-def pick_speed_view(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+def pick_speed_view(table: pd.DataFrame) -> tuple[pd.DataFrame, int, str | None]:
     """Measured-only toggle and sort by one kind's measured speed (both kept in the URL);
-    returns the narrowed table and how many rows of the full table have a measured speed."""
+    returns the narrowed table, how many rows of the full table have a measured speed and the
+    kind sorted by (None: verdict order)."""
     n_measured = int(fit_view.has_measured_speed(table).sum())
     kinds = fit_view.speed_kinds_present(table)
     cols = st.columns([1, 1])
@@ -226,7 +231,7 @@ def pick_speed_view(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     st.query_params.update(
         measured="1" if measured_only else "0", sort=fit.KIND_PREFIX[kind] if kind else ""
     )
-    return fit_view.narrowed(table, measured_only, kind), n_measured
+    return fit_view.narrowed(table, measured_only, kind), n_measured, kind
 
 
 def say_speed_coverage(coverage: dict[str, int], label: str) -> None:
@@ -261,10 +266,10 @@ st.caption(
     + f" · above: {fit.VERDICTS[-1]}."
 )
 say_speed_coverage(llm.load_fit_speed_coverage(version, gpu_id, count), target.label)
-shown, n_measured = pick_speed_view(table)
+shown, n_measured, sort_kind = pick_speed_view(table)
 rows_word = "row has" if n_measured == 1 else "rows have"
 st.caption(f"{n_measured:,} of {len(table):,} {rows_word} a measured speed on {target.label}.")
-render(shown, show_all, context)
+render(shown, show_all, context, fit_view.SPEED_COLUMNS.get(sort_kind))
 st.caption(
     "Measured speed appears only where the catalog has a measured generation row for exactly "
     "this GPU and count (an 8× H100 row applies to 8× H100 only; never interpolated), in five "
