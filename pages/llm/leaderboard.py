@@ -56,9 +56,10 @@ COLUMNS = {
         "first seen (Date basis says so)."
     ),
     "release_basis": st.column_config.TextColumn(
-        "Date basis", help="Blank: a stated release date. Otherwise what the date is instead, "
-        "e.g. the day the model first appeared in LiteLLM's price table (a few days after the "
-        "release, typically)."
+        "Date basis", width="medium",
+        help="Blank: a stated release date. Otherwise what the date is instead, e.g. the day "
+        "the model first appeared in LiteLLM's price table (a few days after the release, "
+        "typically).",
     ),
     "family": "Family",
     "model_id": "Model ID",
