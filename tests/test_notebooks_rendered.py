@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from analytics.core import paths
+from analytics.core import db, paths
 
 NOTEBOOKS = paths.REPO_ROOT / "notebooks"
 RENDERED = NOTEBOOKS / "rendered"
@@ -58,6 +58,11 @@ def test_the_rendered_copy_is_of_the_current_cells(name: str) -> None:
     )
     assert (paths.SNAPSHOTS_DIR / found["version"] / "MANIFEST.json").is_file(), (
         f"{copy} ran on snapshot {found['version']}, which is not committed"
+    )
+    served = db.current_version()  # the outputs shown are those of the data the app serves
+    assert found["version"] == served, (
+        f"{copy} ran on snapshot {found['version']}, the app serves {served}; "
+        + FIX.format(name=name)
     )
 
 
