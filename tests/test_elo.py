@@ -203,8 +203,11 @@ def test_gradient_matches_finite_differences() -> None:
 
 def test_non_convergence_raises() -> None:
     pw = elo.aggregate(elo.build_battles(elo.headline_scores(synthetic())))
-    with pytest.raises(elo.ConvergenceError, match="did not converge in 2 sweeps"):
+    with pytest.raises(elo.ConvergenceError) as caught:
         elo.fit(pw, max_iter=2, accelerate=False)
+    assert caught.value.where == "rating fit"
+    assert "did not converge in 2 sweeps" in caught.value.what
+    assert "max_iter" in caught.value.fix
 
 
 @settings(max_examples=25, deadline=None)

@@ -16,7 +16,6 @@ from tests.fixtures.imports import module_name, python_files
 
 FOLDERS = ("analytics", "measure", "ui")
 NOT_A_PROBLEM = {
-    "analytics.llm.elo.solver.ConvergenceError": "the Elo engine's own change derives it next",
     "analytics.core.safezip._Overflow": "internal: read_members turns it into a BundleError",
 }
 """Exception classes that are not (yet) a Problem, and why."""

@@ -19,6 +19,7 @@ import scipy.linalg
 import scipy.sparse
 import threadpoolctl
 
+from analytics.core.problems import Problem
 from analytics.llm.elo.evidence import Evidence, Pairwise
 from analytics.llm.elo.pairs import PairIndex
 
@@ -44,8 +45,9 @@ _SLOW_MODES = 8  # slow modes the bootstrap rounds' conjugate gradients correct 
 _SLOW_MODES_MAX_MODELS = 6000  # above this the dense eigenproblem of slow_modes costs too much
 
 
-class ConvergenceError(RuntimeError):
-    """The rating fit did not reach its tolerance within ``max_iter`` sweeps."""
+class ConvergenceError(Problem, RuntimeError):
+    """The rating fit did not reach its tolerance within ``max_iter`` sweeps (``where``: the
+    fit, ``what``: the last step against the tolerance, ``fix``: what to change)."""
 
 
 @dataclass(frozen=True)
@@ -155,8 +157,10 @@ class _Problem:
             if iteration <= sweeps:
                 expected = self.expected(theta, state)
         raise ConvergenceError(
-            f"rating fit did not converge in {max_iter} sweeps (last MM step {step:.3g} >= "
-            f"tol {self.tol:g})"
+            "rating fit",
+            f"did not converge in {max_iter} sweeps (last MM step {step:.3g} >= tol {self.tol:g})",
+            "raise max_iter or loosen tol; a score table whose battles are all draws or one-sided "
+            "has no finite optimum",
         )
 
     def newton_step(
