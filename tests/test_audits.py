@@ -77,6 +77,9 @@ def test_a_maker_before_its_family_name_and_a_cloud_api_version_tag_are_not_the_
     ]  # fmt: skip
     assert len({match_key(n) for n in trinity}) == len({audit_key(n) for n in trinity}) == 1
     assert match_key("amazon-titan-text") != match_key("titan-text")  # only before Nova
+    assert match_key("Nvidia-Llama-3.3-Nemotron-Super-49B-v1.5") == match_key(
+        "Llama 3.3 Nemotron Super 49B v1.5"
+    )  # NVIDIA's name before its Llama-based Nemotron (LMArena vs Arena)
     assert match_key("model-v1.0") != match_key("model")  # a written version stays a version
 
 

@@ -151,11 +151,12 @@ def slugify(name: str) -> str:
 
 _HOST_PREFIX = re.compile(
     r"^(parasail|fireworks|together|deepinfra|openrouter|chutes|novita|hyperbolic|nebius)-"
-    r"|^openai-(?=(gpt|o\d|chatgpt|codex)-)|^nvidia-(?=nemotron)|^xai-(?=grok-)"
+    r"|^openai-(?=(gpt|o\d|chatgpt|codex)-)|^nvidia-(?=(llama-[\d.]+-)?nemotron)|^xai-(?=grok-)"
     r"|^((us|eu|jp|apac|global)-)?amazon-(?=nova-)|^arcee(-ai)?-(?=(trinity|afm|virtuoso)-)"
 )
 """A host or lab written before an id whose own name says it ('parasail-qwen3-235b-...',
-'openai-gpt-5.4-...', 'nvidia-nemotron-3-nano-30b-a3b', 'amazon-nova-2-lite', Bedrock's regional
+'openai-gpt-5.4-...', 'nvidia-nemotron-3-nano-30b-a3b', 'nvidia-llama-3.3-nemotron-super-49b',
+'amazon-nova-2-lite', Bedrock's regional
 'us.amazon.nova-...', 'arcee-trinity-large-preview'): not part of the model's name."""
 _IT = re.compile(r"-it(?=-|$)")
 _EXPERIMENTAL = re.compile(r"-experimental(?=-|$)")
