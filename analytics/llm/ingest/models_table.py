@@ -152,12 +152,7 @@ def stated_row(
         "aliases": aliases or None,
         "metadata_source_url": meta_url,
     }
-    for attr in WEIGHT_FIELDS[:-1]:
-        if attr not in GROUPED:
-            row[attr] = first_value(observations, attr)
-    _grouped(row, observations)
-    row["release_date"] = iso_day(row["release_date"])
-    row["price_date"] = iso_day(row["price_date"])
+    _fill_from(row, observations)
     has_weights_repo = any(o.hf_id for o in observations)
     if row["open_weights"] is None and has_weights_repo:
         row["open_weights"] = not closed_by_name(model_id, family)
@@ -214,12 +209,7 @@ def model_rows(resolver: Resolver, by_model: dict, model_ids: set[str]) -> list[
     ]
     for row in rows:
         observations = pooled[row["checkpoint_id"]]
-        for attr in WEIGHT_FIELDS[:-1]:
-            if attr not in GROUPED:
-                row[attr] = first_value(observations, attr)
-        _grouped(row, observations)
-        row["release_date"] = iso_day(row["release_date"])
-        row["price_date"] = iso_day(row["price_date"])
+        _fill_from(row, observations)
     inherit_from_checkpoint(rows)
     rows = [finish_row(row) for row in rows]
     for row in rows:
@@ -288,3 +278,14 @@ def _typed(attr: str, value: str) -> object:
     if attr == "open_weights":
         return value == "true"
     return value
+
+
+def _fill_from(row: dict, observations: list) -> None:
+    """``row``'s metadata fields from its observations: the first stated value of each field,
+    the grouped fields (price, release date with its basis) from one source each, ISO days."""
+    for attr in WEIGHT_FIELDS[:-1]:
+        if attr not in GROUPED:
+            row[attr] = first_value(observations, attr)
+    _grouped(row, observations)
+    row["release_date"] = iso_day(row["release_date"])
+    row["price_date"] = iso_day(row["price_date"])
