@@ -8,6 +8,7 @@ import csv
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -28,7 +29,7 @@ from analytics.llm.ingest import (
     skypilot,
 )
 from analytics.llm.ingest.benchmarks import BENCHMARKS_CSV, all_benchmarks, from_fraction_or_percent
-from analytics.llm.ingest.common import Drops, IngestError, format_cell, parse_number
+from analytics.llm.ingest.common import Drops, IngestError, ModelObs, format_cell, parse_number
 from analytics.llm.ingest.identity import (
     ModelRegistry,
     checkpoint_of,
@@ -277,6 +278,32 @@ def test_open_llm_leaderboard_subset_and_units():
     assert {s.source_kind for s in scores} == {"independent"}
     assert next(m for m in models if "MoE" in m.name).is_moe
     assert drops.total == 2
+
+
+def test_open_llm_leaderboard_dates_a_removed_repo_by_its_submission_as_a_proxy():
+    row = {"model_name": "lab/gone-7b", "metadata_params_billions": "7", "features_is_moe": "False",
+           "metadata_hub_license": "", "metadata_upload_date": "",
+           "metadata_submission_date": "2025-01-26"}  # fmt: skip
+    obs = open_llm_leaderboard.model_obs(pd.Series(row))
+    assert (obs.release_date, obs.release_date_basis) == (
+        "2025-01-26", open_llm_leaderboard.SUBMITTED_BASIS)
+    uploaded = open_llm_leaderboard.model_obs(
+        pd.Series({**row, "metadata_upload_date": "2024-12-01"}))
+    assert (uploaded.release_date, uploaded.release_date_basis) == ("2024-12-01", None)
+
+
+def test_a_proxy_day_never_beats_a_stated_release_whatever_the_source_rank():
+    from analytics.llm.ingest import models_table
+
+    proxy = ModelObs(name="m", source="llmstats", release_date="2025-01-26",
+                     release_date_basis="submitted somewhere")  # fmt: skip
+    stated = ModelObs(name="m", source="litellm-first-seen", release_date="2024-06-01")
+    row: dict = {}
+    models_table._grouped(row, [proxy, stated])
+    assert (row["release_date"], row["release_date_basis"]) == ("2024-06-01", None)
+    row = {}
+    models_table._grouped(row, [proxy])
+    assert (row["release_date"], row["release_date_basis"]) == ("2025-01-26", "submitted somewhere")
 
 
 def test_open_llm_leaderboard_missing_column_is_one_line(tmp_path):
@@ -599,3 +626,14 @@ def test_committed_catalog_is_a_fresh_import(fresh_catalog):
     for name in CATALOG_FILES:
         committed = (paths.CATALOG_DIR / name).read_bytes()
         assert committed == (fresh_catalog / name).read_bytes(), f"{name}: rerun the ingest"
+
+
+def test_parameter_counts_agree_with_the_moe_flag_after_any_override():
+    from analytics.llm.ingest.models_table import consistent_counts
+
+    dense = {"total_params_b": 0.592, "active_params_b": None, "is_moe": False}
+    consistent_counts(dense)
+    assert dense["active_params_b"] == 0.592  # a dense model's active count is its total
+    sparse = {"total_params_b": 398.0, "active_params_b": 13.0, "is_moe": False}
+    consistent_counts(sparse)
+    assert sparse["is_moe"] is True and sparse["active_params_b"] == 13.0

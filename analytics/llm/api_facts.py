@@ -9,7 +9,9 @@ Three facts per model of one snapshot, each with its date and source:
   is a third kind of speed, never a GPU's: llama.cpp single-stream and MLPerf server throughput
   (table ``throughput``) are the hardware-fit page's, and the two are never mixed;
 - the release date's basis (``models.release_date_basis``): empty when a source states the
-  release, else the proxy the date is (the day the model's key first appeared in LiteLLM).
+  release, else the proxy the date is (the day the model's key first appeared in LiteLLM);
+  without any date, why none is published where the override table says so (an
+  ``unpublished`` row's reason, as ``release_unpublished``).
 
 Older snapshots lack the columns or the table: every fact then reads as unknown.
 """
@@ -49,7 +51,12 @@ def model_api(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
         }
     )  # fmt: skip
     speed = speed.drop_duplicates("model_id")  # one row per model (its primary key)
-    return models.merge(speed, on="model_id", how="left")
+    out = models.merge(speed, on="model_id", how="left")
+    notes = db.select_present(con, "overrides", ["action", "subject", "field", "reason"])
+    notes = notes[(notes["action"] == "unpublished") & (notes["field"] == "release_date")]
+    why = dict(zip(notes["subject"], notes["reason"], strict=True))
+    out["release_unpublished"] = out["model_id"].map(why)
+    return out
 
 
 def usd_text(value: float) -> str:
@@ -197,12 +204,14 @@ class ModelApi:
     speed: ApiSpeed | None
     release_date: str | None  # YYYY-MM-DD
     release_basis: str  # '' when a source states the release
+    release_unpublished: str = ""  # why no source dates it ('' when unknown or dated)
 
     def release_line(self) -> str:
         """'Released 2025-04-14.', or for a proxy 'First seen in LiteLLM on 2026-09-22 (no
-        published release date).'; '' without a date."""
+        published release date).'; without a date, why none is published, else ''."""
         if not self.release_date:
-            return ""
+            why = self.release_unpublished
+            return f"No published release date: {why}." if why else ""
         if not self.release_basis:
             return f"Released {self.release_date}."
         basis = self.release_basis[:1].upper() + self.release_basis[1:]
@@ -230,5 +239,6 @@ def model_api_of(api: pd.DataFrame, model_id: str) -> ModelApi:
             _text(row.get("speed_source_url")),
         )  # fmt: skip
     return ModelApi(
-        price, speed, _day(row.get("release_date")), _text(row.get("release_date_basis"))
+        price, speed, _day(row.get("release_date")), _text(row.get("release_date_basis")),
+        _text(row.get("release_unpublished")),
     )

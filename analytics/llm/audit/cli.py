@@ -34,14 +34,14 @@ def read_catalog(catalog: Path) -> dict[str, pd.DataFrame]:
 
 def findings(name: str, tables: dict[str, pd.DataFrame], catalog: Path) -> list:
     """One audit's findings (objects with ``resolved`` and ``line()``)."""
-    if name == "identity":
-        table = ov.load(catalog / "overrides.csv", match_key=match_key)
-        apart = dict(table.apart)
-        apart.update({pair: "same-name override" for pair in table.same_name})
-        return identity.audit(tables["models"], tables["scores"], apart)
     if name == "protocols":
         return protocols.audit(tables["scores"], tables["benchmarks"])
-    return metadata.audit(tables["models"], tables["scores"])
+    table = ov.load(catalog / "overrides.csv", match_key=match_key)
+    if name == "metadata":
+        return metadata.audit(tables["models"], tables["scores"], table.unpublished)
+    apart = dict(table.apart)
+    apart.update({pair: "same-name override" for pair in table.same_name})
+    return identity.audit(tables["models"], tables["scores"], apart)
 
 
 def main(argv: list[str]) -> int:

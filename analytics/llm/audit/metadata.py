@@ -31,19 +31,29 @@ def _num(value: object) -> float | None:
     return None if _blank(value) else float(value)
 
 
-def audit(models: pd.DataFrame, scores: pd.DataFrame) -> list[Finding]:
-    """Every metadata finding for models with :data:`MIN_SCORES` or more score rows."""
+def audit(
+    models: pd.DataFrame, scores: pd.DataFrame, unpublished: dict[str, dict[str, str]] | None = None
+) -> list[Finding]:
+    """Every metadata finding for models with :data:`MIN_SCORES` or more score rows; a missing
+    fact that an ``unpublished`` override row documents (model -> field -> reason) is settled
+    with that reason, never filled."""
+    unpublished = unpublished or {}
+
+    def missing(mid: str, attr: str, what: str) -> Finding:
+        reason = unpublished.get(mid, {}).get(attr, "")
+        return Finding(mid, what, f"no public source states it: {reason}" if reason else "")
+
     counts = scores["model_id"].value_counts()
     busy = models[models["model_id"].map(counts).fillna(0) >= MIN_SCORES]
     out = []
     for row in busy.to_dict("records"):
         mid = row["model_id"]
         if _blank(row.get("release_date")):
-            out.append(Finding(mid, "no release date"))
+            out.append(missing(mid, "release_date", "no release date"))
         if _blank(row.get("organisation")):
-            out.append(Finding(mid, "no organisation"))
+            out.append(missing(mid, "organisation", "no organisation"))
         if str(row.get("open_weights")) == "true" and _blank(row.get("total_params_b")):
-            out.append(Finding(mid, "open weights without a parameter count"))
+            out.append(missing(mid, "total_params_b", "open weights without a parameter count"))
         out += _date_findings(row)
         if str(row.get("is_moe")) == "false" and moe_by_name(mid):
             out.append(Finding(mid, "the name says mixture of experts, the row says dense"))

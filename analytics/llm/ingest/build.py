@@ -51,7 +51,7 @@ from analytics.llm.ingest.hardware_tables import (
 )
 from analytics.llm.ingest.identity import match_key, split_variant, weights_link_fits
 from analytics.llm.ingest.models_table import FIELD_PRIORITY, first_value, model_rows
-from analytics.llm.ingest.overrides import OVERRIDES_CSV, unapplied
+from analytics.llm.ingest.overrides import OVERRIDES_CSV, filled_fields, unapplied
 from analytics.llm.ingest.overrides import load as load_overrides
 from analytics.llm.ingest.resolver import (
     FORMER,
@@ -319,7 +319,8 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
     scored = {r["model_id"] for r in score_table}
     model_table = model_rows(resolver, by_model, scored)
     idle = unapplied(overrides, {r["model_id"] for r in model_table},
-                     {r["checkpoint_id"] for r in model_table} | set(resolver.checkpoints.values()))
+                     {r["checkpoint_id"] for r in model_table} | set(resolver.checkpoints.values()),
+                     filled_fields(model_table))
     if idle:  # printed by ingest, never silent; the committed table has none (a test)
         catalog.notes.append(f"override rows without effect on this catalog: {len(idle)}")
         catalog.notes += [f"  {line}" for line in idle[:20]]

@@ -76,12 +76,16 @@ def _first_with(observations: list[ModelObs], order: tuple[str, ...], attr: str)
 def _grouped(row: dict, observations: list[ModelObs]) -> None:
     """Fields that only mean something together come from one observation: the four price
     columns (one source's input and output price, its link and date) and the release date with
-    its basis (a LiteLLM first-seen day is never shown as a stated release)."""
+    its basis (a proxy, such as a LiteLLM first-seen day, is never shown as a stated release and
+    never beats a stated date, whatever its source's rank)."""
     price = _first_with(observations, PRICE_PRIORITY, "usd_per_mtok_input") or _first_with(
         observations, PRICE_PRIORITY, "usd_per_mtok_output")
     for attr in PRICE_FIELDS:
         row[attr] = getattr(price, attr) if price else None
-    release = _first_with(observations, FIELD_PRIORITY["release_date"], "release_date")
+    order = FIELD_PRIORITY["release_date"]
+    stated = [o for o in observations if not o.release_date_basis]
+    release = _first_with(stated, order, "release_date") or _first_with(
+        observations, order, "release_date")  # a proxy day only where no source states one
     row["release_date"] = release.release_date if release else None
     row["release_date_basis"] = release.release_date_basis if release else None
 
@@ -176,8 +180,17 @@ def inherit_from_checkpoint(rows: list[dict]) -> None:
 def finish_row(row: dict) -> dict:
     """Name-derived hints and documented defaults where sources are silent."""
     name_total, name_active = params_from_name(row["model_id"])
-    total = row["total_params_b"] or name_total
-    active = row["active_params_b"] or name_active
+    row["total_params_b"] = row["total_params_b"] or name_total
+    row["active_params_b"] = row["active_params_b"] or name_active
+    consistent_counts(row)
+    row["open_weights"] = bool(row["open_weights"])
+    return row
+
+
+def consistent_counts(row: dict) -> None:
+    """Parameter counts that agree with the MoE flag: fewer active than total (under 95 %) is a
+    mixture of experts; a dense model's active count is its total. Run again after overrides."""
+    total, active = row["total_params_b"], row["active_params_b"]
     if total and active and active < 0.95 * total:
         row["is_moe"] = True
     if not row["is_moe"] and total is not None:
@@ -185,8 +198,6 @@ def finish_row(row: dict) -> dict:
     row["total_params_b"] = round(total, 3) if total else None
     row["active_params_b"] = round(active, 3) if active else None
     row["is_moe"] = bool(row["is_moe"])
-    row["open_weights"] = bool(row["open_weights"])
-    return row
 
 
 def model_rows(resolver: Resolver, by_model: dict, model_ids: set[str]) -> list[dict]:
@@ -226,6 +237,7 @@ def model_rows(resolver: Resolver, by_model: dict, model_ids: set[str]) -> list[
             row[attr] = _typed(attr, value)
             if attr == "release_date":
                 row["release_date_basis"] = None  # an override row cites the release itself
+        consistent_counts(row)
     human_display_names(rows)
     distinct_display_names(rows)
     names.name_the_variants(rows)

@@ -6,6 +6,11 @@ official providers only (``features_is_official_provider``), not merged, not fla
 weights (no adapters), and one row per model name (the highest-average precision variant).
 Scores are the raw metric values (fractions) converted to percent, not the leaderboard's
 baseline-normalised columns.
+
+The Hub upload date stands in for the release date. A row whose repository is gone has none
+(the leaderboard writes its base model as 'Removed'); its submission day is then the date, with
+``release_date_basis`` = :data:`SUBMITTED_BASIS`: a proxy (the weights existed by that day), shown
+with its basis and never read as a release by lineage, movers or charts.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ SOURCE = "open-llm-leaderboard"
 SOURCE_NAME = "Open LLM Leaderboard v2"
 LEADERBOARD_URL = "https://huggingface.co/spaces/open-llm-leaderboard/open_llm_leaderboard"
 DETAILS_URL = "https://huggingface.co/datasets/open-llm-leaderboard/{slug}-details"
+SUBMITTED_BASIS = "submitted to the Open LLM Leaderboard"
 
 # column prefix -> benchmark_id
 BENCHMARKS = {
@@ -80,13 +86,17 @@ def select_subset(frame: pd.DataFrame, drops: Drops) -> pd.DataFrame:
 
 
 def model_obs(row: pd.Series) -> ModelObs:
-    """Metadata of one leaderboard row (upload date stands in for the release date)."""
+    """Metadata of one leaderboard row (upload date, else the submission day as a proxy, stands
+    in for the release date)."""
     params = parse_number(row["metadata_params_billions"])
+    uploaded = clean_text(row["metadata_upload_date"])
+    submitted = clean_text(row.get("metadata_submission_date"))
     return ModelObs(
         name=row["model_name"],
         source=SOURCE,
         organisation=row["model_name"].split("/", 1)[0],
-        release_date=clean_text(row["metadata_upload_date"]),
+        release_date=uploaded or submitted,
+        release_date_basis=None if uploaded or not submitted else SUBMITTED_BASIS,
         total_params_b=params if params and params > 0 else None,
         is_moe=_flag(row["features_is_moe"]),
         open_weights=True,

@@ -19,6 +19,10 @@ Every row names its evidence (``source_url``, a public page) and a ``reason``. A
 ``distinct-from`` checkpoints ``subject`` and ``target`` are different models: the identity audit
                 (``python -m analytics audit identity``) lists the pair as kept apart, with the
                 row's reason.
+``unpublished`` no public source states ``field`` (release_date, total_params_b, organisation) of
+                model ``subject``: the cell stays empty, shown as unknown, and the metadata audit
+                (``python -m analytics audit metadata``) settles its line with the row's reason
+                (``source_url``: the page that should state it and does not). Never a guess.
 """
 
 from __future__ import annotations
@@ -45,8 +49,11 @@ COLUMNS = (
     "reason",
 )
 ACTIONS = (
-    "alias", "distinct", "weights", "set", "drop-score", "move-score", "same-name", "distinct-from"
+    "alias", "distinct", "weights", "set", "drop-score", "move-score", "same-name", "distinct-from",
+    "unpublished",
 )
+UNPUBLISHABLE = ("release_date", "total_params_b", "organisation")
+"""The fields an ``unpublished`` row may name: the facts the metadata audit asks for."""
 SETTABLE = {
     "release_date": re.compile(r"^\d{4}-\d{2}-\d{2}$"),
     "organisation": re.compile(r"^\S.*$"),
@@ -77,6 +84,8 @@ class Overrides:
     path: Path = OVERRIDES_CSV
     apart: dict[frozenset[str], str] = field(default_factory=dict)
     """checkpoint pair -> reason (``distinct-from`` rows)."""
+    unpublished: dict[str, dict[str, str]] = field(default_factory=dict)
+    """model id -> field -> reason no public source states it (``unpublished`` rows)."""
 
     def score_action(self, model_id: str, benchmark_id: str, source_name: str) -> dict | None:
         """The drop-score / move-score row that applies to one score, if any."""
@@ -157,16 +166,26 @@ def _alias_cycles(out: Overrides, path: Path, match_key) -> list[str]:
     return problems
 
 
-def unapplied(out: Overrides, model_ids: set[str], checkpoint_ids: set[str]) -> list[str]:
+def unapplied(
+    out: Overrides,
+    model_ids: set[str],
+    checkpoint_ids: set[str],
+    filled: dict[str, set[str]] | None = None,
+) -> list[str]:
     """One line per row that the built catalog leaves without effect: a ``set`` on no model, an
-    ``alias`` / ``distinct-from`` / ``move-score`` naming an id the catalog does not hold."""
+    ``alias`` / ``distinct-from`` / ``move-score`` naming an id the catalog does not hold, an
+    ``unpublished`` row on no model or on a field a source now states (``filled``: model id ->
+    the fields its row holds)."""
     known = model_ids | checkpoint_ids
     problems = []
     for lineno, row in out.rows:
         action, subject, target = row["action"], row["subject"], row["target"]
         missing = []
-        if action == "set" and subject not in known:
+        if action in ("set", "unpublished") and subject not in known:
             missing.append(subject)
+        elif action == "unpublished" and row["field"] in (filled or {}).get(subject, set()):
+            what = f"unpublished {row['field']} of {subject!r}, but the catalog now states it"
+            problems.append(str(_fail(out.path, lineno, what, "delete the row")))
         elif action in ("alias", "distinct-from") and target not in known:
             missing.append(target)
         if action == "distinct-from" and subject not in known:
@@ -178,6 +197,17 @@ def unapplied(out: Overrides, model_ids: set[str], checkpoint_ids: set[str]) -> 
             fix = "correct the id (models.csv) or delete the row"
             problems.append(str(_fail(out.path, lineno, what, fix)))
     return problems
+
+
+def filled_fields(rows) -> dict[str, set[str]]:
+    """model id -> the :data:`UNPUBLISHABLE` fields its row states (rows: dicts or records)."""
+    out: dict[str, set[str]] = {}
+    for row in rows:
+        out[str(row["model_id"])] = {
+            f for f in UNPUBLISHABLE if str(row.get(f) if row.get(f) is not None else "")
+            not in ("", "nan", "None")
+        }
+    return out
 
 
 def _add(out: Overrides, path: Path, lineno: int, row: dict, match_key) -> None:
@@ -216,6 +246,11 @@ def _add(out: Overrides, path: Path, lineno: int, row: dict, match_key) -> None:
         if not row["benchmark_id"]:
             raise _fail(path, lineno, "benchmark_id is empty", "name the benchmark")
         out.score_rules.append({**row, "line": lineno})
+    elif action == "unpublished":
+        if row["field"] not in UNPUBLISHABLE or row["value"] or not _ID.match(subject):
+            raise _fail(path, lineno, f"unpublished {row['field']!r} of {subject!r} with value "
+                        f"{row['value']!r}", f"name a model id, one of {UNPUBLISHABLE}, no value")
+        out.unpublished.setdefault(subject, {})[row["field"]] = row["reason"]
     elif action == "distinct-from":
         if not _ID.match(subject) or subject == target:
             raise _fail(path, lineno, f"subject {subject!r} is not another model id",
