@@ -50,6 +50,7 @@ CATALOG_FILES = (
     "copies.csv",
     "sources.csv",
     "retired.csv",
+    "disagreements.csv",
 )
 
 

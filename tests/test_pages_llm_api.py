@@ -184,6 +184,18 @@ def test_model_page_says_why_no_release_date_is_published(committed: str) -> Non
     assert "Released" not in line
 
 
+def test_model_page_lists_every_publishers_day_where_they_disagree(committed: str) -> None:
+    at = run_page("llm/model.py", model="qwen2-72b-instruct")
+    assert not at.exception
+    captions = [c.value for c in at.caption]
+    assert "Released 2024-06-07." in captions
+    line = next(c for c in captions if c.startswith("Publishers date it differently: "))
+    assert "LLM Stats 2024-07-23" in line and "Epoch AI 2024-06-07" in line
+    assert line.endswith("(shown: 2 of 4 publishers agree).")
+    quiet = run_page("llm/model.py", model=FIRST_SEEN)  # no publisher states a day: no line
+    assert not any(c.value.startswith("Publishers date") for c in quiet.caption)
+
+
 HARDWARE = [{"gpu": "rtx-4090"}, {"gpu": "h200", "count": "8"}]  # llama.cpp and MLPerf rows
 
 

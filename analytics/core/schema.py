@@ -35,7 +35,7 @@ ID_PATTERN = r"^[a-z0-9][a-z0-9._+-]{0,127}$"
 """Every identifier cell: lower-case ASCII letters, digits and ``._+-``, at most 128 characters
 (so no spaces, control, zero-width, markup or look-alike non-ASCII characters)."""
 
-MAY_BE_EMPTY = frozenset({"retired", "api_speed", "copies"})
+MAY_BE_EMPTY = frozenset({"retired", "api_speed", "copies", "disagreements"})
 """Tables that may hold no rows (nothing retired yet; a catalog built without newer copies has
 no API speeds and no copies); every other table needs data."""
 
@@ -47,6 +47,7 @@ ID_COLUMNS: dict[str, tuple[str, ...]] = {
     "throughput": ("model_id", "gpu_id"),
     "sources": ("source_id",),
     "retired": ("model_id",),
+    "disagreements": ("checkpoint_id",),
 }
 """Columns whose cells must match ``ID_PATTERN``. Names (``display_name``, ``aliases``) may be
 any Unicode text, but no cell may hold control, zero-width or bidi characters."""
@@ -205,6 +206,13 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("source_name", "str", help="'Artificial Analysis (API, as served)'"),
         Column("source_url", "str"),
     ),
+    "disagreements": (
+        Column("checkpoint_id", "str"),
+        Column("field", "str", help="release_date or total_params_b"),
+        Column("value", "str", required=False, help="the value the catalog shows"),
+        Column("values", "str", help="every publisher's value, 'Epoch AI 2024-06-07; ...'"),
+        Column("settled", "str", required=False, help="the rule or override; empty = open"),
+    ),
     "copies": (
         Column("copy_id", "str", help="importer id of a third party's copy of newer data"),
         Column("publisher", "str", help="who published the data (credited)"),
@@ -230,6 +238,7 @@ PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     "retired": ("model_id",),
     "api_speed": ("model_id",),
     "copies": ("copy_id",),
+    "disagreements": ("checkpoint_id", "field"),
     "throughput": (
         "model_id", "gpu_id", "gpu_count", "quant", "phase", "kind", "scenario", "system",
         "source_url", "engine",

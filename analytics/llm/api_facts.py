@@ -11,7 +11,9 @@ Three facts per model of one snapshot, each with its date and source:
 - the release date's basis (``models.release_date_basis``): empty when a source states the
   release, else the proxy the date is (the day the model's key first appeared in LiteLLM);
   without any date, why none is published where the override table says so (an
-  ``unpublished`` row's reason, as ``release_unpublished``).
+  ``unpublished`` row's reason, as ``release_unpublished``); where publishers date the
+  checkpoint differently, every one's day and the rule that picked the shown one (table
+  ``disagreements``, as ``release_disagreement``).
 
 Older snapshots lack the columns or the table: every fact then reads as unknown.
 """
@@ -56,6 +58,14 @@ def model_api(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     notes = notes[(notes["action"] == "unpublished") & (notes["field"] == "release_date")]
     why = dict(zip(notes["subject"], notes["reason"], strict=True))
     out["release_unpublished"] = out["model_id"].map(why)
+    checkpoints = db.select_present(con, "models", ["model_id", "checkpoint_id"])
+    split = db.select_present(con, "disagreements", ["checkpoint_id", "field", "values", "settled"])
+    split = split[split["field"] == "release_date"]
+    said = {c: f"{v} (shown: {s})" if s else v
+            for c, v, s in zip(split["checkpoint_id"], split["values"], split["settled"],
+                               strict=True)}  # fmt: skip
+    of = dict(zip(checkpoints["model_id"], checkpoints["checkpoint_id"], strict=True))
+    out["release_disagreement"] = out["model_id"].map(lambda m: said.get(of.get(m, m)))
     return out
 
 
@@ -205,6 +215,14 @@ class ModelApi:
     release_date: str | None  # YYYY-MM-DD
     release_basis: str  # '' when a source states the release
     release_unpublished: str = ""  # why no source dates it ('' when unknown or dated)
+    release_disagreement: str = ""  # every publisher's day where they disagree, and the rule
+
+    def disagreement_line(self) -> str:
+        """'Publishers date it differently: Epoch AI 2024-06-07; LLM Stats 2024-07-23 (shown: 2
+        of 3 publishers agree).'; '' where they agree."""
+        if not self.release_disagreement:
+            return ""
+        return f"Publishers date it differently: {self.release_disagreement}."
 
     def release_line(self) -> str:
         """'Released 2025-04-14.', or for a proxy 'First seen in LiteLLM on 2026-09-22 (no
@@ -240,5 +258,5 @@ def model_api_of(api: pd.DataFrame, model_id: str) -> ModelApi:
         )  # fmt: skip
     return ModelApi(
         price, speed, _day(row.get("release_date")), _text(row.get("release_date_basis")),
-        _text(row.get("release_unpublished")),
+        _text(row.get("release_unpublished")), _text(row.get("release_disagreement")),
     )

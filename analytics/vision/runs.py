@@ -45,10 +45,11 @@ def runs_fingerprint(runs_dir: Path | None = None) -> str:
 
 
 def all_runs(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
-    """Every stored measurement (ours), newest first; empty when none is stored."""
+    """Every stored measurement (ours), newest first (runs stored in the same instant by
+    run_id, so the order never varies between calls); empty when none is stored."""
     if not db.has_table(con, "vision_runs"):
         return pd.DataFrame(columns=["run_id", "adapter", "task", "device_kind", "device_name"])
-    return db.query(con, "SELECT * FROM vision_runs ORDER BY created_utc DESC")
+    return db.query(con, "SELECT * FROM vision_runs ORDER BY created_utc DESC, run_id")
 
 
 def exclusion_reason(row: pd.Series) -> str:

@@ -59,6 +59,8 @@ def show_summary(summary: leaderboard.ModelSummary, facts: api_facts.ModelApi) -
     st.header(summary.display_name)
     if facts.release_line():
         st.caption(facts.release_line())
+    if facts.disagreement_line():
+        st.caption(facts.disagreement_line())
     cols = st.columns(4)
     licence = f"Licence class: **{summary.licence_class}** (licence: {summary.licence_raw or '—'})."
     if summary.rating is None:

@@ -23,8 +23,10 @@ AUDITS = ("identity", "protocols", "metadata")
 def read_catalog(catalog: Path) -> dict[str, pd.DataFrame]:
     """The catalog tables the audits read (every cell as text, scores numeric)."""
     out = {}
-    for name in ("models", "scores", "benchmarks"):
+    for name in ("models", "scores", "benchmarks", "disagreements"):
         path = catalog / f"{name}.csv"
+        if not path.is_file() and name == "disagreements":
+            continue  # a catalog built before the table: no disagreement is known
         if not path.is_file():
             raise FileNotFoundError(f"{path}: missing; fix: run python -m analytics ingest")
         out[name] = pd.read_csv(path, dtype=str, keep_default_na=False)
@@ -38,7 +40,9 @@ def findings(name: str, tables: dict[str, pd.DataFrame], catalog: Path) -> list:
         return protocols.audit(tables["scores"], tables["benchmarks"])
     table = ov.load(catalog / "overrides.csv", match_key=match_key)
     if name == "metadata":
-        return metadata.audit(tables["models"], tables["scores"], table.unpublished)
+        found = metadata.audit(tables["models"], tables["scores"], table.unpublished)
+        return found + metadata.disagreement_findings(
+            tables["models"], tables["scores"], tables.get("disagreements"))
     apart = dict(table.apart)
     apart.update({pair: "same-name override" for pair in table.same_name})
     return identity.audit(tables["models"], tables["scores"], apart)

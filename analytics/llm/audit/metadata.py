@@ -9,7 +9,10 @@ Findings:
   after it (``dated.release_for_snapshot``: an older release's or a refresh's date);
 - active parameters above total parameters, or a dense model whose active count differs;
 - a name that says mixture of experts (``families.moe_by_name``: '-a3b', '8x7b') on a model
-  marked dense.
+  marked dense;
+- publishers that disagree on a checkpoint's release date or parameter count (ingest's table
+  ``disagreements``, ``ingest/consensus.py``), settled there by agreement, rank, the id's own
+  date or an override row, else open.
 """
 
 from __future__ import annotations
@@ -63,6 +66,24 @@ def audit(
                 out.append(Finding(mid, f"active parameters {active:g}B above total {total:g}B"))
             elif str(row.get("is_moe")) == "false" and active != total:
                 out.append(Finding(mid, f"dense model with {active:g}B of {total:g}B active"))
+    return out
+
+
+def disagreement_findings(
+    models: pd.DataFrame, scores: pd.DataFrame, disagreements: pd.DataFrame | None
+) -> list[Finding]:
+    """One finding per disagreement on a checkpoint the board leans on (a variant of it has
+    :data:`MIN_SCORES` or more score rows); its ``settled`` text, if any, resolves it."""
+    if disagreements is None or disagreements.empty:
+        return []
+    counts = scores["model_id"].value_counts()
+    busy = set(models.loc[models["model_id"].map(counts).fillna(0) >= MIN_SCORES, "checkpoint_id"])
+    out = []
+    for row in disagreements.to_dict("records"):
+        if row["checkpoint_id"] not in busy:
+            continue
+        what = f"sources disagree on {row['field']} ({row['values']}); shown: {row['value'] or '—'}"
+        out.append(Finding(row["checkpoint_id"], what, str(row.get("settled") or "")))
     return out
 
 

@@ -50,7 +50,12 @@ from analytics.llm.ingest.hardware_tables import (
     throughput_rows,
 )
 from analytics.llm.ingest.identity import match_key, split_variant, weights_link_fits
-from analytics.llm.ingest.models_table import FIELD_PRIORITY, first_value, model_rows
+from analytics.llm.ingest.models_table import (
+    FIELD_PRIORITY,
+    disagreement_rows,
+    first_value,
+    model_rows,
+)
 from analytics.llm.ingest.overrides import OVERRIDES_CSV, filled_fields, unapplied
 from analytics.llm.ingest.overrides import load as load_overrides
 from analytics.llm.ingest.resolver import (
@@ -310,7 +315,7 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
     arena_2026.check(arena_fidelity)  # refuse a drifting Arena copy before anything is read
     models, scores = load_sources(shared, drops)
     by_model, resolved = resolve_identities(resolver, models, scores)
-    extra = llmfit.load(shared / "llmfit/hf_models.json")
+    extra = llmfit.load(shared / "llmfit/hf_models.json", drops)
     extra += llm_analysis.load(shared / "llm-analysis/model_configs")
     extra += load_metadata_sources(shared, drops)
     attached = attach_metadata(resolver, by_model, extra)
@@ -350,6 +355,12 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
     catalog.notes += [f"copy {r['copy_id']}: {r['fidelity']}" for r in catalog.tables["copies"]]
     retired = sorted(set(unresolved) | (set(resolver.checkpoints) & FORMER - scored))
     catalog.tables["retired"] = [{"model_id": r, "reason": RETIRED_REASON} for r in retired]
+    catalog.tables["disagreements"] = disagreement_rows(resolver, by_model, scored, model_table)
+    open_ = [r for r in catalog.tables["disagreements"] if not r["settled"]]
+    catalog.notes.append(
+        f"sources disagree on {len(catalog.tables['disagreements'])} facts; "
+        f"{len(open_)} not settled (python -m analytics audit metadata)"
+    )
     if retired:
         catalog.notes.append(f"former model ids retired (no score left): {len(retired)}")
     unused = sorted(set(all_benchmarks()) - used)

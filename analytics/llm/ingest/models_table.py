@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from analytics.llm.ingest import genai_prices, litellm_first_seen, model_prices, models_dev, names
+from analytics.llm.ingest import (
+    consensus,
+    genai_prices,
+    litellm_first_seen,
+    model_prices,
+    models_dev,
+    names,
+)
 from analytics.llm.ingest.common import ModelObs, iso_day
 from analytics.llm.ingest.dated import release_for_snapshot
 from analytics.llm.ingest.families import (
@@ -76,15 +83,14 @@ def _first_with(observations: list[ModelObs], order: tuple[str, ...], attr: str)
 def _grouped(row: dict, observations: list[ModelObs]) -> None:
     """Fields that only mean something together come from one observation: the four price
     columns (one source's input and output price, its link and date) and the release date with
-    its basis (a proxy, such as a LiteLLM first-seen day, is never shown as a stated release and
-    never beats a stated date, whatever its source's rank)."""
+    its basis: the day most publishers agree on (``consensus``); a proxy, such as a LiteLLM
+    first-seen day, never votes, is never shown as a stated release and only fills a gap."""
     price = _first_with(observations, PRICE_PRIORITY, "usd_per_mtok_input") or _first_with(
         observations, PRICE_PRIORITY, "usd_per_mtok_output")
     for attr in PRICE_FIELDS:
         row[attr] = getattr(price, attr) if price else None
     order = FIELD_PRIORITY["release_date"]
-    stated = [o for o in observations if not o.release_date_basis]
-    release = _first_with(stated, order, "release_date") or _first_with(
+    release = consensus.choose(observations, "release_date", order)[0] or _first_with(
         observations, order, "release_date")  # a proxy day only where no source states one
     row["release_date"] = release.release_date if release else None
     row["release_date_basis"] = release.release_date_basis if release else None
@@ -187,11 +193,18 @@ def finish_row(row: dict) -> dict:
     return row
 
 
+MOE_ACTIVE_SHARE = 0.75
+"""Below this share of the total active, a model is a mixture of experts (Mixtral 0.28,
+Qwen3-30B-A3B 0.1); no dense model's rounded name size is that far below its count."""
+
+
 def consistent_counts(row: dict) -> None:
-    """Parameter counts that agree with the MoE flag: fewer active than total (under 95 %) is a
-    mixture of experts; a dense model's active count is its total. Run again after overrides."""
+    """Parameter counts that agree with the MoE flag: far fewer active than total (under
+    :data:`MOE_ACTIVE_SHARE`) is a mixture of experts; a dense model's active count is its
+    total (an active count near the total is the size in the name, rounded: DeepSeek R1 Distill
+    Qwen 1.5B has 1.78B). Run again after overrides."""
     total, active = row["total_params_b"], row["active_params_b"]
-    if total and active and active < 0.95 * total:
+    if total and active and active < MOE_ACTIVE_SHARE * total:
         row["is_moe"] = True
     if not row["is_moe"] and total is not None:
         active = total
@@ -200,14 +213,40 @@ def consistent_counts(row: dict) -> None:
     row["is_moe"] = bool(row["is_moe"])
 
 
+def pooled_observations(
+    resolver: Resolver, by_model: dict, model_ids: set[str]
+) -> dict[str, list[ModelObs]]:
+    """checkpoint id -> the observations of all its variants (a scoreless default too)."""
+    pooled: dict[str, list[ModelObs]] = defaultdict(list)
+    for mid in sorted(set(model_ids) | set(by_model)):
+        pooled[resolver.checkpoints.get(mid, mid)] += by_model.get(mid, [])
+    return pooled
+
+
+def disagreement_rows(
+    resolver: Resolver, by_model: dict, model_ids: set[str], rows: list[dict]
+) -> list[dict]:
+    """The ``disagreements`` table (``consensus.table_rows``) of the built model rows."""
+    sets = resolver.overrides.sets
+    overridden = {
+        (resolver.checkpoints.get(mid, mid), attr)
+        for mid, fields in sets.items() for attr in fields if attr in consensus.FIELDS
+    }  # fmt: skip
+    id_dated = {
+        r["checkpoint_id"] for r in rows if release_for_snapshot(r["checkpoint_id"], None)[1]
+    }
+    return consensus.table_rows(
+        rows, pooled_observations(resolver, by_model, model_ids),
+        {attr: FIELD_PRIORITY[attr] for attr in consensus.FIELDS}, overridden, id_dated,
+    )  # fmt: skip
+
+
 def model_rows(resolver: Resolver, by_model: dict, model_ids: set[str]) -> list[dict]:
     """models.csv rows for `model_ids`, sorted by id; override ``set`` rows applied last.
 
     Weight properties (release date, parameters, licence, price ...) are chosen once per
     checkpoint from the observations of all its variants, so every variant shows the same."""
-    pooled: dict[str, list[ModelObs]] = defaultdict(list)
-    for mid in sorted(set(model_ids) | set(by_model)):  # a scoreless default still speaks
-        pooled[resolver.checkpoints.get(mid, mid)] += by_model.get(mid, [])
+    pooled = pooled_observations(resolver, by_model, model_ids)
     rows = [
         stated_row(
             mid,
@@ -298,6 +337,8 @@ def _fill_from(row: dict, observations: list) -> None:
     for attr in WEIGHT_FIELDS[:-1]:
         if attr not in GROUPED:
             row[attr] = first_value(observations, attr)
+    counted = consensus.choose(observations, "total_params_b", FIELD_PRIORITY["total_params_b"])
+    row["total_params_b"] = counted[0].total_params_b if counted[0] else None
     _grouped(row, observations)
     row["release_date"] = iso_day(row["release_date"])
     row["price_date"] = iso_day(row["price_date"])
