@@ -256,6 +256,8 @@ def test_metadata_audit_flags_missing_and_contradicting_facts():
         "open-1: no release date  resolved: no public source states it: no page dates it"
     )
     assert not settled["no organisation"].resolved  # only the fact the row names is settled
+    unknown = models.assign(organisation=["unknown", "Lab", "Lab"])  # the rule's own blank
+    assert "open-1: no organisation  UNRESOLVED" in [f.line() for f in am.audit(unknown, scores)]
 
 
 # --- display names ----------------------------------------------------------------------------

@@ -53,7 +53,7 @@ def audit(
         mid = row["model_id"]
         if _blank(row.get("release_date")):
             out.append(missing(mid, "release_date", "no release date"))
-        if _blank(row.get("organisation")):
+        if _blank(row.get("organisation")) or str(row.get("organisation")).lower() == "unknown":
             out.append(missing(mid, "organisation", "no organisation"))
         if str(row.get("open_weights")) == "true" and _blank(row.get("total_params_b")):
             out.append(missing(mid, "total_params_b", "open weights without a parameter count"))

@@ -204,8 +204,8 @@ def filled_fields(rows) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for row in rows:
         out[str(row["model_id"])] = {
-            f for f in UNPUBLISHABLE if str(row.get(f) if row.get(f) is not None else "")
-            not in ("", "nan", "None")
+            f for f in UNPUBLISHABLE if str(row.get(f) if row.get(f) is not None else "").lower()
+            not in ("", "nan", "none", "unknown")  # 'unknown': the organisation rule's blank
         }
     return out
 
