@@ -110,6 +110,15 @@ def test_an_open_disagreement_is_an_unresolved_metadata_line_on_a_busy_checkpoin
     assert am.disagreement_findings(models, scores, None) == []
 
 
+def test_a_count_the_name_contradicts_does_not_vote():
+    """The Open LLM Leaderboard lists internlm2-1_8b at 8B: the name's one size says 1.8B."""
+    counts = [_count("open-llm-leaderboard", 8.0)]
+    assert consensus.choose(counts, "total_params_b", COUNTS, "internlm2-1.8b") == (None, 0)
+    assert consensus.choose(counts, "total_params_b", COUNTS, "internlm2-8b")[1] == 1
+    moe = [_count("open-llm-leaderboard", 6.92)]  # 'olmoe-1b-7b' writes active and total
+    assert consensus.choose(moe, "total_params_b", COUNTS, "olmoe-1b-7b-0924")[1] == 1
+
+
 def test_llmfit_drops_a_count_its_name_contradicts(tmp_path):
     path = tmp_path / "hf.json"
     path.write_text(

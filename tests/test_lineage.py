@@ -56,6 +56,28 @@ def test_models_without_date_or_family_have_no_lineage() -> None:
     assert "undated" not in edges.values() and "orphan" not in edges.values()
 
 
+def test_a_base_and_its_own_tuned_release_are_one_release() -> None:
+    """The Hub created qwen2-72b's repository on 2024-05-22; its instruct tune is dated by the
+    2024-06-07 release: neither is the other's predecessor, both follow the older generation."""
+    qwen = models([
+        ("qwen1.5-72b", "qwen", "2024-02-04", 72), ("qwen1.5-72b-chat", "qwen", "2024-02-04", 72),
+        ("qwen2-72b", "qwen", "2024-05-22", 72), ("qwen2-72b-instruct", "qwen", "2024-06-07", 72),
+        ("qwen2.5-72b-instruct", "qwen", "2024-09-19", 72),
+        ("gemma-7b-it", "gemma", "2024-02-13", 8.5), ("gemma-7b", "gemma", "2024-02-21", 8.5),
+    ])  # fmt: skip
+    edges = edges_of(qwen)
+    assert edges["qwen2-72b-instruct"] == "qwen1.5-72b-chat"  # not its own base; tuned, tuned
+    assert edges["qwen2-72b"] == "qwen1.5-72b"
+    assert edges["qwen2.5-72b-instruct"] == "qwen2-72b-instruct"
+    assert edges["gemma-7b"] is None and edges["gemma-7b-it"] is None  # one release, the first
+    modern = models([
+        ("qwen2.5-72b", "qwen", "2024-09-19", 72),
+        ("qwen-2.5-72b-instruct", "qwen", "2024-09-19", 72),
+        ("qwen3.5-122b-a10b", "qwen", "2026-02-16", 122),
+    ])  # fmt: skip
+    assert edges_of(modern)["qwen3.5-122b-a10b"] == "qwen-2.5-72b-instruct"  # no word: tuned
+
+
 def test_size_tie_breaks_by_id_and_unknown_size_is_its_own_class() -> None:
     frame = models(
         [

@@ -4,8 +4,12 @@ Each model links to its nearest strictly-older member of the same *product line*
 (:func:`product_line`: the family, the line's words such as Pro / Flash / Flash-Lite / Sonnet /
 mini / coder, and the size class), so movers compare like with like (issue 26). Models released
 on the same day are size variants of one release, not successions, so a model never links to a
-same-day sibling. When several members share the nearest older release date, the one closest in
-size (|log params|) is the predecessor, then the smaller model id.
+same-day sibling. A base checkpoint and its own tuned release (ids equal but for a closing
+:data:`TUNING_SUFFIX`: 'gemma-2-9b' and 'gemma-2-9b-it') are one release too, dated by the earlier
+of the two, whatever days the sources give each: neither is the other's predecessor. When
+several members share the nearest older release date, one of the same tuning comes first (an
+instruct model follows a chat model, a base a base), then the one closest in size
+(|log params|), then the smaller model id.
 """
 
 from __future__ import annotations
@@ -16,6 +20,12 @@ import numpy as np
 import pandas as pd
 
 EDGE_COLUMNS = ("model_id", "predecessor_id")
+TUNING_SUFFIX = re.compile(r"-(instruct|it|chat|base|hf)$")
+"""A closing word that names the tuning of one checkpoint's weights, not a release."""
+TUNED_SUFFIX = re.compile(r"-(?:instruct|it|chat)$")
+"""A closing word that says the weights are tuned. A base is an id ending in '-base', or one
+with a tuned sibling in the catalog ('qwen2.5-72b' beside 'qwen-2.5-72b-instruct'); every other
+id is tuned, since most releases now drop the word ('qwen3.5-122b-a10b')."""
 
 
 def predecessors(models: pd.DataFrame) -> pd.DataFrame:
@@ -83,19 +93,29 @@ def _lineage_frame(models: pd.DataFrame) -> pd.DataFrame:
         product_line(m, f, p)
         for m, f, p in zip(frame["model_id"], frame["family"], frame["total_params_b"], strict=True)
     ]
-    return frame.assign(family=lines)
+    frame = frame.assign(family=lines)
+    ids = frame["model_id"].astype(str)
+    stem = ids.str.replace(TUNING_SUFFIX, "", regex=True).str.replace(r"[-_]", "", regex=True)
+    group = [frame["family"], stem]  # 'qwen-2.5-72b-instruct' is the tune of 'qwen2.5-72b'
+    release = frame.groupby(group)["release_date"].transform("min")
+    tuned = ids.str.contains(TUNED_SUFFIX)
+    has_tune = tuned.groupby(group).transform("any")
+    base = ids.str.endswith("-base") | (has_tune & ~tuned)
+    return frame.assign(release_date=release, base=base)  # a base and its own tune: one release
 
 
 def _closest(pairs: pd.DataFrame) -> pd.Series:
-    """Per model_id, among its candidate ``older_*`` members, the one closest in size
-    (|log params| gap, unknown sizes last), then the smallest id."""
+    """Per model_id, among its candidate ``older_*`` members, one of the same tuning (tuned or
+    base) first, then the one closest in size (|log params| gap, unknown sizes last), then the
+    smallest id."""
     with np.errstate(divide="ignore", invalid="ignore"):
         gap = np.abs(
             np.log(pairs["older_total_params_b"].to_numpy(float))
             - np.log(pairs["total_params_b"].to_numpy(float))
         )
-    pairs = pairs.assign(gap=np.where(np.isfinite(gap), gap, np.inf))
-    pairs = pairs.sort_values(["model_id", "gap", "older_model_id"], kind="mergesort")
+    mismatch = pairs["base"].to_numpy(bool) != pairs["older_base"].to_numpy(bool)
+    pairs = pairs.assign(gap=np.where(np.isfinite(gap), gap, np.inf), mismatch=mismatch)
+    pairs = pairs.sort_values(["model_id", "mismatch", "gap", "older_model_id"], kind="mergesort")
     first = pairs.drop_duplicates("model_id")
     return first.set_index("model_id")["older_model_id"].astype(str)
 

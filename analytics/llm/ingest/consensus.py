@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from analytics.llm.ingest.common import ModelObs
+from analytics.llm.ingest.families import off_the_name
 
 HUB = "Hugging Face Hub"
 PUBLISHER = {
@@ -64,8 +65,12 @@ def _agree(attr: str, a: object, b: object) -> bool:
     return abs(float(a) - float(b)) <= COUNT_AGREE * max(float(a), float(b))
 
 
-def votes(observations: list[ModelObs], attr: str, order: tuple[str, ...]) -> list[tuple]:
-    """(publisher, value, observation) per publisher, in the field's source order."""
+def votes(
+    observations: list[ModelObs], attr: str, order: tuple[str, ...], name: str = ""
+) -> list[tuple]:
+    """(publisher, value, observation) per publisher, in the field's source order; a count
+    that contradicts the one size the checkpoint's ``name`` writes does not vote
+    (``families.off_the_name``)."""
     ranked = sorted(
         (o for o in observations if o.source in order and getattr(o, attr) is not None),
         key=lambda o: order.index(o.source),
@@ -73,6 +78,8 @@ def votes(observations: list[ModelObs], attr: str, order: tuple[str, ...]) -> li
     out: dict[str, tuple] = {}
     for obs in ranked:
         value = getattr(obs, attr)
+        if attr == "total_params_b" and off_the_name(name, float(value)):
+            continue
         if attr == "release_date":
             if obs.release_date_basis or _day(value) is None:
                 continue  # a proxy day never votes
@@ -90,12 +97,12 @@ def votes(observations: list[ModelObs], attr: str, order: tuple[str, ...]) -> li
 
 
 def choose(
-    observations: list[ModelObs], attr: str, order: tuple[str, ...]
+    observations: list[ModelObs], attr: str, order: tuple[str, ...], name: str = ""
 ) -> tuple[ModelObs | None, int]:
     """The observation whose value the most publishers agree with and how many agree; (None,
     0) when no publisher states the field. A tie goes to the first in ``order``, except that a
     count the Hub read from the weights beats a stated one (often the size in the name)."""
-    cast = votes(observations, attr, order)
+    cast = votes(observations, attr, order, name)
     best, support = None, 0
     for publisher, value, obs in cast:
         n = sum(_agree(attr, value, other) for _, other, _ in cast)
@@ -155,7 +162,7 @@ def disagreement(
     checkpoint_id: str, observations: list[ModelObs], attr: str, order: tuple[str, ...]
 ) -> Disagreement | None:
     """The checkpoint's disagreement on ``attr``, or None when its publishers agree."""
-    cast = votes(observations, attr, order)
+    cast = votes(observations, attr, order, checkpoint_id)
     if len(cast) < 2:
         return None
     values = [v for _, v, _ in cast]
@@ -165,7 +172,7 @@ def disagreement(
             return None
     elif max(map(float, values)) <= (1 + COUNT_APART) * min(map(float, values)):
         return None
-    chosen, support = choose(observations, attr, order)
+    chosen, support = choose(observations, attr, order, checkpoint_id)
     return Disagreement(
         checkpoint_id,
         attr,

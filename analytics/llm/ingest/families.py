@@ -166,6 +166,21 @@ def params_from_name(slug: str) -> tuple[float | None, float | None]:
     return total, float(active.group(1)) / scale if active else None
 
 
+NAME_SIZE_FACTOR = 3.0
+"""A parameter count this many times off the one size a name writes is a broken figure, not
+rounding (llmfit's 528,384 for Olmo 3 7B; the Open LLM Leaderboard's 8B for InternLM2 1.8B)."""
+
+
+def off_the_name(slug: str, count_b: float | None) -> bool:
+    """Whether ``count_b`` contradicts the size the name writes (only a name with one size and
+    no active or expert count: 'olmoe-1b-7b' and '8x7b' say no total on their own)."""
+    sizes = set(re.findall(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)[bm](?![a-z])", slug))
+    if count_b is None or len(sizes) != 1 or _ACTIVE.search(slug) or _EXPERTS.search(slug):
+        return False
+    named = params_from_name(slug)[0]
+    return bool(named) and not named / NAME_SIZE_FACTOR <= count_b <= named * NAME_SIZE_FACTOR
+
+
 # Hugging Face organisation prefix -> organisation display name.
 HF_ORGS = {
     "meta-llama": "Meta",

@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from analytics.llm.ingest.common import Drops, IngestError, ModelObs, read_source_json
-from analytics.llm.ingest.families import params_from_name
+from analytics.llm.ingest.families import NAME_SIZE_FACTOR, off_the_name
 from analytics.llm.ingest.identity import slugify
 
 SOURCE = "llmfit"
@@ -44,17 +44,13 @@ def _int(value: object) -> int | None:
     return value if isinstance(value, int) and value > 0 else None
 
 
-NAME_SIZE_FACTOR = 10
-"""A count this many times off the size its name writes is a broken figure (llmfit lists
-allenai/Olmo-3-7B-Instruct at 528,384 parameters): it is dropped, counted."""
-
-
 def _broken_count(entry: dict) -> bool:
+    """A count its name contradicts (``families.off_the_name``: llmfit lists
+    allenai/Olmo-3-7B-Instruct at 528,384 parameters)."""
     raw = entry.get("parameters_raw")
-    named = params_from_name(slugify(str(entry["name"]).rsplit("/", 1)[-1]))[0]
-    if not named or not isinstance(raw, int | float) or raw <= 0:
+    if not isinstance(raw, int | float) or raw <= 0:
         return False
-    return not named / NAME_SIZE_FACTOR <= raw / 1e9 <= named * NAME_SIZE_FACTOR
+    return off_the_name(slugify(str(entry["name"]).rsplit("/", 1)[-1]), raw / 1e9)
 
 
 def model_obs(entry: dict) -> ModelObs:
@@ -84,7 +80,7 @@ def load(path: Path, drops: Drops | None = None) -> list[ModelObs]:
     entries = sorted(read_models(path), key=lambda e: -int(e.get("hf_downloads") or 0))
     broken = sum(_broken_count(e) for e in entries)
     if drops is not None and broken:
-        drops.add(SOURCE, f"parameter count {NAME_SIZE_FACTOR}x off its name's size", broken)
+        drops.add(SOURCE, f"parameter count {NAME_SIZE_FACTOR:g}x off its name's size", broken)
     return [model_obs(e) for e in entries]
 
 

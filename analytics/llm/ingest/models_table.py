@@ -337,7 +337,8 @@ def _fill_from(row: dict, observations: list) -> None:
     for attr in WEIGHT_FIELDS[:-1]:
         if attr not in GROUPED:
             row[attr] = first_value(observations, attr)
-    counted = consensus.choose(observations, "total_params_b", FIELD_PRIORITY["total_params_b"])
+    counted = consensus.choose(observations, "total_params_b", FIELD_PRIORITY["total_params_b"],
+                               str(row.get("checkpoint_id") or row["model_id"]))
     row["total_params_b"] = counted[0].total_params_b if counted[0] else None
     _grouped(row, observations)
     row["release_date"] = iso_day(row["release_date"])
