@@ -72,6 +72,28 @@ def test_table_ranks_eligible_models_first(board: leaderboard.Leaderboard) -> No
     assert list(board.table.columns) == list(leaderboard.TABLE_COLUMNS)
 
 
+def test_a_publisher_counts_once_whatever_its_boards_or_pages() -> None:
+    of = leaderboard.publisher_of
+    arena = of("Arena text leaderboard (style control)", "https://lmarena.ai/leaderboard/text")
+    assert arena == of("Arena WebDev leaderboard", "https://web.lmarena.ai/leaderboard")
+    assert of("Model card", "https://assets.anthropic.com/c.pdf") == of(
+        "News", "https://www.anthropic.com/news/claude")
+    assert of("Paper A", "https://arxiv.org/abs/1") != of("Paper B", "https://arxiv.org/abs/2")
+    assert of("No page", "") == "No page"
+
+
+def test_a_rating_on_arena_boards_alone_is_marked_one_source_on_the_committed_board() -> None:
+    version = db.serving_version().version
+    board = leaderboard.for_version(version).table.set_index("model_id")
+    scores = ratings.scores_of(version)
+    on_arena = scores["source_url"].str.contains("lmarena.ai").groupby(scores["model"]).all()
+    ranked = board.index[board["eligible"].astype(bool)]
+    arena_only = [m for m in ranked if on_arena.get(m, False)]
+    assert arena_only  # Arena's newest releases (2026-09) are ranked on its boards alone
+    assert (board.loc[arena_only, "n_sources"] == 1).all()
+    assert board.loc[arena_only, "provenance"].str.endswith("one source").all()
+
+
 def test_provenance_badge_and_licence_class(board: leaderboard.Leaderboard) -> None:
     table = board.table.set_index("model_id")
     # kn1: independent 70 beats the newer self-reported 75

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlparse
 
 import duckdb
 import numpy as np
@@ -203,11 +204,32 @@ def provenance_badges(headline: pd.DataFrame) -> pd.Series:
     return pd.Series(text or "", index=counts.index, dtype=object, name="provenance")
 
 
+SHARED_HOSTS = frozenset({
+    "arxiv.org", "github.com", "github.io", "githubusercontent.com", "huggingface.co", "hf.co",
+    "googleapis.com", "google.com", "openreview.net", "x.com", "twitter.com", "medium.com",
+    "substack.com", "notion.site",
+})  # fmt: skip
+"""Domains that host many publishers' pages: there the source name is the publisher."""
+
+
+def publisher_of(source_name: str, source_url: str) -> str:
+    """Who published a score: the domain of its page (LMArena's text, vision and WebDev boards
+    are one publisher, as are Anthropic's model cards and news posts), or the source name where
+    the domain hosts many publishers (:data:`SHARED_HOSTS`: two arXiv papers are two)."""
+    host = urlparse(str(source_url or "")).netloc.lower().split(":")[0].removeprefix("www.")
+    domain = ".".join(host.split(".")[-2:])
+    return str(source_name) if not host or domain in SHARED_HOSTS else domain
+
+
 def _assemble(fitted: pd.DataFrame, models: pd.DataFrame, headline: pd.DataFrame) -> pd.DataFrame:
     facts = models.set_index("model_id")
     table = fitted.rename(columns={"model": "model_id"}).join(facts, on="model_id")
     table = table.join(provenance_badges(headline), on="model_id")
-    sources = headline.groupby("model")["source_name"].nunique().rename("n_sources")
+    published = [publisher_of(n, u) for n, u in zip(
+        headline["source_name"], headline.get("source_url", pd.Series("", index=headline.index)),
+        strict=True)]  # fmt: skip
+    sources = headline.assign(_publisher=published).groupby("model")["_publisher"].nunique()
+    sources = sources.rename("n_sources")
     table = table.join(sources, on="model_id")
     table["n_sources"] = table["n_sources"].fillna(0).astype(int)
     one = table["n_sources"] == 1

@@ -471,8 +471,9 @@ HOW_TO_READ = f"""
   default. {leaderboard.VARIANT_RULE}
 - **Evidence.** Each row says how many benchmarks, categories and publishers ("Sources") its
   rating rests on; "one source" in the provenance badge marks a rating that a single publisher's
-  results decide. A category rank needs {elo.MIN_CATEGORY_BENCHMARKS} benchmarks of that
-  category.
+  results decide. A publisher counts once, however many boards or pages it has: Arena's text,
+  vision and WebDev boards are one source. A category rank needs
+  {elo.MIN_CATEGORY_BENCHMARKS} benchmarks of that category.
 - **Provenance.** Per benchmark one headline score: independent runs first, then arena, then a
   lab's own report. The badge says which kinds a model's rating rests on.
 """
