@@ -13,6 +13,7 @@ from analytics.llm.audit import metadata as am
 from analytics.llm.audit import protocols as ap
 from analytics.llm.ingest import names, protocols
 from analytics.llm.ingest.dated import dated_merges, stem_key
+from analytics.llm.ingest.families import canonical_org, org_key
 from analytics.llm.ingest.identity import audit_key, dates_agree, match_key, name_date
 
 # --- date spellings -------------------------------------------------------------------------
@@ -208,6 +209,16 @@ def test_no_two_models_share_a_display_name_and_none_is_shown_by_its_id(committe
     shown = models["display_name"].str.casefold()
     assert not shown.duplicated().any(), models[shown.duplicated(keep=False)]["model_id"].tolist()
     assert not (models["display_name"] == models["model_id"]).any()
+    spelled = [f"{r['model_id']}: {r['display_name']}" for r in models.to_dict("records")
+               if names.id_spelled(r["display_name"], r) or "(unknown" in r["display_name"]]
+    assert not spelled, spelled  # no id spelling, no source's placeholder for a setting
+
+
+def test_variants_of_one_checkpoint_name_one_organisation_spelled_one_way(committed):
+    models = committed["models"]
+    assert not am.organisation_findings(models), am.organisation_findings(models)
+    assert set(models.loc[models["checkpoint_id"] == "inkling", "organisation"]) == {
+        "Thinking Machines Lab"}  # 'unknown' on the default, two spellings on the variants
 
 
 def test_the_protocol_exclusions_reach_the_catalog(committed):
@@ -260,7 +271,57 @@ def test_metadata_audit_flags_missing_and_contradicting_facts():
     assert "open-1: no organisation  UNRESOLVED" in [f.line() for f in am.audit(unknown, scores)]
 
 
+def test_metadata_audit_flags_an_organisation_spelled_two_ways_and_split_variants():
+    models = _models([
+        ("p-1", "P 1", "PrimeIntellect", "", None, "true", "p-1", "default", ""),
+        ("p-2", "P 2", "Prime Intellect", "", None, "true", "p-2", "default", ""),
+        ("m-1", "M 1", "unknown", "", None, "false", "m-1", "default", ""),
+        ("m-1-high", "M 1 (high)", "Meta", "", None, "false", "m-1", "high", ""),
+        ("j-1", "J 1", "Lab A,Lab B", "", None, "true", "j-1", "default", ""),
+    ])  # fmt: skip
+    lines = [f.line() for f in am.organisation_findings(models)]
+    assert lines == [
+        "Prime Intellect | PrimeIntellect: one organisation, several spellings; fix: "
+        "families.ORG_SYNONYMS  UNRESOLVED",
+        "m-1: variants name different organisations: Meta, unknown  UNRESOLVED",
+    ]
+    assert org_key("Thinking Machines Lab") == org_key("thinking-machines") != org_key("Meta")
+    assert canonical_org("PrimeIntellect") == "Prime Intellect"
+
+
 # --- display names ----------------------------------------------------------------------------
+
+
+def test_a_name_spelled_as_an_id_takes_a_sources_readable_spelling():
+    def row(mid, shown, variant="default", checkpoint=None, aliases=""):
+        return {"model_id": mid, "display_name": shown, "variant": variant,
+                "checkpoint_id": checkpoint or mid, "aliases": aliases}
+
+    rows = [
+        row("ms-1.3-max", "ms-1.3-max (max)", "max", "ms-1.3", "Ms 1.3 (Max)"),  # an alias
+        row("ms-1.3-xhigh", "ms-1.3 (xHigh)", "xhigh", "ms-1.3"),  # the sibling's spelling
+        row("c-4.7", "C 4.7 (unknown)", aliases="C 4.7;c-4-7"),  # Epoch's placeholder
+        row("gemini-2.5-flash-06-05-high", "gemini-2.5-flash-06-05-highthinking", "high",
+            "gemini-2.5-flash-06-05"),  # no source spells it: the id, read
+        row("d-4.1-flash-20260910-max", "d-4.1-flash-max (max)", "max", "d-4.1-flash-20260910",
+            "D-4.1-Flash-20260910 (Max)"),  # the setting glued to the id
+        row("o3-2025-04-16", "o3"),  # a product's own lower-case name is not an id
+    ]  # fmt: skip
+    names.human_spellings(rows)
+    names.readable_names(rows)
+    names.name_the_variants(rows)
+    assert [r["display_name"] for r in rows] == [
+        "Ms 1.3 (Max)",
+        "Ms 1.3 (xHigh)",
+        "C 4.7",
+        "Gemini 2.5 Flash 06-05 (high)",
+        "D-4.1-Flash-20260910 (Max)",
+        "o3",
+    ]
+    assert names.readable_name("internlm2.5-20b-chat") == "InternLM2.5 20B Chat"
+    assert names.readable_name("nova-experimental-chat-26-01-10") == (
+        "Nova Experimental Chat 26-01-10")
+    assert names.readable_name("gpt-oss-20b") == "GPT OSS 20B"
 
 
 def test_variants_say_their_setting_and_ids_read_as_names():
@@ -272,8 +333,8 @@ def test_variants_say_their_setting_and_ids_read_as_names():
         {"model_id": "bloom-7b1", "display_name": "bloom-7b1", "variant": "default",
          "checkpoint_id": "bloom-7b1"},
     ]  # fmt: skip
-    names.name_the_variants(rows)
     names.readable_names(rows)
+    names.name_the_variants(rows)
     assert [r["display_name"] for r in rows] == [
         "C 4 (16k thinking)",
         "C 4",

@@ -41,8 +41,9 @@ def findings(name: str, tables: dict[str, pd.DataFrame], catalog: Path) -> list:
     table = ov.load(catalog / "overrides.csv", match_key=match_key)
     if name == "metadata":
         found = metadata.audit(tables["models"], tables["scores"], table.unpublished)
-        return found + metadata.disagreement_findings(
-            tables["models"], tables["scores"], tables.get("disagreements"))
+        return found + metadata.organisation_findings(tables["models"]) + (
+            metadata.disagreement_findings(
+                tables["models"], tables["scores"], tables.get("disagreements")))
     apart = dict(table.apart)
     apart.update({pair: "same-name override" for pair in table.same_name})
     return identity.audit(tables["models"], tables["scores"], apart)

@@ -10,6 +10,9 @@ Findings:
 - active parameters above total parameters, or a dense model whose active count differs;
 - a name that says mixture of experts (``families.moe_by_name``: '-a3b', '8x7b') on a model
   marked dense;
+- one organisation under two spellings (``families.org_key``: 'PrimeIntellect' and 'Prime
+  Intellect'), or variants of one checkpoint under different organisations (every model,
+  however few its scores: the board's organisation filter reads them all);
 - publishers that disagree on a checkpoint's release date or parameter count (ingest's table
   ``disagreements``, ``ingest/consensus.py``), settled there by agreement, rank, the id's own
   date or an override row, else open.
@@ -21,7 +24,7 @@ import pandas as pd
 
 from analytics.llm.audit import Finding
 from analytics.llm.ingest.dated import release_for_snapshot
-from analytics.llm.ingest.families import moe_by_name
+from analytics.llm.ingest.families import moe_by_name, org_key
 
 MIN_SCORES = 5
 
@@ -67,6 +70,28 @@ def audit(
             elif str(row.get("is_moe")) == "false" and active != total:
                 out.append(Finding(mid, f"dense model with {active:g}B of {total:g}B active"))
     return out
+
+
+def organisation_findings(models: pd.DataFrame) -> list[Finding]:
+    """Spellings of one organisation (a joint list of labs, 'A,B', is its own name) and
+    checkpoints whose variants name different organisations."""
+    spellings: dict[str, set[str]] = {}
+    for org in models["organisation"].dropna().astype(str).unique():
+        if org and org.lower() != "unknown" and "," not in org:
+            spellings.setdefault(org_key(org), set()).add(org)
+    out = [
+        Finding(" | ".join(sorted(names)), "one organisation, several spellings; fix: "
+                "families.ORG_SYNONYMS")
+        for names in spellings.values() if len(names) > 1
+    ]
+    checkpoint = models["checkpoint_id"].where(models["checkpoint_id"].astype(bool),
+                                               models["model_id"])
+    for cp, orgs in models["organisation"].groupby(checkpoint):
+        named = sorted(set(orgs.dropna().astype(str)) - {"", "unknown"})
+        if len(named) > 1 or (named and "unknown" in set(orgs)):
+            out.append(Finding(str(cp), f"variants name different organisations: "
+                               f"{', '.join(sorted(set(orgs.astype(str))))}"))
+    return sorted(out, key=lambda f: f.subject)
 
 
 def disagreement_findings(

@@ -281,9 +281,28 @@ ORG_SYNONYMS: dict[str, str] = {
     "tencent hunyuan": "Tencent",
     "inclusionai": "InclusionAI",
     "ant group": "InclusionAI",
+    "baichuan inc": "Baichuan",
+    "salesforce research": "Salesforce",
+    "google research": "Google",
+    "thinking machines": "Thinking Machines Lab",
+    "primeintellect": "Prime Intellect",
+    "amd": "AMD",
 }
 """Spellings of one organisation across sources (lower case, punctuation as spaces) -> the one
 name the catalog shows. xAI's models appear as 'SpaceXAI' in Artificial Analysis's 2026 data."""
+
+
+_ORG_GENERIC = frozenset(
+    {"ai", "lab", "labs", "inc", "research", "the", "team", "corp", "co", "ltd"}
+)
+
+
+def org_key(name: str) -> str:
+    """An organisation's name without case, punctuation, spaces or generic words ('AI', 'Lab',
+    'Inc', 'Research'): 'Prime Intellect' = 'PrimeIntellect', 'Thinking Machines' = 'Thinking
+    Machines Lab'. Two spellings with one key are one organisation (the metadata audit)."""
+    words = re.sub(r"[^a-z0-9]+", " ", name.lower()).split()
+    return "".join(w for w in words if w not in _ORG_GENERIC) or "".join(words)
 
 
 def canonical_org(name: str | None) -> str | None:

@@ -260,6 +260,8 @@ def model_rows(resolver: Resolver, by_model: dict, model_ids: set[str]) -> list[
     for row in rows:
         observations = pooled[row["checkpoint_id"]]
         _fill_from(row, observations)
+        if row["organisation"] == "unknown":  # the lab is the checkpoint's: a sibling may say
+            row["organisation"] = canonical_org(_organisation(row["model_id"], observations, None))
     inherit_from_checkpoint(rows)
     rows = [finish_row(row) for row in rows]
     for row in rows:
@@ -279,15 +281,11 @@ def model_rows(resolver: Resolver, by_model: dict, model_ids: set[str]) -> list[
         consistent_counts(row)
     human_display_names(rows)
     distinct_display_names(rows)
-    names.name_the_variants(rows)
+    names.human_spellings(rows)
     names.readable_names(rows)
+    names.name_the_variants(rows)
     names.unique_names(rows)
     return rows
-
-
-def _readability(name: str) -> tuple[int, int, int]:
-    """Sort key (lower is better): words with spaces, then capitals, then shorter."""
-    return (" " not in name, name == name.lower(), len(name))
 
 
 def human_display_names(rows: list[dict]) -> None:
@@ -298,11 +296,11 @@ def human_display_names(rows: list[dict]) -> None:
         if current != row["model_id"] and "/" not in current:
             continue
         own = loose_key(split_variant(row["model_id"])[0])
-        names = [n.rsplit("/", 1)[-1] for n in (row["aliases"] or "").split(";") if n]
-        names += [current.rsplit("/", 1)[-1]] if "/" in current else []
-        names = [n for n in names if loose_key(split_variant(n)[0]) == own]
-        if names:
-            row["display_name"] = min(names, key=_readability)
+        spellings = [n.rsplit("/", 1)[-1] for n in (row["aliases"] or "").split(";") if n]
+        spellings += [current.rsplit("/", 1)[-1]] if "/" in current else []
+        spellings = [n for n in spellings if loose_key(split_variant(n)[0]) == own]
+        if spellings:
+            row["display_name"] = min(spellings, key=names.readability)
 
 
 def distinct_display_names(rows: list[dict]) -> None:

@@ -1,6 +1,10 @@
 """Display names a reader can tell apart (issue 26): every variant says its setting, no two
 models share a name, and no model is shown under its bare id.
 
+- :func:`human_spellings`: a name spelled as an id ('muse-spark-1.3-max (max)',
+  'gemini-2.5-flash-06-05-highthinking') or carrying a source's placeholder for an unstated
+  setting ('Claude Opus 4.7 (unknown)') takes the most readable name a source gives the same
+  checkpoint and setting ('Muse Spark 1.3 (Max)'), else loses the placeholder;
 - :func:`name_the_variants`: a non-default variant whose name does not state its setting gets
   it in parentheses ('Claude Opus 4 (16k thinking)', 'Grok 4 Fast (high)');
 - :func:`readable_names`: a model still named by its id gets a readable spelling of that id
@@ -14,7 +18,13 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from analytics.llm.ingest.identity import match_key, name_tokens, split_variant
+from analytics.llm.ingest.identity import (
+    canonical_variant,
+    loose_key,
+    match_key,
+    name_tokens,
+    split_variant,
+)
 
 _UPPER = {
     "gpt",
@@ -46,7 +56,13 @@ _UPPER = {
     "tts",
     "ocr",
     "api",
+    "oss",
 }
+_BRANDS = {
+    "deepseek": "DeepSeek", "internlm": "InternLM", "minicpm": "MiniCPM", "chatglm": "ChatGLM",
+    "openchat": "OpenChat", "smollm": "SmolLM", "olmo": "OLMo", "starcoder": "StarCoder",
+}
+"""How makers write their names, also as a word's start ('internlm2.5' -> 'InternLM2.5')."""
 _KEEP = {"mini", "nano", "pro", "plus", "max", "flash", "lite", "turbo", "preview", "chat"}
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([bmk])(\d*)$")
 _MOE = re.compile(r"^a(\d+(?:\.\d+)?)([bm])$")
@@ -66,6 +82,92 @@ def _states_setting(name: str) -> bool:
     return split_variant(name)[1] is not None
 
 
+_PLACEHOLDER = re.compile(r"\s*\(unknown(?:[ -](?:thinking|reasoning|effort))?\)", re.I)
+"""A source's word for a setting it does not know (Epoch: 'Claude Opus 4.7 (unknown)')."""
+
+
+def readability(name: str) -> tuple[int, int, int]:
+    """Sort key (lower is better): words with spaces, then capitals, then shorter."""
+    return (" " not in name, name == name.lower(), len(name))
+
+
+def _checkpoint(row: dict) -> str:
+    return str(row.get("checkpoint_id") or row["model_id"])
+
+
+def id_spelled(name: str, row: dict) -> bool:
+    """Whether ``name`` is only an id's spelling of ``row``'s model: one lower-case word that,
+    with a setting it names set aside, is the model's or its checkpoint's id, or that ends in
+    the variant's setting ('deepseek-v4.1-flash-max (max)')."""
+    base, _ = split_variant(name)
+    if " " in base.strip() or base != base.lower():
+        return False
+    ids = {loose_key(row["model_id"]), loose_key(_checkpoint(row))}
+    bare = _PAREN_TAIL.sub("", name)
+    variant = str(row.get("variant") or "default")
+    glued = variant != "default" and " " not in bare and bare.endswith(f"-{variant}")
+    return glued or bool({loose_key(base), loose_key(bare)} & ids)
+
+
+_PAREN_TAIL = re.compile(r"\s*\([^)]*\)\s*$")
+
+
+def _names_this(name: str, row: dict) -> bool:
+    """Whether a source's ``name`` is the same checkpoint with the same setting as ``row``."""
+    base, setting = split_variant(name)
+    variant = str(row.get("variant") or "default")
+    same_setting = (canonical_variant(setting) or setting or "default") == variant
+    return same_setting and loose_key(base) == loose_key(split_variant(_checkpoint(row))[0])
+
+
+def _checkpoint_spelling(members: list[dict]) -> str | None:
+    """The most readable spelling of a checkpoint's name (setting set aside) that any of its
+    variants' names or aliases gives, if one is more than an id."""
+    row = members[0]
+    own = loose_key(split_variant(_checkpoint(row))[0])
+    found = []
+    for member in members:
+        for name in [member["display_name"], *str(member.get("aliases") or "").split(";")]:
+            base = split_variant(name.strip())[0]
+            if base and "/" not in base and not _PLACEHOLDER.search(name) and (
+                " " in base or base != base.lower()) and loose_key(base) == own:
+                found.append(base)
+    return min(found, key=readability) if found else None
+
+
+def human_spellings(rows: list[dict]) -> None:
+    """Names spelled as ids or holding a placeholder take a source's readable spelling of the
+    same checkpoint and setting (the most readable one), else the checkpoint's readable
+    spelling (a source's, else :func:`readable_name` of its id) with the setting after it; a
+    name that is not an id only loses its placeholder."""
+    by_checkpoint: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        by_checkpoint[_checkpoint(row)].append(row)
+    for row in rows:
+        name = row["display_name"]
+        placeholder = bool(_PLACEHOLDER.search(name))
+        if not placeholder and not id_spelled(name, row):
+            continue
+        names = [n.strip() for n in str(row.get("aliases") or "").split(";")]
+        fitting = [
+            n for n in names
+            if n and "/" not in n and not _PLACEHOLDER.search(n) and not id_spelled(n, row)
+            and _names_this(n, row)
+        ]
+        spelling = _checkpoint_spelling(by_checkpoint[_checkpoint(row)]) or (
+            readable_name(_checkpoint(row)) if id_spelled(name, row) else None)
+        variant = str(row.get("variant") or "default")
+        if fitting:
+            row["display_name"] = min(fitting, key=readability)
+        elif spelling:
+            setting = split_variant(name)[1]
+            tail = _PAREN_TAIL.search(name)
+            said = tail.group(0).strip()[1:-1] if tail and setting else variant_label(variant)
+            row["display_name"] = spelling if variant == "default" else f"{spelling} ({said})"
+        elif placeholder:
+            row["display_name"] = _PLACEHOLDER.sub("", name).strip()
+
+
 def name_the_variants(rows: list[dict]) -> None:
     """Append the setting to a non-default variant's name that does not state one."""
     for row in rows:
@@ -83,6 +185,9 @@ def _word(word: str) -> str:
             return word.upper().replace("X", "x")
     if word in _UPPER:
         return word.upper()
+    brand = next((b for b in _BRANDS if word.startswith(b)), None)
+    if brand and not word[len(brand):].isalpha():
+        return _BRANDS[brand] + word[len(brand):]
     if re.fullmatch(r"o\d+", word):  # OpenAI's o-series is written in lower case
         return word
     if word in _KEEP or not word[:1].isalpha():
@@ -90,8 +195,12 @@ def _word(word: str) -> str:
     return word[:1].upper() + word[1:]
 
 
-_ID_PART = re.compile(r"20\d\d-\d\d-\d\d|(?<![\d.])\d\d-20\d\d|20\d\d-\d\d(?![\d-])|[^-_]+")
-"""A date written in an id stays one word ('2026-02-23', '03-2025'); else words split at '-'."""
+_ID_PART = re.compile(
+    r"20\d\d-\d\d-\d\d|(?<![\d.])\d\d-20\d\d|20\d\d-\d\d(?![\d-])"
+    r"|(?<![\d.])\d\d-[01]\d-[0-3]\d(?![\d.-])|(?<![\d.])[01]\d-[0-3]\d(?![\d.-])|[^-_]+"
+)
+"""A date written in an id stays one word ('2026-02-23', '03-2025', '26-01-10', '06-05'); else
+words split at '-'."""
 
 
 def readable_name(model_id: str) -> str:
@@ -110,10 +219,17 @@ def _is_raw(name: str, model_id: str) -> bool:
 
 def readable_names(rows: list[dict]) -> None:
     """A model still shown under its id (or an id-like spelling of it) is shown under
-    :func:`readable_name`; the variant's setting, when the id ends in it, stays in brackets."""
+    :func:`readable_name`; a variant's id is read as its checkpoint's, so that
+    :func:`name_the_variants`, run after, adds the setting once ('Muse Spark 1.3 (max)')."""
     for row in rows:
-        if _is_raw(row["display_name"], row["model_id"]):
-            row["display_name"] = readable_name(row["model_id"])
+        name, variant = row["display_name"], str(row.get("variant") or "default")
+        tail_set = split_variant(name)[1] is not None and _PAREN_TAIL.search(name)
+        if _is_raw(name, row["model_id"]) or (
+            tail_set and _is_raw(_PAREN_TAIL.sub("", name), row["model_id"])
+        ):
+            row["display_name"] = readable_name(
+                _checkpoint(row) if variant != "default" else row["model_id"]
+            )
 
 
 def unique_names(rows: list[dict]) -> None:
