@@ -306,6 +306,10 @@ def test_a_name_spelled_as_an_id_takes_a_sources_readable_spelling():
         row("d-4.1-flash-20260910-max", "d-4.1-flash-max (max)", "max", "d-4.1-flash-20260910",
             "D-4.1-Flash-20260910 (Max)"),  # the setting glued to the id
         row("o3-2025-04-16", "o3"),  # a product's own lower-case name is not an id
+        row("gemini-2.5-x-06-17-thinking", "gemini-2.5-x-06-17 (Default thinking length) "
+            "(thinking)", "thinking", "gemini-2.5-x-06-17",
+            "Gemini 2.5 X (Thinking, 06-17)"),  # a variant: the id before its brackets
+        row("o3-preview", "o3-preview (Dec 2024 announcement)"),  # a default's bracket stays
     ]  # fmt: skip
     names.human_spellings(rows)
     names.readable_names(rows)
@@ -317,6 +321,8 @@ def test_a_name_spelled_as_an_id_takes_a_sources_readable_spelling():
         "Gemini 2.5 Flash 06-05 (high)",
         "D-4.1-Flash-20260910 (Max)",
         "o3",
+        "Gemini 2.5 X (Thinking, 06-17)",
+        "o3-preview (Dec 2024 announcement)",
     ]
     assert names.readable_name("internlm2.5-20b-chat") == "InternLM2.5 20B Chat"
     assert names.readable_name("nova-experimental-chat-26-01-10") == (

@@ -95,18 +95,25 @@ def _checkpoint(row: dict) -> str:
     return str(row.get("checkpoint_id") or row["model_id"])
 
 
+def _one_word(text: str) -> bool:
+    return bool(text) and " " not in text and text == text.lower()
+
+
 def id_spelled(name: str, row: dict) -> bool:
-    """Whether ``name`` is only an id's spelling of ``row``'s model: one lower-case word that,
-    with a setting it names set aside, is the model's or its checkpoint's id, or that ends in
-    the variant's setting ('deepseek-v4.1-flash-max (max)')."""
-    base, _ = split_variant(name)
-    if " " in base.strip() or base != base.lower():
-        return False
+    """Whether ``name`` is only an id's spelling of ``row``'s model: one lower-case word (the
+    name with a setting it names set aside, or, for a variant, its words before any bracket:
+    'x-1 (Default thinking length) (thinking)') that is the model's or its checkpoint's id, or
+    that ends in the variant's setting ('deepseek-v4.1-flash-max (max)')."""
     ids = {loose_key(row["model_id"]), loose_key(_checkpoint(row))}
-    bare = _PAREN_TAIL.sub("", name)
     variant = str(row.get("variant") or "default")
-    glued = variant != "default" and " " not in bare and bare.endswith(f"-{variant}")
-    return glued or bool({loose_key(base), loose_key(bare)} & ids)
+    base = split_variant(name)[0].strip()
+    texts = [base, _PAREN_TAIL.sub("", name).strip()] if _one_word(base) else []
+    if variant != "default":  # a variant's brackets hold settings
+        texts.append(name.split(" (")[0].strip())
+    for text in filter(_one_word, texts):
+        if loose_key(text) in ids or (variant != "default" and text.endswith(f"-{variant}")):
+            return True
+    return False
 
 
 _PAREN_TAIL = re.compile(r"\s*\([^)]*\)\s*$")
