@@ -297,11 +297,16 @@ _ORG_GENERIC = frozenset(
 )
 
 
+def _org_words(name: str) -> str:
+    """Lower case, punctuation as spaces: the form ``ORG_SYNONYMS`` keys are written in."""
+    return re.sub(r"[^a-z0-9]+", " ", name.lower()).strip()
+
+
 def org_key(name: str) -> str:
     """An organisation's name without case, punctuation, spaces or generic words ('AI', 'Lab',
     'Inc', 'Research'): 'Prime Intellect' = 'PrimeIntellect', 'Thinking Machines' = 'Thinking
     Machines Lab'. Two spellings with one key are one organisation (the metadata audit)."""
-    words = re.sub(r"[^a-z0-9]+", " ", name.lower()).split()
+    words = _org_words(name).split()
     return "".join(w for w in words if w not in _ORG_GENERIC) or "".join(words)
 
 
@@ -309,5 +314,5 @@ def canonical_org(name: str | None) -> str | None:
     """The catalog's name for an organisation as any source spells it."""
     if not name:
         return name
-    key = re.sub(r"[^a-z0-9]+", " ", name.lower()).strip()
+    key = _org_words(name)
     return ORG_SYNONYMS.get(key) or ORG_SYNONYMS.get(key.replace(" ", "")) or name.strip()

@@ -95,6 +95,9 @@ def _checkpoint(row: dict) -> str:
     return str(row.get("checkpoint_id") or row["model_id"])
 
 
+_PAREN_TAIL = re.compile(r"\s*\([^)]*\)\s*$")
+
+
 def _one_word(text: str) -> bool:
     return bool(text) and " " not in text and text == text.lower()
 
@@ -114,9 +117,6 @@ def id_spelled(name: str, row: dict) -> bool:
         if loose_key(text) in ids or (variant != "default" and text.endswith(f"-{variant}")):
             return True
     return False
-
-
-_PAREN_TAIL = re.compile(r"\s*\([^)]*\)\s*$")
 
 
 def _names_this(name: str, row: dict) -> bool:
@@ -161,17 +161,18 @@ def human_spellings(rows: list[dict]) -> None:
             if n and "/" not in n and not _PLACEHOLDER.search(n) and not id_spelled(n, row)
             and _names_this(n, row)
         ]
-        spelling = _checkpoint_spelling(by_checkpoint[_checkpoint(row)]) or (
-            readable_name(_checkpoint(row)) if id_spelled(name, row) else None)
-        variant = str(row.get("variant") or "default")
         if fitting:
             row["display_name"] = min(fitting, key=readability)
-        elif spelling:
+            continue
+        spelling = _checkpoint_spelling(by_checkpoint[_checkpoint(row)]) or (
+            readable_name(_checkpoint(row)) if not placeholder or id_spelled(name, row) else None)
+        variant = str(row.get("variant") or "default")
+        if spelling:
             setting = split_variant(name)[1]
             tail = _PAREN_TAIL.search(name)
             said = tail.group(0).strip()[1:-1] if tail and setting else variant_label(variant)
             row["display_name"] = spelling if variant == "default" else f"{spelling} ({said})"
-        elif placeholder:
+        else:
             row["display_name"] = _PLACEHOLDER.sub("", name).strip()
 
 
