@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "inbox": ("measure.community.cli", "queue, list, accept or reject community submissions"),
     "maintainer": ("measure.community.cli", "make a maintainer password hash"),
     "audit": ("measure.community.cli", "verify the inbox audit log's hash chain"),
+    "gpu-check": ("measure.gpu_check", "check the CUDA/NVML path once on a real NVIDIA GPU"),
 }
 
 

@@ -95,6 +95,9 @@ class Adapter:
     name: ClassVar[str] = ""
     task: ClassVar[str] = ""
     precisions: ClassVar[tuple[str, ...]] = ("fp32",)
+    devices: ClassVar[tuple[str, ...]] = ("cpu",)
+    """Where the adapter's runtime can run: ("cpu",) or ("cpu", "cuda"). The GPU check
+    (``measure gpu-check``) measures every adapter that lists "cuda"."""
     info: ClassVar[AdapterInfo | None] = None
     random_weights: bool = False
     """True for an instance built with randomly initialised weights (tests only, e.g. the

@@ -33,6 +33,7 @@ class _HFDetector(Adapter):
     """Shared load/predict for ``AutoModelForObjectDetection`` checkpoints."""
 
     task = "object-detection"
+    devices = ("cpu", "cuda")  # the model and its inputs move with .to(device)
     hub_id: ClassVar[str] = ""
     contiguous_labels: ClassVar[bool] = False  # True: labels 0..79, remap to COCO ids
 

@@ -127,6 +127,7 @@ class _TorchvisionDetector(Adapter):
 
     task = "object-detection"
     precisions = ("fp16", "fp32")  # torchvision's detection reference scripts support AMP
+    devices = ("cpu", "cuda")
     builder: ClassVar[str] = ""
     weights_enum: ClassVar[str] = ""
 
