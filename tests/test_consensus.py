@@ -52,7 +52,7 @@ def test_the_hub_day_is_its_earliest_upload_and_the_migration_day_is_no_upload()
     hub = [_day("llmfit", "2025-03-28"), _day("open-llm-leaderboard", "2024-09-16")]
     assert consensus.votes(hub, "release_date", DATES)[0][1] == "2024-09-16"
     migrated = [
-        _day("open-llm-leaderboard", consensus.HUB_MIGRATION_DAY), _day("epoch", "2019-11-05")]
+        _day("open-llm-leaderboard", "2022-03-02"), _day("epoch", "2019-11-05")]
     assert [p for p, _, _ in consensus.votes(migrated, "release_date", DATES)] == ["Epoch AI"]
 
 

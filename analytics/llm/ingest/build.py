@@ -41,7 +41,7 @@ from analytics.llm.ingest import (
 )
 from analytics.llm.ingest.benchmarks import all_benchmarks
 from analytics.llm.ingest.common import Drops, IngestError, ModelObs, ScoreObs, iso_day
-from analytics.llm.ingest.dated import dated_merges
+from analytics.llm.ingest.dated import dated_merges, refused_release_day
 from analytics.llm.ingest.hardware_tables import (
     gpu_rows,
     hardware_metadata,
@@ -154,10 +154,13 @@ def load_sources(shared: Path, drops: Drops) -> tuple[list[ModelObs], list[Score
 def _release_dates(
     resolver: Resolver, model_ids: list[str], models: list[ModelObs]
 ) -> dict[str, str]:
-    """checkpoint -> the release date its sources state (``FIELD_PRIORITY`` order)."""
+    """checkpoint -> the release date its sources state (``FIELD_PRIORITY`` order; a day that
+    cannot be its release, ``dated.refused_release_day``, is passed over)."""
     by_checkpoint: dict[str, list[ModelObs]] = defaultdict(list)
     for model_id, obs in zip(model_ids, models, strict=True):
-        by_checkpoint[resolver.checkpoints.get(model_id, model_id)].append(obs)
+        checkpoint = resolver.checkpoints.get(model_id, model_id)
+        if not refused_release_day(obs.release_date, checkpoint):
+            by_checkpoint[checkpoint].append(obs)
     found = {cp: first_value(obs, "release_date") for cp, obs in by_checkpoint.items()}
     return {cp: str(date) for cp, date in found.items() if date}
 
@@ -316,6 +319,7 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
     models, scores = load_sources(shared, drops)
     by_model, resolved = resolve_identities(resolver, models, scores)
     extra = llmfit.load(shared / "llmfit/hf_models.json", drops)
+    extra += llmfit.load_configs(shared / llmfit.CONFIGS_FILE, drops)
     extra += llm_analysis.load(shared / "llm-analysis/model_configs")
     extra += load_metadata_sources(shared, drops)
     attached = attach_metadata(resolver, by_model, extra)
@@ -330,10 +334,11 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
         catalog.notes.append(f"override rows without effect on this catalog: {len(idle)}")
         catalog.notes += [f"  {line}" for line in idle[:20]]
     arch: dict[str, str] = {}
-    for name, key in llmfit.arch_keys(shared / "llmfit/hf_models.json"):
-        model_id = resolver.lookup(name)
-        if model_id in scored:
-            arch.setdefault(resolver.checkpoints.get(model_id, model_id), key)
+    for table in ("llmfit/hf_models.json", llmfit.CONFIGS_FILE):
+        for name, key in llmfit.arch_keys(shared / table):
+            model_id = resolver.lookup(name)
+            if model_id in scored:
+                arch.setdefault(resolver.checkpoints.get(model_id, model_id), key)
     hardware_metadata(model_table, arch, q4_figures(shared, resolver, scored, drops))
     used = {r["benchmark_id"] for r in score_table}
     bench_table = [b.as_row() for bid, b in sorted(all_benchmarks().items()) if bid in used]
