@@ -339,6 +339,8 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
             model_id = resolver.lookup(name)
             if model_id in scored:
                 arch.setdefault(resolver.checkpoints.get(model_id, model_id), key)
+    shaped = llmfit.fill_shapes(model_table, llmfit.maker_shapes(shared / llmfit.CONFIGS_FILE))
+    catalog.notes.append(f"layers and KV heads from a maker's config of the same release: {shaped}")
     hardware_metadata(model_table, arch, q4_figures(shared, resolver, scored, drops))
     used = {r["benchmark_id"] for r in score_table}
     bench_table = [b.as_row() for bid, b in sorted(all_benchmarks().items()) if bid in used]

@@ -27,8 +27,14 @@ import re
 from pathlib import Path
 
 from analytics.llm.ingest.common import Drops, IngestError, ModelObs, read_source_json
-from analytics.llm.ingest.families import NAME_SIZE_FACTOR, off_the_name
-from analytics.llm.ingest.identity import slugify
+from analytics.llm.ingest.families import (
+    NAME_SIZE_FACTOR,
+    canonical_org,
+    off_the_name,
+    org_from_hf,
+    org_key,
+)
+from analytics.llm.ingest.identity import name_tokens, slugify
 
 SOURCE = "llmfit"
 FILE_URL = (
@@ -199,3 +205,58 @@ def arch_keys(path: Path) -> list[tuple[str, str]]:
     first (a quantised upload's count is of packed tensors)."""
     entries = sorted(read_models(path), key=lambda e: -int(e.get("hf_downloads") or 0))
     return [(e["name"], key) for e in entries if not quantised(e) and (key := arch_key(e))]
+
+
+SHAPE_FIELDS = ("n_layers", "n_kv_heads", "head_dim")
+SHAPE_NEUTRAL_WORDS = frozenset({"instruct", "it", "chat", "base", "hf", "thinking", "reasoning"})
+"""Words naming a tuning of one set of weights: the base, instruct and thinking checkpoints of a
+release share every tensor shape (Qwen3-30B-A3B-Instruct-2507 and -Thinking-2507)."""
+
+
+def shape_words(name: str) -> tuple[frozenset[str], tuple | None]:
+    """(the name's words without host, tuning words or single letters, its date) of a model id
+    or a repository's name."""
+    words, written = name_tokens(slugify(name.rsplit("/", 1)[-1]))
+    kept = frozenset(w for w in words if w not in SHAPE_NEUTRAL_WORDS and len(w) > 1)
+    return kept, written
+
+
+def maker_shapes(path: Path) -> dict[str, list[tuple[frozenset[str], tuple | None, tuple, str]]]:
+    """Maker (``families.org_key`` of the repository's namespace) -> (words, date, (layers, KV
+    heads, head dim), repository) of every unquantised config in the 1.1.17 table that states
+    all three."""
+    out: dict[str, list] = {}
+    for entry in read_models(path):
+        obs = config_obs(entry, frozenset())
+        shapes = tuple(getattr(obs, f) for f in SHAPE_FIELDS)
+        if quantised(entry) or None in shapes or "/" not in entry["name"]:
+            continue
+        maker = org_key(canonical_org(org_from_hf(entry["name"].split("/")[0])) or "")
+        out.setdefault(maker, []).append((*shape_words(entry["name"]), shapes, entry["name"]))
+    return out
+
+
+def fill_shapes(rows: list[dict], by_maker: dict[str, list]) -> int:
+    """Layers, KV heads and head dim for rows that have none, from their maker's configs whose
+    names hold every word of the checkpoint's (and its date, if it writes one): 'qwen3-30b-a3b-
+    2507' takes Qwen/Qwen3-30B-A3B-Instruct-2507's. Only when every such config agrees (else
+    the name is ambiguous and the row stays unknown); returns how many rows were filled."""
+    filled = 0
+    for row in rows:
+        if any(row.get(f) is not None for f in SHAPE_FIELDS):
+            continue
+        words, written = shape_words(str(row.get("checkpoint_id") or row["model_id"]))
+        if not any(ch.isdigit() for w in words for ch in w):
+            continue  # 'reka-flash': too few words to name one release
+        candidates = [
+            (shapes, repo) for repo_words, repo_date, shapes, repo in by_maker.get(
+                org_key(str(row.get("organisation") or "")), [])
+            if words <= repo_words and (written is None or repo_date == written)
+        ]  # fmt: skip
+        if candidates and len({shapes for shapes, _ in candidates}) == 1:
+            for field, value in zip(SHAPE_FIELDS, candidates[0][0], strict=True):
+                row[field] = value
+            urls = [u for u in (row.get("metadata_source_url") or "").split(";") if u]
+            row["metadata_source_url"] = ";".join(dict.fromkeys([*urls, CONFIGS_URL]))
+            filled += 1
+    return filled

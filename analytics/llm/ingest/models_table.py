@@ -348,7 +348,7 @@ def _fill_from(row: dict, observations: list) -> None:
         row["open_weights"] = True
 
 
-def _maker_namespace(repo: str | None, organisation: str | None) -> bool:
+def maker_namespace(repo: str | None, organisation: str | None) -> bool:
     """Whether the Hub namespace of ``repo`` ('zai-org/GLM-5.3') is the model's maker."""
     if not repo or "/" not in repo or not organisation or organisation == "unknown":
         return False
@@ -359,7 +359,7 @@ def _maker_namespace(repo: str | None, organisation: str | None) -> bool:
 def maker_first(observations: list[ModelObs], organisation: str | None) -> list[ModelObs]:
     """The observations with those read from the maker's own repository first (order kept
     otherwise): a re-upload's config or count only fills what the maker's does not state."""
-    return sorted(observations, key=lambda o: not _maker_namespace(o.hf_id, organisation))
+    return sorted(observations, key=lambda o: not maker_namespace(o.hf_id, organisation))
 
 
 def maker_repository(row: dict, observations: list[ModelObs]) -> str | None:
@@ -369,7 +369,7 @@ def maker_repository(row: dict, observations: list[ModelObs]) -> str | None:
     spellings = {match_key(n) for n in (row.get("aliases") or "").split(";") if n}
     spellings |= {match_key(row["model_id"]), match_key(str(row.get("checkpoint_id") or ""))}
     for obs in observations:
-        if not _maker_namespace(obs.hf_id, row.get("organisation")):
+        if not maker_namespace(obs.hf_id, row.get("organisation")):
             continue
         if obs.source == llmfit.SOURCE or match_key(obs.hf_id) in spellings:
             return obs.hf_id
