@@ -32,6 +32,7 @@ from analytics.llm.ingest import (
     llmstats,
     lmarena,
     lmarena_catalog,
+    metergraph,
     model_prices,
     models_dev,
     open_llm_leaderboard,
@@ -171,13 +172,15 @@ MODELS_DEV = "models-dev-facet/2026-09-16"
 
 def load_metadata_sources(shared: Path, drops: Drops) -> list[ModelObs]:
     """Metadata-only sources that never create a model: litellm prices and context, the makers'
-    release dates (models.dev copy), LiteLLM first-seen days, the two price copies."""
+    release dates (models.dev copy; metergraph's where its link is the maker's own page),
+    LiteLLM first-seen days, the two price copies."""
     return (
         litellm.load(shared / "litellm", drops)
         + models_dev.load(shared / MODELS_DEV, drops)
         + litellm_first_seen.load(shared / LEDGER_SNAPSHOT, drops)
         + litellm_first_seen.load_prices(shared / LEDGER_SNAPSHOT, drops)
         + model_prices.load(shared / model_prices.FOLDER, drops)
+        + metergraph.load(shared / metergraph.FILE, drops)
         + dated_prices(genai_prices.load(shared / genai_prices.FOLDER, drops), drops)
     )
 
@@ -290,7 +293,7 @@ def copy_rows(
     router_date, _ = arena_2026.read_router(shared / SCORE_DIRS[arena_2026.ROUTER] /
                                             arena_2026.ROUTER_FILE)
     stated = tuple(s for s in FIELD_PRIORITY["release_date"]
-                   if s not in (models_dev.SOURCE, litellm_first_seen.SOURCE))
+                   if s not in (models_dev.SOURCE, litellm_first_seen.SOURCE, metergraph.SOURCE))
     rows = [
         *copies.arena_rows(arena, ledger_date, router_date),
         copies.aa_row(aa),

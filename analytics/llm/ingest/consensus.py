@@ -40,6 +40,7 @@ PUBLISHER = {
     "artificial-analysis": "Artificial Analysis",
     "livebench": "LiveBench",
     "models-dev": "models.dev",
+    "metergraph": "the maker's announcement (via metergraph)",
 }
 """importer -> publisher (an importer not listed is its own publisher)."""
 DAYS_AGREE = 7
@@ -153,8 +154,14 @@ class Disagreement:
         return "; ".join(f"{p} {v}" for p, v in self.values)
 
 
+COUNT_DECIMALS = 3
+"""Counts are compared as the models table stores them (billions, three decimals)."""
+
+
 def _text(attr: str, value: object) -> str:
-    return str(value)[:10] if attr == "release_date" else f"{float(value):g}"
+    if attr == "release_date":
+        return str(value)[:10]
+    return f"{round(float(value), COUNT_DECIMALS):g}"
 
 
 def disagreement(

@@ -41,7 +41,8 @@ PRICE_FIELDS = ("usd_per_mtok_input", "usd_per_mtok_output", "price_source_url",
 
 FIELD_PRIORITY: dict[str, tuple[str, ...]] = {
     "release_date": (
-        "llmstats", "epoch-2026", "epoch", "artificial-analysis", "livebench", "llmfit",
+        "llmstats", "epoch-2026", "epoch", "artificial-analysis", "livebench", "metergraph",
+        "llmfit",
         "open-llm-leaderboard", models_dev.SOURCE, litellm_first_seen.SOURCE,
     ),
     "licence_raw": (
@@ -258,9 +259,11 @@ def model_rows(resolver: Resolver, by_model: dict, model_ids: set[str]) -> list[
     ]
     for row in rows:
         observations = pooled[row["checkpoint_id"]]
+        # the lab is the checkpoint's: a sibling's source statement beats a repository's
+        # namespace ('tencent/Hy3-preview') or the name rule on one variant
+        row["organisation"] = canonical_org(_organisation(
+            row["model_id"], observations, family_and_org(row["model_id"])[1]))
         _fill_from(row, observations)
-        if row["organisation"] == "unknown":  # the lab is the checkpoint's: a sibling may say
-            row["organisation"] = canonical_org(_organisation(row["model_id"], observations, None))
     inherit_from_checkpoint(rows)
     rows = [finish_row(row) for row in rows]
     for row in rows:
