@@ -16,7 +16,7 @@ from analytics.core import labels, paths
 from analytics.core.snapshot import validate
 from analytics.llm import charts, leaderboard
 from analytics.llm.audit import metadata as am
-from analytics.llm.ingest import llmfit, llmstats, models_table
+from analytics.llm.ingest import llmfit, llmstats, metergraph, models_table
 from analytics.llm.ingest.common import Drops, ModelObs
 from analytics.llm.ingest.dated import PLACEHOLDER_DAYS, refused_release_day
 from analytics.llm.ingest.families import params_from_name
@@ -276,3 +276,35 @@ def test_the_hub_table_reads_the_makers_configs():
     coder = hub["deepseek-ai/deepseek-coder-v2-instruct"]
     assert coder.experts == 160 and (coder.n_layers, coder.n_kv_heads) == (60, 128)
     assert json.loads(HUB_TABLE.read_text(encoding="utf-8"))[0]["name"].lower() in hub
+
+
+# --- metergraph: a release day only from the maker's own page ------------------------------------
+
+
+def test_metergraph_keeps_a_day_only_when_its_link_is_on_the_makers_domain(tmp_path):
+    path = tmp_path / "models.yaml"
+    path.write_text(
+        "version: '2026-10-19'\n"
+        "models:\n"
+        "- canonical_id: openai/gpt-9-sol\n"
+        "  display_name: GPT-9 Sol\n"
+        "  publisher: openai\n"
+        "  released: '2026-09-22'  # https://community.openai.com/t/announcing-gpt-9/1\n"
+        "  routes:\n"
+        "  - key: default:openai/gpt-9-sol\n"
+        "    display_name: GPT-9 Sol (direct)\n"
+        "- canonical_id: openai/gpt-9-luna\n"
+        "  display_name: GPT-9 Luna\n"
+        "  publisher: openai\n"
+        "  released: '2026-07-09'  # https://x.com/OpenAI/status/1\n",
+        encoding="utf-8",
+    )
+    drops = Drops()
+    found = metergraph.load(path, drops)
+    assert [(o.name, o.release_date) for o in found] == [
+        ("GPT-9 Sol", "2026-09-22"), ("gpt-9-sol", "2026-09-22")]
+    assert found[0].metadata_source_url == "https://community.openai.com/t/announcing-gpt-9/1"
+    assert drops.counts[(metergraph.SOURCE, metergraph.NOT_THE_MAKER)] == 1
+    assert metergraph.makers_domain("https://ai.google.dev/gemma/docs", "google")
+    assert not metergraph.makers_domain("https://en.wikipedia.org/wiki/Gemini", "google")
+    assert not metergraph.makers_domain("https://notopenai.com/x", "openai")
