@@ -52,7 +52,7 @@ def test_the_hub_day_is_its_earliest_upload_and_the_migration_day_is_no_upload()
     hub = [_day("llmfit", "2025-03-28"), _day("open-llm-leaderboard", "2024-09-16")]
     assert consensus.votes(hub, "release_date", DATES)[0][1] == "2024-09-16"
     migrated = [
-        _day("open-llm-leaderboard", consensus.HUB_MIGRATION_DAY), _day("epoch", "2019-11-05")]
+        _day("open-llm-leaderboard", "2022-03-02"), _day("epoch", "2019-11-05")]
     assert [p for p, _, _ in consensus.votes(migrated, "release_date", DATES)] == ["Epoch AI"]
 
 
@@ -82,7 +82,7 @@ def test_a_disagreement_is_recorded_beyond_a_month_and_settled_by_rule_or_left_o
         "hub": [_day("epoch", "2023-02-24"), _day("llmfit", "2023-04-03")],
         "tie": [_day("llmstats", "2024-03-15"), _day("artificial-analysis", "2024-10-03")],
         "set": [_day("llmstats", "2024-03-15"), _day("artificial-analysis", "2024-10-03")],
-        "x-2024-01-25": [_day("llmstats", "2023-03-21"), _day("epoch", "2024-01-25")],
+        "x-2024-01-25": [_day("llmstats", "2024-06-21"), _day("epoch", "2024-01-25")],
     }
     orders = {"release_date": DATES, "total_params_b": COUNTS}
     table = consensus.table_rows(rows, pooled, orders, {("set", "release_date")}, {"x-2024-01-25"})
@@ -92,6 +92,8 @@ def test_a_disagreement_is_recorded_beyond_a_month_and_settled_by_rule_or_left_o
     assert settled["tie"] == ""  # two editorial publishers, no majority: open until a row cites
     assert settled["set"] == "an override row sets it, citing its source"
     assert settled["x-2024-01-25"] == "the id writes its release day"
+    before = [_day("llmstats", "2023-03-21"), _day("epoch", "2024-01-25")]  # before the id's day
+    assert consensus.disagreement("x-2024-01-25", before, "release_date", DATES) is None
     tie = next(r for r in table if r["checkpoint_id"] == "tie")
     assert tie["values"] == "LLM Stats 2024-03-15; Artificial Analysis 2024-10-03"
 

@@ -472,7 +472,7 @@ NEWER_SOURCES = (
     ("aa_october", "artificial-analysis/2026-10-03-llmval"),
     ("models_dev", "models-dev-facet/2026-09-16"),
     ("model_prices", "model-prices/2026-10-26"),
-    ("genai_prices", "genai-prices/0.2.3"),
+    ("genai_prices", "genai-prices/0.2.5"),
 )
 """(fixture folder, shared/data folder) of the sources added with the identity model."""
 
@@ -500,6 +500,8 @@ def _fixture_shared(root: Path) -> Path:
     shutil.copytree(FIX / "sky", shared / "skypilot-catalog")
     (shared / "llmfit").mkdir()
     shutil.copy(FIX / "llmfit.json", shared / "llmfit/hf_models.json")
+    (shared / "llmfit-1.1.17").mkdir()
+    shutil.copy(FIX / "llmfit_configs.json", shared / "llmfit-1.1.17/hf_models.json")
     shutil.copytree(FIX / "llm-analysis", shared / "llm-analysis/model_configs")
     (shared / "gpu-benchmarks-llm-inference").mkdir()
     shutil.copy(FIX / "gpu_readme.md", shared / "gpu-benchmarks-llm-inference/README.md")

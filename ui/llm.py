@@ -82,6 +82,8 @@ def show_table(
     picks and orders the visible ones (the frame keeps the rest); ``csv`` names a download of
     exactly what is shown (visible columns, human headers, dates as dates), taken from
     ``csv_frame`` when given (the same rows and columns without display marks)."""
+    frame = labels.shown_flags(frame)
+    csv_frame = None if csv_frame is None else labels.shown_flags(csv_frame)
     conf = column_config(frame, config)
     st.dataframe(  # rounded first: a number column's step truncates (ui.format.rounded)
         ui.format.rounded(frame, conf), column_config=conf, column_order=columns,

@@ -191,6 +191,25 @@ def labelled(frame: pd.DataFrame, labels: dict[str, str] | None = None) -> pd.Da
     return out
 
 
+TRI_STATE = ("open_weights", "is_moe")
+"""Flags whose empty cell means no evidence either way: shown as "unknown", never as "no"."""
+FLAG_TEXT = {True: "yes", False: "no"}
+UNKNOWN_FLAG = "unknown"
+
+
+def shown_flags(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with each :data:`TRI_STATE` column as 'yes' / 'no' / 'unknown' text (pages and
+    downloads; the frames themselves keep the nullable booleans filters read)."""
+    present = [c for c in TRI_STATE if c in frame.columns]
+    if not present:
+        return frame
+    out = frame.copy()
+    for column in present:
+        flags = out[column].astype("boolean")
+        out[column] = [UNKNOWN_FLAG if pd.isna(v) else FLAG_TEXT[bool(v)] for v in flags]
+    return out
+
+
 def csv_text(frame: pd.DataFrame, labels: dict[str, str] | None = None) -> str:
     """The CSV a download button offers: human headers, dates as dates, no index."""
     return labelled(frame, labels).to_csv(index=False)

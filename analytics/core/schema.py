@@ -72,8 +72,14 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("release_date", "date", required=False),
         Column("total_params_b", "float", required=False, help="total parameters, billions"),
         Column("active_params_b", "float", required=False, help="active params (MoE), billions"),
-        Column("is_moe", "bool"),
-        Column("open_weights", "bool"),
+        Column(
+            "is_moe", "bool", required=False,
+            help="true/false from a config or a source; empty: unknown (never read as dense)",
+        ),
+        Column(
+            "open_weights", "bool", required=False,
+            help="true/false from a maker's repository or a source; empty: unknown",
+        ),
         Column("licence_raw", "str", required=False, help="licence string as published"),
         Column(
             "vram_q4_gb", "float", required=False,
@@ -92,6 +98,10 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("head_dim", "int", required=False),
         Column("context_length", "int", required=False),
         Column("metadata_source_url", "str", required=False),
+        Column(
+            "weights_repo", "str", required=False,
+            help="the maker's own Hugging Face repository: evidence of open weights and shapes",
+        ),
         Column(
             "arch_key", "str", required=False,
             help="equal for checkpoints of identical architecture and size; empty: unknown",

@@ -33,8 +33,8 @@ from analytics.core import db
 BLEND = (3, 1)  # input : output tokens of the blended price
 PRICE_COLUMNS = ("usd_per_mtok_input", "usd_per_mtok_output", "price_source_url", "price_date")
 BASIS = "release_date_basis"  # empty: a source states the release date; else its proxy
-OPEN, CLOSED = "Open weights", "Closed weights"
-KIND = {OPEN: "open-weight", CLOSED: "closed-weight"}
+OPEN, CLOSED, UNKNOWN = "Open weights", "Closed weights", "Weights unknown"
+KIND = {OPEN: "open-weight", CLOSED: "closed-weight", UNKNOWN: "weights-unknown"}
 RATING_TITLE = "Elo rating"
 
 
@@ -261,8 +261,8 @@ def _pareto_chart(rows: pd.DataFrame, missing: int, x_title: str, what: str) -> 
 
 def _base(table: pd.DataFrame) -> pd.DataFrame:
     rows = table.copy()
-    is_open = rows["open_weights"].astype("boolean").fillna(False).astype(bool)
-    rows["weights"] = np.where(is_open, OPEN, CLOSED)
+    flags = rows["open_weights"].astype("boolean")
+    rows["weights"] = [UNKNOWN if pd.isna(v) else OPEN if v else CLOSED for v in flags]
     rows["display_name"] = rows["display_name"].fillna(rows["model_id"]).astype(str)
     return rows
 

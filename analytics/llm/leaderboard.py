@@ -103,6 +103,10 @@ class Leaderboard:
     api: pd.DataFrame = field(default_factory=pd.DataFrame)  # api_facts.model_api: price, speed
 
 
+WEIGHTS_UNKNOWN = "unknown"
+"""The openness filter's value for models no evidence says are open or closed."""
+
+
 @dataclass(frozen=True)
 class LeaderboardFilter:
     """Row filter; an empty field means "any". A category switches to that category's
@@ -110,7 +114,9 @@ class LeaderboardFilter:
 
     category: str | None = None
     organisations: tuple[str, ...] = ()
-    open_weights: bool | None = None
+    open_weights: bool | str | None = None
+    """True / False keep the models whose weights are known open / closed (unknown is neither);
+    :data:`WEIGHTS_UNKNOWN` keeps the models with no evidence either way."""
     licence_classes: tuple[str, ...] = ()
     size_b: tuple[float, float] | None = None  # models of undisclosed size are then hidden
     provenance: tuple[str, ...] = ()  # at least one headline score of these source kinds
@@ -271,7 +277,11 @@ def filter_table(
     if flt.organisations:
         keep &= table["organisation"].isin(flt.organisations)
     if flt.open_weights is not None:
-        keep &= table["open_weights"].astype("boolean").fillna(False) == flt.open_weights
+        flags = table["open_weights"].astype("boolean")
+        if flt.open_weights == WEIGHTS_UNKNOWN:
+            keep &= flags.isna()
+        else:
+            keep &= flags.eq(bool(flt.open_weights)).fillna(False).astype(bool)
     if flt.licence_classes:
         keep &= table["licence_class"].isin(flt.licence_classes)
     if flt.size_b is not None:

@@ -13,7 +13,10 @@ from ui import llm
 from ui.params import flag_param
 
 # Plotly's default palette: readable on the light and the dark theme alike.
-COLOURS = {charts.OPEN: qualitative.Plotly[0], charts.CLOSED: qualitative.Plotly[1]}
+COLOURS = {
+    charts.OPEN: qualitative.Plotly[0], charts.CLOSED: qualitative.Plotly[1],
+    charts.UNKNOWN: qualitative.Plotly[7],
+}
 FRONTIER = qualitative.Plotly[2]
 HOVER = "%{hovertext}<extra></extra>"
 

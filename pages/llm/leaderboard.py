@@ -21,7 +21,7 @@ from ui import llm
 from ui.params import choice, index_of, multi_param, param
 
 ALL = "All"
-OPEN_CHOICES = (ALL, "Open weights", "Closed")
+OPEN_CHOICES = (ALL, "Open weights", "Closed", "Unknown")
 COLUMNS = {
     "rank": st.column_config.NumberColumn("Rank", format="%d"),
     "display_name": "Model",
@@ -110,7 +110,8 @@ def pick_filter(board: leaderboard.Leaderboard) -> leaderboard.LeaderboardFilter
     return leaderboard.LeaderboardFilter(
         category=None if category == ALL else category,
         organisations=tuple(org),
-        open_weights={ALL: None, "Open weights": True, "Closed": False}[weights],
+        open_weights={ALL: None, "Open weights": True, "Closed": False,
+                      "Unknown": leaderboard.WEIGHTS_UNKNOWN}[weights],
         licence_classes=tuple(lic),
         size_b=size,
         provenance=tuple(prov),

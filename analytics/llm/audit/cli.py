@@ -14,6 +14,7 @@ import pandas as pd
 
 from analytics.core import paths
 from analytics.llm.audit import identity, metadata, protocols
+from analytics.llm.ingest import llmfit
 from analytics.llm.ingest import overrides as ov
 from analytics.llm.ingest.identity import match_key
 
@@ -41,9 +42,12 @@ def findings(name: str, tables: dict[str, pd.DataFrame], catalog: Path) -> list:
     table = ov.load(catalog / "overrides.csv", match_key=match_key)
     if name == "metadata":
         found = metadata.audit(tables["models"], tables["scores"], table.unpublished)
+        hub_table = paths.SHARED_DATA_DIR / llmfit.CONFIGS_FILE
+        hub = metadata.hub_configs(hub_table) if hub_table.is_file() else None
         return found + metadata.organisation_findings(tables["models"]) + (
             metadata.disagreement_findings(
-                tables["models"], tables["scores"], tables.get("disagreements")))
+                tables["models"], tables["scores"], tables.get("disagreements"))) + (
+            metadata.evidence_findings(tables["models"], tables["scores"], hub))
     apart = dict(table.apart)
     apart.update({pair: "same-name override" for pair in table.same_name})
     return identity.audit(tables["models"], tables["scores"], apart)

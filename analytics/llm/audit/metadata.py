@@ -16,15 +16,32 @@ Findings:
 - publishers that disagree on a checkpoint's release date or parameter count (ingest's table
   ``disagreements``, ``ingest/consensus.py``), settled there by agreement, rank, the id's own
   date or an override row, else open.
+
+Evidence checks (:func:`evidence_findings`, every model however few its scores; each line names
+its evidence):
+
+- a release date that cannot be a release (``dated.refused_release_day``: a placeholder day such
+  as the Hub's migration day, or a day before the date the id writes);
+- ``is_moe`` false on a model one of whose repositories has a config with experts, and
+  ``open_weights`` false on a model whose maker's own repository exists (both read from the
+  Hugging Face config table, :class:`HubConfig`, of llmfit 1.1.17);
+- an open-weights model with :data:`MIN_SCORES` or more scores without layers or KV heads: settled
+  with the reason no public config states them (no repository of it in the table, or its config
+  there states none), open when the table has them.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
 import pandas as pd
 
 from analytics.llm.audit import Finding
-from analytics.llm.ingest.dated import release_for_snapshot
+from analytics.llm.ingest import llmfit
+from analytics.llm.ingest.dated import refused_release_day, release_for_snapshot
 from analytics.llm.ingest.families import moe_by_name, org_key
+from analytics.llm.ingest.models_table import maker_namespace
 
 MIN_SCORES = 5
 
@@ -120,3 +137,91 @@ def _date_findings(row: dict) -> list[Finding]:
         return []
     what = f"release date {released}, but the id's snapshot is {expected}"
     return [Finding(row["model_id"], what)]
+
+
+@dataclass(frozen=True)
+class HubConfig:
+    """What one repository's config in the Hub table states (None: not stated)."""
+
+    repo: str
+    experts: int
+    n_layers: int | None
+    n_kv_heads: int | None
+
+
+def hub_configs(path: Path) -> dict[str, HubConfig]:
+    """Repository id (lower case) -> its config facts, from llmfit 1.1.17's Hub table."""
+    out = {}
+    for entry in llmfit.read_models(path):
+        obs = llmfit.config_obs(entry, frozenset())
+        experts = entry.get("num_experts") if isinstance(entry.get("num_experts"), int) else 0
+        out[entry["name"].lower()] = HubConfig(entry["name"], experts, obs.n_layers,
+                                               obs.n_kv_heads)
+    return out
+
+
+def _repos(row: dict, hub: dict[str, HubConfig]) -> list[HubConfig]:
+    """The Hub table's configs of the repositories the row names (its maker's repository
+    first, then its aliases)."""
+    names = [str(row.get("weights_repo") or "")] + str(row.get("aliases") or "").split(";")
+    found = [hub[n.strip().lower()] for n in names if n.strip().lower() in hub]
+    return list({c.repo: c for c in found}.values())
+
+
+def evidence_findings(
+    models: pd.DataFrame, scores: pd.DataFrame, hub: dict[str, HubConfig] | None
+) -> list[Finding]:
+    """The evidence checks of the module docstring; ``hub`` None (the table is missing) is
+    one unresolved line, since the flags cannot be re-checked without it."""
+    out = []
+    counts = scores["model_id"].value_counts()
+    for row in models.to_dict("records"):
+        out += _release_day_findings(row)
+        repos = _repos(row, hub or {})
+        out += _flag_findings(row, repos)
+        if counts.get(row["model_id"], 0) >= MIN_SCORES:
+            out += _shape_findings(row, repos)
+    if hub is None:
+        out.append(Finding(llmfit.CONFIGS_FILE, "the Hub config table is missing: is_moe and "
+                           "open_weights not re-checked; fix: restore it under ../shared/data"))
+    return out
+
+
+def _release_day_findings(row: dict) -> list[Finding]:
+    checkpoint = str(row.get("checkpoint_id") or row["model_id"])
+    released = str(row.get("release_date") or "")
+    reason = refused_release_day(released, checkpoint) if released else None
+    if not reason or release_for_snapshot(checkpoint, released)[0] != released:
+        return []  # a full snapshot date in the id is the date check's line
+    return [Finding(row["model_id"], f"release date {released} is not a release: {reason}")]
+
+
+def _flag_findings(row: dict, repos: list[HubConfig]) -> list[Finding]:
+    out = []
+    mixture = next((c for c in repos if c.experts > 1), None)
+    if str(row.get("is_moe")) == "false" and mixture:
+        out.append(Finding(row["model_id"], f"marked dense, but the config of {mixture.repo} "
+                           f"has {mixture.experts} experts"))
+    maker = next((c for c in repos if maker_namespace(c.repo, row.get("organisation"))), None)
+    if str(row.get("open_weights")) == "false" and maker:
+        out.append(Finding(row["model_id"], f"marked closed, but its maker publishes "
+                           f"https://huggingface.co/{maker.repo}"))
+    return out
+
+
+def _shape_findings(row: dict, repos: list[HubConfig]) -> list[Finding]:
+    if str(row.get("open_weights")) != "true":
+        return []
+    if not _blank(row.get("n_layers")) and not _blank(row.get("n_kv_heads")):
+        return []
+    what = "open weights without layers or KV heads"
+    stating = next((c for c in repos if c.n_layers and c.n_kv_heads), None)
+    if stating:
+        return [Finding(row["model_id"], f"{what}, though the config of {stating.repo} states "
+                        f"{stating.n_layers} layers and {stating.n_kv_heads} KV heads")]
+    if repos:
+        listed = ", ".join(c.repo for c in repos)
+        return [Finding(row["model_id"], what, f"no public source states it: the Hub "
+                        f"table's config of {listed} has none")]
+    return [Finding(row["model_id"], what, "no public source states it: no repository of "
+                    "it is in the Hub table (llmfit 1.1.17), and no other source gives them")]

@@ -32,6 +32,7 @@ from analytics.llm.ingest import (
     llmstats,
     lmarena,
     lmarena_catalog,
+    metergraph,
     model_prices,
     models_dev,
     open_llm_leaderboard,
@@ -41,7 +42,7 @@ from analytics.llm.ingest import (
 )
 from analytics.llm.ingest.benchmarks import all_benchmarks
 from analytics.llm.ingest.common import Drops, IngestError, ModelObs, ScoreObs, iso_day
-from analytics.llm.ingest.dated import dated_merges
+from analytics.llm.ingest.dated import dated_merges, refused_release_day
 from analytics.llm.ingest.hardware_tables import (
     gpu_rows,
     hardware_metadata,
@@ -154,10 +155,13 @@ def load_sources(shared: Path, drops: Drops) -> tuple[list[ModelObs], list[Score
 def _release_dates(
     resolver: Resolver, model_ids: list[str], models: list[ModelObs]
 ) -> dict[str, str]:
-    """checkpoint -> the release date its sources state (``FIELD_PRIORITY`` order)."""
+    """checkpoint -> the release date its sources state (``FIELD_PRIORITY`` order; a day that
+    cannot be its release, ``dated.refused_release_day``, is passed over)."""
     by_checkpoint: dict[str, list[ModelObs]] = defaultdict(list)
     for model_id, obs in zip(model_ids, models, strict=True):
-        by_checkpoint[resolver.checkpoints.get(model_id, model_id)].append(obs)
+        checkpoint = resolver.checkpoints.get(model_id, model_id)
+        if not refused_release_day(obs.release_date, checkpoint):
+            by_checkpoint[checkpoint].append(obs)
     found = {cp: first_value(obs, "release_date") for cp, obs in by_checkpoint.items()}
     return {cp: str(date) for cp, date in found.items() if date}
 
@@ -168,13 +172,15 @@ MODELS_DEV = "models-dev-facet/2026-09-16"
 
 def load_metadata_sources(shared: Path, drops: Drops) -> list[ModelObs]:
     """Metadata-only sources that never create a model: litellm prices and context, the makers'
-    release dates (models.dev copy), LiteLLM first-seen days, the two price copies."""
+    release dates (models.dev copy; metergraph's where its link is the maker's own page),
+    LiteLLM first-seen days, the two price copies."""
     return (
         litellm.load(shared / "litellm", drops)
         + models_dev.load(shared / MODELS_DEV, drops)
         + litellm_first_seen.load(shared / LEDGER_SNAPSHOT, drops)
         + litellm_first_seen.load_prices(shared / LEDGER_SNAPSHOT, drops)
         + model_prices.load(shared / model_prices.FOLDER, drops)
+        + metergraph.load(shared / metergraph.FILE, drops)
         + dated_prices(genai_prices.load(shared / genai_prices.FOLDER, drops), drops)
     )
 
@@ -287,7 +293,7 @@ def copy_rows(
     router_date, _ = arena_2026.read_router(shared / SCORE_DIRS[arena_2026.ROUTER] /
                                             arena_2026.ROUTER_FILE)
     stated = tuple(s for s in FIELD_PRIORITY["release_date"]
-                   if s not in (models_dev.SOURCE, litellm_first_seen.SOURCE))
+                   if s not in (models_dev.SOURCE, litellm_first_seen.SOURCE, metergraph.SOURCE))
     rows = [
         *copies.arena_rows(arena, ledger_date, router_date),
         copies.aa_row(aa),
@@ -316,6 +322,7 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
     models, scores = load_sources(shared, drops)
     by_model, resolved = resolve_identities(resolver, models, scores)
     extra = llmfit.load(shared / "llmfit/hf_models.json", drops)
+    extra += llmfit.load_configs(shared / llmfit.CONFIGS_FILE, drops)
     extra += llm_analysis.load(shared / "llm-analysis/model_configs")
     extra += load_metadata_sources(shared, drops)
     attached = attach_metadata(resolver, by_model, extra)
@@ -330,10 +337,13 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
         catalog.notes.append(f"override rows without effect on this catalog: {len(idle)}")
         catalog.notes += [f"  {line}" for line in idle[:20]]
     arch: dict[str, str] = {}
-    for name, key in llmfit.arch_keys(shared / "llmfit/hf_models.json"):
-        model_id = resolver.lookup(name)
-        if model_id in scored:
-            arch.setdefault(resolver.checkpoints.get(model_id, model_id), key)
+    for table in ("llmfit/hf_models.json", llmfit.CONFIGS_FILE):
+        for name, key in llmfit.arch_keys(shared / table):
+            model_id = resolver.lookup(name)
+            if model_id in scored:
+                arch.setdefault(resolver.checkpoints.get(model_id, model_id), key)
+    shaped = llmfit.fill_shapes(model_table, llmfit.maker_shapes(shared / llmfit.CONFIGS_FILE))
+    catalog.notes.append(f"layers and KV heads from a maker's config of the same release: {shaped}")
     hardware_metadata(model_table, arch, q4_figures(shared, resolver, scored, drops))
     used = {r["benchmark_id"] for r in score_table}
     bench_table = [b.as_row() for bid, b in sorted(all_benchmarks().items()) if bid in used]

@@ -8,8 +8,9 @@ total parameter count. Publishers vote, not files (:data:`PUBLISHER`):
   the field's source order).
 - The Open LLM Leaderboard and llmfit both read the Hugging Face Hub: one publisher, whose day
   is its earliest upload (a later one is a re-upload) and whose count is its first.
-- A Hub day of 2022-03-02 is the day the Hub moved every repository to git, not an upload
-  (:data:`HUB_MIGRATION_DAY`): it does not vote.
+- A day that cannot be a release of the checkpoint does not vote, whoever states it: a
+  placeholder day such as the Hub's migration day, or a day before the date the id writes
+  (``dated.refused_release_day``).
 
 Two values agree when days are at most :data:`DAYS_AGREE` apart or counts within
 :data:`COUNT_AGREE`. The winner is the value the most publishers agree with; a tie goes to the
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from analytics.llm.ingest.common import ModelObs
+from analytics.llm.ingest.dated import refused_release_day
 from analytics.llm.ingest.families import off_the_name
 
 HUB = "Hugging Face Hub"
@@ -38,9 +40,9 @@ PUBLISHER = {
     "artificial-analysis": "Artificial Analysis",
     "livebench": "LiveBench",
     "models-dev": "models.dev",
+    "metergraph": "the maker's announcement (via metergraph)",
 }
 """importer -> publisher (an importer not listed is its own publisher)."""
-HUB_MIGRATION_DAY = "2022-03-02"
 DAYS_AGREE = 7
 DAYS_APART = 31
 COUNT_AGREE = 0.10
@@ -83,9 +85,7 @@ def votes(
         if attr == "release_date":
             if obs.release_date_basis or _day(value) is None:
                 continue  # a proxy day never votes
-            if obs.source in ("open-llm-leaderboard", "llmfit") and str(value)[:10] == (
-                HUB_MIGRATION_DAY
-            ):
+            if refused_release_day(value, name):
                 continue
         publisher = PUBLISHER.get(obs.source, obs.source)
         held = out.get(publisher)
@@ -154,8 +154,14 @@ class Disagreement:
         return "; ".join(f"{p} {v}" for p, v in self.values)
 
 
+COUNT_DECIMALS = 3
+"""Counts are compared as the models table stores them (billions, three decimals)."""
+
+
 def _text(attr: str, value: object) -> str:
-    return str(value)[:10] if attr == "release_date" else f"{float(value):g}"
+    if attr == "release_date":
+        return str(value)[:10]
+    return f"{round(float(value), COUNT_DECIMALS):g}"
 
 
 def disagreement(

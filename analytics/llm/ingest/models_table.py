@@ -11,18 +11,19 @@ from analytics.llm.ingest import (
     consensus,
     genai_prices,
     litellm_first_seen,
+    llmfit,
     model_prices,
     models_dev,
     names,
 )
 from analytics.llm.ingest.common import ModelObs, iso_day
-from analytics.llm.ingest.dated import release_for_snapshot
+from analytics.llm.ingest.dated import refused_release_day, release_for_snapshot
 from analytics.llm.ingest.families import (
     canonical_org,
-    closed_by_name,
     family_and_org,
     moe_by_name,
     org_from_hf,
+    org_key,
     params_from_name,
 )
 from analytics.llm.ingest.identity import loose_key, match_key, split_variant
@@ -40,7 +41,8 @@ PRICE_FIELDS = ("usd_per_mtok_input", "usd_per_mtok_output", "price_source_url",
 
 FIELD_PRIORITY: dict[str, tuple[str, ...]] = {
     "release_date": (
-        "llmstats", "epoch-2026", "epoch", "artificial-analysis", "livebench", "llmfit",
+        "llmstats", "epoch-2026", "epoch", "artificial-analysis", "livebench", "metergraph",
+        "llmfit",
         "open-llm-leaderboard", models_dev.SOURCE, litellm_first_seen.SOURCE,
     ),
     "licence_raw": (
@@ -90,8 +92,10 @@ def _grouped(row: dict, observations: list[ModelObs]) -> None:
     for attr in PRICE_FIELDS:
         row[attr] = getattr(price, attr) if price else None
     order = FIELD_PRIORITY["release_date"]
-    release = consensus.choose(observations, "release_date", order)[0] or _first_with(
-        observations, order, "release_date")  # a proxy day only where no source states one
+    name = str(row.get("checkpoint_id") or row["model_id"])
+    usable = [o for o in observations if not refused_release_day(o.release_date, name)]
+    release = consensus.choose(usable, "release_date", order, name)[0] or _first_with(
+        usable, order, "release_date")  # a proxy day only where no source states one
     row["release_date"] = release.release_date if release else None
     row["release_date_basis"] = release.release_date_basis if release else None
 
@@ -132,6 +136,7 @@ WEIGHT_FIELDS = (
     "n_kv_heads",
     "head_dim",
     "context_length",
+    "weights_repo",
     "usd_per_mtok_input",
     "usd_per_mtok_output",
     "price_source_url",
@@ -156,16 +161,12 @@ def stated_row(
         "display_name": first_value(observations, "display_name") or model_id,
         "organisation": canonical_org(_organisation(model_id, observations, rule_org)),
         "family": family,
-        "is_moe": any(o.is_moe for o in observations) or moe_by_name(model_id),
         "checkpoint_id": checkpoint,
         "variant": variant,
         "aliases": aliases or None,
         "metadata_source_url": meta_url,
     }
     _fill_from(row, observations)
-    has_weights_repo = any(o.hf_id for o in observations)
-    if row["open_weights"] is None and has_weights_repo:
-        row["open_weights"] = not closed_by_name(model_id, family)
     return row
 
 
@@ -184,12 +185,12 @@ def inherit_from_checkpoint(rows: list[dict]) -> None:
 
 
 def finish_row(row: dict) -> dict:
-    """Name-derived hints and documented defaults where sources are silent."""
+    """Sizes the name writes where sources are silent; open weights and the MoE flag stay
+    unknown (None) where no evidence states them, never false."""
     name_total, name_active = params_from_name(row["model_id"])
     row["total_params_b"] = row["total_params_b"] or name_total
     row["active_params_b"] = row["active_params_b"] or name_active
     consistent_counts(row)
-    row["open_weights"] = bool(row["open_weights"])
     return row
 
 
@@ -206,11 +207,10 @@ def consistent_counts(row: dict) -> None:
     total, active = row["total_params_b"], row["active_params_b"]
     if total and active and active < MOE_ACTIVE_SHARE * total:
         row["is_moe"] = True
-    if not row["is_moe"] and total is not None:
+    if row["is_moe"] is False and total is not None:
         active = total
     row["total_params_b"] = round(total, 3) if total else None
     row["active_params_b"] = round(active, 3) if active else None
-    row["is_moe"] = bool(row["is_moe"])
 
 
 def pooled_observations(
@@ -259,9 +259,11 @@ def model_rows(resolver: Resolver, by_model: dict, model_ids: set[str]) -> list[
     ]
     for row in rows:
         observations = pooled[row["checkpoint_id"]]
+        # the lab is the checkpoint's: a sibling's source statement beats a repository's
+        # namespace ('tencent/Hy3-preview') or the name rule on one variant
+        row["organisation"] = canonical_org(_organisation(
+            row["model_id"], observations, family_and_org(row["model_id"])[1]))
         _fill_from(row, observations)
-        if row["organisation"] == "unknown":  # the lab is the checkpoint's: a sibling may say
-            row["organisation"] = canonical_org(_organisation(row["model_id"], observations, None))
     inherit_from_checkpoint(rows)
     rows = [finish_row(row) for row in rows]
     for row in rows:
@@ -324,16 +326,18 @@ def distinct_display_names(rows: list[dict]) -> None:
 def _typed(attr: str, value: str) -> object:
     if attr in ("active_params_b", "total_params_b"):
         return float(value)
-    if attr == "open_weights":
-        return value == "true"
+    if attr in ("open_weights", "is_moe"):
+        return {"true": True, "false": False}.get(value)
     return value
 
 
 def _fill_from(row: dict, observations: list) -> None:
-    """``row``'s metadata fields from its observations: the first stated value of each field,
-    the grouped fields (price, release date with its basis) from one source each, ISO days."""
-    for attr in WEIGHT_FIELDS[:-1]:
-        if attr not in GROUPED:
+    """``row``'s metadata fields from its observations: the first stated value of each field
+    (a maker's own repository before re-uploads of it), the grouped fields (price, release date
+    with its basis) from one source each, ISO days, and the evidence-based flags."""
+    observations = maker_first(observations, row.get("organisation"))
+    for attr in WEIGHT_FIELDS:
+        if attr not in GROUPED and attr in FIELD_PRIORITY:
             row[attr] = first_value(observations, attr)
     counted = consensus.choose(observations, "total_params_b", FIELD_PRIORITY["total_params_b"],
                                str(row.get("checkpoint_id") or row["model_id"]))
@@ -341,3 +345,44 @@ def _fill_from(row: dict, observations: list) -> None:
     _grouped(row, observations)
     row["release_date"] = iso_day(row["release_date"])
     row["price_date"] = iso_day(row["price_date"])
+    row["is_moe"] = moe_evidence(observations, row["model_id"])
+    row["weights_repo"] = maker_repository(row, observations)
+    if row["weights_repo"]:
+        row["open_weights"] = True
+
+
+def maker_namespace(repo: str | None, organisation: str | None) -> bool:
+    """Whether the Hub namespace of ``repo`` ('zai-org/GLM-5.3') is the model's maker."""
+    if not repo or "/" not in repo or not organisation or organisation == "unknown":
+        return False
+    namespace_org = canonical_org(org_from_hf(repo.split("/")[0])) or ""
+    return org_key(namespace_org) == org_key(organisation)
+
+
+def maker_first(observations: list[ModelObs], organisation: str | None) -> list[ModelObs]:
+    """The observations with those read from the maker's own repository first (order kept
+    otherwise): a re-upload's config or count only fills what the maker's does not state."""
+    return sorted(observations, key=lambda o: not maker_namespace(o.hf_id, organisation))
+
+
+def maker_repository(row: dict, observations: list[ModelObs]) -> str | None:
+    """The maker's own weights repository for this model, or None: a repository of the maker's
+    Hub namespace that either is the Hub table's entry resolved to this model by its name, or a
+    repository another source links whose name is one of the model's spellings."""
+    spellings = {match_key(n) for n in (row.get("aliases") or "").split(";") if n}
+    spellings |= {match_key(row["model_id"]), match_key(str(row.get("checkpoint_id") or ""))}
+    for obs in observations:
+        if not maker_namespace(obs.hf_id, row.get("organisation")):
+            continue
+        if obs.source == llmfit.SOURCE or match_key(obs.hf_id) in spellings:
+            return obs.hf_id
+    return None
+
+
+def moe_evidence(observations: list[ModelObs], model_id: str) -> bool | None:
+    """True when a config or source has experts or the name writes them ('8x7b', '-a3b');
+    False when one says dense and none says otherwise; None (unknown) when none says."""
+    stated = {o.is_moe for o in observations if o.is_moe is not None}
+    if True in stated or moe_by_name(model_id):
+        return True
+    return False if stated else None

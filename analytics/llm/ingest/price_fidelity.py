@@ -1,4 +1,4 @@
-"""How closely the two third-party price copies (model-prices 0.0.5, genai-prices 0.2.3) agree
+"""How closely the two third-party price copies (model-prices 0.0.5, genai-prices 0.2.5) agree
 with litellm's table (package litellm 1.110.2, ``../shared/data/litellm``), the importer the
 catalog already trusts for prices.
 
