@@ -132,6 +132,12 @@ def test_two_rows_of_one_publishers_snapshot_are_two_models():
     assert _refused(facts) == "co-listing"
 
 
+def test_a_co_listed_pair_from_the_extract_is_two_models():
+    slot = "lmarena|x|lmarena-text|default"
+    facts = cl.Facts(colisted={frozenset(("m-1", "m-1-instruct")): slot})
+    assert _refused(facts) == "co-listing"
+
+
 def test_stated_release_dates_more_than_a_month_apart_are_two_models():
     facts = cl.Facts(dates={"m-1": ("2024-05-01", "llmstats"),
                             "m-1-instruct": ("2024-09-24", "epoch-2026")})
@@ -179,16 +185,16 @@ def test_the_extract_round_trips(tmp_path):
                      repos={"a-1": "o/A-1"}, tuned={"a-1": "o/A-1-Instruct"},
                      apart={frozenset(("a-1", "c-1")): "why"}, pinned={"b-1": "why"})
     facts.listed["a-1"].add("slot")
+    facts.colisted[frozenset(("a-1", "a-1-preview"))] = "lmarena|2025-08-06|lmarena-text|default"
     links = [_link("a-1", "b-1"), _link("a-1", "c-1")]
     path = tmp_path / "x.csv"
     path.write_text(cl.extract_text(cl.extract_rows(links, facts, {"a-1": 2})), encoding="utf-8")
     again, facts2, weight = cl.read_extract(path)
-    assert sorted(again, key=str) == sorted(links, key=str) and weight == {"a-1": 2, "b-1": 0,
-                                                                          "c-1": 0}
+    assert sorted(again, key=str) == sorted(links, key=str) and weight == {"a-1": 2}
     assert (facts2.dates, facts2.sizes, facts2.repos, facts2.tuned, facts2.apart,
-            facts2.pinned, dict(facts2.listed)) == (
+            facts2.pinned, dict(facts2.listed), facts2.colisted) == (
         facts.dates, facts.sizes, facts.repos, facts.tuned, facts.apart, facts.pinned,
-        dict(facts.listed))
+        dict(facts.listed), facts.colisted)
 
 
 # --- the committed extract against the committed catalog -----------------------------------------

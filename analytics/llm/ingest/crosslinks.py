@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date
@@ -35,6 +36,7 @@ from analytics.core import paths
 from analytics.llm.ingest.arena_2026 import LEDGER, ROUTER
 from analytics.llm.ingest.identity import (
     TUNING_WORDS,
+    audit_key,
     match_key,
     name_tokens,
     slugify,
@@ -80,7 +82,11 @@ class Facts:
     sizes: dict[str, tuple[float, str]] = field(default_factory=dict)
     """checkpoint -> (stated total parameters in billions, source)."""
     listed: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
-    """checkpoint -> the publisher snapshots and settings it is a row of ('source|file|setting')."""
+    """checkpoint -> the publisher snapshots and settings it is a row of
+    ('source|date|benchmark|setting'; kept for the nodes some link touches)."""
+    colisted: dict[frozenset[str], str] = field(default_factory=dict)
+    """pair of checkpoints whose names differ only by a date, stage or tuning word -> one
+    publisher snapshot that has a row of each (read by the identity audit)."""
     repos: dict[str, str] = field(default_factory=dict)
     """checkpoint -> a weights repository that exists for exactly it."""
     tuned: dict[str, str] = field(default_factory=dict)
@@ -126,8 +132,8 @@ def contradiction(a: str, b: str, facts: Facts) -> tuple[str, str] | None:
         if node in facts.pinned:
             return "override", f"distinct row for {node} ({facts.pinned[node]})"
     both = sorted(facts.listed.get(a, set()) & facts.listed.get(b, set()))
-    if both:
-        return "co-listing", f"both are rows of {both[0]}"
+    if both or pair in facts.colisted:
+        return "co-listing", f"both are rows of {both[0] if both else facts.colisted[pair]}"
     if a in facts.dates and b in facts.dates:
         (da, sa), (db, sb) = facts.dates[a], facts.dates[b]
         if abs((date.fromisoformat(da) - date.fromisoformat(db)).days) > DATE_DAYS:
@@ -199,14 +205,16 @@ def decide(links: list[Link], facts: Facts, weight: dict[str, int] | None = None
 def extract_rows(links: list[Link], facts: Facts, weight: dict[str, int]) -> list[dict]:
     """The evidence the graph reads, for the nodes that some link touches (small: the facts of
     other checkpoints decide nothing here)."""
-    nodes = sorted({n for x in links for n in (x.a, x.b) if not x.field.startswith(VARIANT)})
+    nodes = sorted({n for x in links for n in (x.a, x.b) if not x.field.startswith(VARIANT)}
+                   | set(facts.repos) | set(facts.tuned))
     rows = [
         {"kind": "cross-link", "subject": x.a, "other": x.b, "source": x.source,
          "file": x.file, "field": x.field, "value": x.value}
         for x in sorted(set(links), key=lambda x: (x.a, x.b, x.source, x.file, x.field, x.value))
     ]
     for node in nodes:
-        rows.append({"kind": "observed", "subject": node, "value": str(weight.get(node, 0))})
+        if node in weight:
+            rows.append({"kind": "observed", "subject": node, "value": str(weight[node])})
         if node in facts.dates:
             day, source = facts.dates[node]
             rows.append({"kind": "stated-date", "subject": node, "source": source, "value": day})
@@ -223,6 +231,9 @@ def extract_rows(links: list[Link], facts: Facts, weight: dict[str, int]) -> lis
             rows.append({"kind": "override", "subject": node, "value": facts.pinned[node]})
         for slot in sorted(facts.listed.get(node, ())):
             rows.append({"kind": "co-listing", "subject": node, "value": slot})
+    for pair, slot in sorted(facts.colisted.items(), key=lambda kv: sorted(kv[0])):
+        a, b = sorted(pair)
+        rows.append({"kind": "co-listing", "subject": a, "other": b, "value": slot})
     for pair, url in sorted(facts.apart.items(), key=lambda kv: sorted(kv[0])):
         a, b = sorted(pair)
         if a in nodes or b in nodes:
@@ -259,6 +270,8 @@ def read_extract(path: Path = EVIDENCE_CSV) -> tuple[list[Link], Facts, dict[str
                 facts.tuned[node] = row["value"]
             elif kind == "repository":
                 facts.repos[node] = row["value"]
+            elif kind == "co-listing" and row["other"]:
+                facts.colisted[frozenset((node, row["other"]))] = row["value"]
             elif kind == "co-listing":
                 facts.listed[node].add(row["value"])
             elif kind == "override" and row["other"]:
@@ -359,7 +372,7 @@ def gather(resolver, observed: list[tuple[str, object]], scored: list[tuple[str,
         size = _first(obs_list, FIELD_PRIORITY["total_params_b"], "total_params_b")
         if size:
             facts.sizes[node] = (float(size[0]), size[1])
-    for node in sorted(touched):
+    for node in sorted(checkpoints):
         repo = repos.get(weights_key(node))
         if repo:
             facts.repos[node] = repo
@@ -379,6 +392,21 @@ def gather(resolver, observed: list[tuple[str, object]], scored: list[tuple[str,
         if len(nodes) > 1:
             for node in nodes:
                 facts.listed[node].add(slot)
+    by_name: dict[str, set[str]] = defaultdict(set)
+    for node in checkpoints:
+        by_name[audit_key(node)].add(node)
+    siblings = {node: group for group in by_name.values() if len(group) > 1 for node in group}
+    rows_of: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for model_id, obs in scored:
+        node = cp(model_id)
+        if node in siblings:
+            setting = resolver.variants.get(model_id, "default")
+            slot = f"{obs.origin or obs.source_name}|{obs.date or ''}|{obs.benchmark_id}|{setting}"
+            rows_of[audit_key(node)][slot].add(node)
+    for group in rows_of.values():
+        for slot, nodes in sorted(group.items()):
+            for x, y in itertools.combinations(sorted(nodes), 2):
+                facts.colisted.setdefault(frozenset((x, y)), slot)
     overrides = resolver.overrides
     for key, target in overrides.distinct.items():
         node = registry.curated.get(key) or target
