@@ -3,6 +3,8 @@ spellings, readable and unique display names, and the committed catalog passing 
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 
@@ -11,7 +13,7 @@ from analytics.llm.audit import cli as audit_cli
 from analytics.llm.audit import identity as ai
 from analytics.llm.audit import metadata as am
 from analytics.llm.audit import protocols as ap
-from analytics.llm.ingest import names, protocols
+from analytics.llm.ingest import crosslinks, names, protocols
 from analytics.llm.ingest.dated import dated_merges, stem_key
 from analytics.llm.ingest.families import canonical_org, org_key
 from analytics.llm.ingest.identity import audit_key, dates_agree, match_key, name_date
@@ -123,9 +125,13 @@ NO_SCORES = pd.DataFrame(columns=["model_id", "benchmark_id", "score", "source_n
 
 def test_the_audit_finds_a_split_and_the_rules_keep_real_pairs_apart():
     models = _models([
-        ("acme-7b", "Acme 7B", "Acme", "2024-01-01", 7, "true", "acme-7b", "default", ""),
+        ("acme-7b", "Acme 7B", "Acme", "2024-01-01", 7, "true", "acme-7b", "default",
+         "acme/Acme-7B"),
         ("acme-7b-instruct", "Acme 7B Instruct", "Acme", "2024-01-01", 7, "true",
-         "acme-7b-instruct", "default", ""),
+         "acme-7b-instruct", "default", "acme/Acme-7B-Instruct"),
+        ("bolt-7b", "Bolt 7B", "Bolt", "2024-01-01", 7, "true", "bolt-7b", "default", ""),
+        ("bolt-7b-instruct", "Bolt 7B Instruct", "Bolt", "2024-01-01", 7, "true",
+         "bolt-7b-instruct", "default", "bolt/Bolt-7B-Instruct"),
         ("zed-pro-2024-05-13", "Zed Pro", "Zed", "2024-05-13", None, "false",
          "zed-pro-2024-05-13", "default", ""),
         ("zed-pro-2024-08-06", "Zed Pro (Aug)", "Zed", "2024-08-06", None, "false",
@@ -134,15 +140,50 @@ def test_the_audit_finds_a_split_and_the_rules_keep_real_pairs_apart():
          "zed-ultra-preview", "default", ""),
         ("zed-ultra", "Zed Ultra", "Zed", "2024-09-03", None, "false", "zed-ultra", "default", ""),
     ])  # fmt: skip
-    found = {frozenset((c.a, c.b)): c for c in ai.audit(models, NO_SCORES, {})}
+    repos = crosslinks.Facts(repos={"acme-7b": "acme/Acme-7B", "acme-7b-instruct":
+                                    "acme/Acme-7B-Instruct", "bolt-7b-instruct": "bolt/B-7B-It"})
+    found = {frozenset((c.a, c.b)): c for c in ai.audit(models, NO_SCORES, {}, repos)}
     base = found[frozenset(("acme-7b", "acme-7b-instruct"))]
-    assert base.resolved and "base vs tuned" in base.resolution
+    assert base.resolved and base.resolution.startswith("repository: acme/Acme-7B ")
+    no_base = found[frozenset(("bolt-7b", "bolt-7b-instruct"))]  # no base repository exists
+    assert not no_base.resolved
     dated = found[frozenset(("zed-pro-2024-05-13", "zed-pro-2024-08-06"))]
-    assert dated.resolved and "different snapshot dates" in dated.resolution
+    assert dated.resolved and dated.resolution.startswith("stated-date: ")
     split = found[frozenset(("zed-ultra", "zed-ultra-preview"))]
     assert not split.resolved and "UNRESOLVED" in split.line()
     again = ai.audit(models, NO_SCORES, {frozenset(("zed-ultra", "zed-ultra-preview")): "why"})
-    assert all(c.resolved for c in again)  # a distinct-from row resolves it, with its reason
+    line = next(c for c in again if {c.a, c.b} == {"zed-ultra", "zed-ultra-preview"})
+    assert not line.resolved and "why" in line.line()  # a free-text reason alone settles nothing
+
+
+def test_a_publishers_two_rows_keep_two_ids_apart():
+    models = _models([
+        ("zed-ultra-preview", "Zed Ultra Preview", "Zed", "2024-09-01", None, "false",
+         "zed-ultra-preview", "default", ""),
+        ("zed-ultra", "Zed Ultra", "Zed", "2024-09-03", None, "false", "zed-ultra", "default", ""),
+    ])  # fmt: skip
+    scores = pd.DataFrame(
+        [(m, "arena", 1.0, "Arena", "2025-01-01") for m in ("zed-ultra", "zed-ultra-preview")],
+        columns=["model_id", "benchmark_id", "score", "source_name", "date"],
+    )
+    [line] = ai.audit(models, scores, {})
+    assert line.resolution == "co-listing: both are rows of Arena | arena | 2025-01-01 | default"
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "kept"),
+    [
+        ("acme-7b", "acme-coder-7b", True),
+        ("acme-7b", "acme-math-7b", True),
+        ("acme-7b", "acme-vl-7b", True),
+        ("acme-7b", "acme-open-7b", False),  # 'open' names no other product
+        ("acme-7b", "acme-7b-2", False),  # nor a digit
+        ("acme-7b", "acme-24b-7b", False),  # nor a size
+        ("acme-7b", "acme-7b-001", False),
+    ],
+)
+def test_another_product_is_only_a_word_of_the_product_list(a, b, kept):
+    assert bool(ai.word_apart(a, b)) == kept
 
 
 def test_identical_score_rows_and_cross_links_are_signals():
@@ -166,17 +207,17 @@ def test_identical_score_rows_and_cross_links_are_signals():
 
 
 def test_the_cli_exits_1_naming_an_unresolved_pair(tmp_path, capsys):
-    for name in ("models", "scores", "benchmarks"):
-        src = paths.CATALOG_DIR / f"{name}.csv"
-        (tmp_path / f"{name}.csv").write_text(src.read_text("utf-8"), "utf-8")
-    (tmp_path / "overrides.csv").write_text(
-        (paths.CATALOG_DIR / "overrides.csv").read_text("utf-8").replace(
-            "distinct-from,yi-large,yi-large-preview", "distinct-from,yi-large,yi-lightning"
-        ), "utf-8",
-    )  # fmt: skip
+    for name in ("models", "scores", "benchmarks", "overrides"):
+        src = (paths.CATALOG_DIR / f"{name}.csv").read_text("utf-8").splitlines()[0]
+        (tmp_path / f"{name}.csv").write_text(src + "\n", "utf-8")  # headers only
+    models = pd.read_csv(tmp_path / "models.csv", dtype=str)
+    rows = [{"model_id": m, "display_name": m, "organisation": "Zed", "checkpoint_id": m,
+             "variant": "default", "release_date": "2024-09-01"}
+            for m in ("zed-ultra", "zed-ultra-preview")]  # fmt: skip
+    pd.concat([models, pd.DataFrame(rows)]).to_csv(tmp_path / "models.csv", index=False)
     assert audit_cli.main(["audit", "identity", "--catalog", str(tmp_path)]) == 1
     out = capsys.readouterr().out
-    assert "yi-large | yi-large-preview" in out and "1 unresolved" in out
+    assert "zed-ultra | zed-ultra-preview" in out and "1 unresolved" in out
     assert audit_cli.main(["audit", "identity", "--catalog", str(tmp_path / "none")]) == 2
 
 
@@ -193,6 +234,58 @@ def test_the_committed_catalog_passes_the_audit(committed, name):
     open_ = [f.line() for f in audit_cli.findings(name, committed, paths.CATALOG_DIR)
              if not f.resolved]  # fmt: skip
     assert not open_, "\n".join(open_)
+
+
+def _recheck(line, models: pd.DataFrame, scores: pd.DataFrame, facts) -> bool:
+    """Whether the data bears out the evidence a settled identity line cites (read here from
+    the tables and the extract, not through the audit's own rules)."""
+    kind, _, said = line.resolution.partition(": ")
+    said = said.split("; override: ")[0]
+    cp = {m: (c or m) for m, c in zip(models["model_id"], models["checkpoint_id"], strict=True)}
+    if kind == "co-listing":
+        slot = said.removeprefix("both are rows of ").removesuffix(" (evidence extract)")
+        if said.endswith("(evidence extract)"):
+            return facts.colisted.get(frozenset((line.a, line.b))) == slot
+        source, bench, day, setting = slot.split(" | ")
+        setting_of = dict(zip(models["model_id"], models["variant"], strict=True))
+        rows = scores[(scores["source_name"] == source) & (scores["benchmark_id"] == bench)
+                      & (scores["date"].fillna("") == day)]
+        owners = {cp.get(m, m) for m in rows["model_id"] if setting_of.get(m) == setting}
+        return {line.a, line.b} <= owners
+    if kind == "stated-date":
+        release = dict(zip(models["checkpoint_id"], models["release_date"], strict=False))
+
+        def day(checkpoint: str) -> str:
+            written = name_date(checkpoint)[1]
+            if written is None:
+                return str(release.get(checkpoint, ""))
+            y, m, d = written
+            return "-".join(p for p in (str(y or "????"), f"{m:02d}", f"{d:02d}" if d else "")
+                            if p)
+
+        shown = re.findall(r"(\S+) ((?:\d{4}|\?{4})-\d\d(?:-\d\d)?) \(", said)
+        if shown:
+            return len({d for _, d in shown}) == 2 and all(day(c) == d for c, d in shown)
+        undated, _, rest = said.partition(" writes no date; its dated snapshots ")
+        snaps = rest.removesuffix(" state different dates").split(", ")
+        return name_date(undated)[1] is None and len({name_date(s)[1] for s in snaps}) > 1
+    if kind == "repository":
+        known = set(facts.repos.values())
+        repos = re.findall(r"(\S+/\S+) \(([^)]*)\)", said)
+        return len(repos) == 2 and {r for r, _ in repos} <= known and repos[0][1] != repos[1][1]
+    if kind == "product-word":
+        words = said.removeprefix("the names differ by ").split(", ")
+        return all(w in ai.PRODUCT_WORDS for w in words)
+    return False
+
+
+def test_every_settled_identity_line_cites_evidence_the_data_bears_out(committed):
+    facts = crosslinks.read_extract(crosslinks.EVIDENCE_CSV)[1]
+    settled = [f for f in audit_cli.findings("identity", committed, paths.CATALOG_DIR)
+               if f.resolved]  # fmt: skip
+    wrong = [f.line() for f in settled
+             if not _recheck(f, committed["models"], committed["scores"], facts)]
+    assert settled and not wrong, "\n".join(wrong[:10])
 
 
 def test_every_settled_metadata_line_on_the_committed_catalog_says_how(committed):

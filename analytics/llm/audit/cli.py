@@ -14,7 +14,7 @@ import pandas as pd
 
 from analytics.core import paths
 from analytics.llm.audit import identity, metadata, protocols
-from analytics.llm.ingest import llmfit
+from analytics.llm.ingest import crosslinks, llmfit
 from analytics.llm.ingest import overrides as ov
 from analytics.llm.ingest.identity import match_key
 
@@ -50,7 +50,9 @@ def findings(name: str, tables: dict[str, pd.DataFrame], catalog: Path) -> list:
             metadata.evidence_findings(tables["models"], tables["scores"], hub))
     apart = dict(table.apart)
     apart.update({pair: "same-name override" for pair in table.same_name})
-    return identity.audit(tables["models"], tables["scores"], apart)
+    extract = catalog / "evidence" / crosslinks.EVIDENCE_CSV.name
+    facts = crosslinks.read_extract(extract)[1] if extract.is_file() else None
+    return identity.audit(tables["models"], tables["scores"], apart, facts)
 
 
 def main(argv: list[str]) -> int:

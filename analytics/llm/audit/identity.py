@@ -27,12 +27,12 @@ from datetime import date
 import pandas as pd
 
 from analytics.llm.audit import Finding
+from analytics.llm.ingest.crosslinks import Facts
 from analytics.llm.ingest.identity import (
     audit_key,
     date_of_release,
     dates_agree,
     name_tokens,
-    stage_of,
     tuning_of,
 )
 
@@ -94,35 +94,109 @@ def _is_open(row: dict) -> bool:
     return str(row.get("open_weights")).lower() == "true"
 
 
+PRODUCT_WORDS = frozenset({
+    "coder", "code", "math", "vl", "vision", "omni", "audio", "mini", "nano", "micro", "think",
+    "thinking", "reasoning", "sft", "dpo", "rm", "reward", "guard", "turbo", "online", "alpha",
+    "zephyr", "speciale", "zero", "distill", "lite", "flash", "pro", "plus", "max", "long",
+    "chat", "search", "deep", "research", "embed", "moe",
+})
+"""Words that name another product of a line ('coder', 'math', 'vl', 'mini'): never a digit, a
+size, a context length or 'open' (those are spellings or need a repository each)."""
+
+APART_KINDS = ("co-listing", "stated-date", "repository", "product-word")
+"""The evidence a kept-apart line may cite, in the order tried; a reason without one of them (a
+free-text override row alone) settles nothing."""
+
+
 def word_apart(a: str, b: str) -> str:
-    """Why two names of one size and month are different products: the word one has and the
-    other lacks ('coder', 'math', '200k', 'think'); '' when their words are the same."""
+    """'product-word: ...' when the names differ only by words of :data:`PRODUCT_WORDS`; ''
+    otherwise (a digit, a size or 'open' is no other product)."""
     extra = sorted(set(audit_key(a).split()) ^ set(audit_key(b).split()))
-    return (
-        f"another product of the same size (the names differ by {', '.join(extra)})"
-        if extra
-        else ""
-    )
-
-
-def rule_apart(a: dict, b: dict, siblings: int) -> str:
-    """Why a rule keeps two checkpoints apart ('' when none does).
-
-    ``siblings``: how many checkpoints share the pair's name key (an undated product name
-    among several dated snapshots cannot be pinned to one of them)."""
-    (da, wa), (db, wb) = _date(a), _date(b)
-    ta, tb = tuning_of(a["checkpoint_id"]), tuning_of(b["checkpoint_id"])
-    if da and db and not dates_agree(da, db) and (wa and wb or _far_apart(da, db)):
-        return f"different snapshot dates ({_show(da)} vs {_show(db)})"
-    if (_is_open(a) or _is_open(b)) and ta != tb:
-        if "" in (ta, tb) or "base" in (ta, tb):
-            return "base vs tuned weights (separate repositories)"
-        return f"different tunings ({ta} vs {tb}, separate repositories)"
-    sa, sb = stage_of(a["checkpoint_id"]), stage_of(b["checkpoint_id"])
-    written_a, written_b = name_tokens(a["checkpoint_id"])[1], name_tokens(b["checkpoint_id"])[1]
-    if siblings > 2 and (written_a is None) != (written_b is None) and sa == sb:
-        return "an undated product name among several dated snapshots (the source names none)"
+    if extra and all(w in PRODUCT_WORDS for w in extra):
+        return f"product-word: the names differ by {', '.join(extra)}"
     return ""
+
+
+def _dated(row: dict) -> str:
+    """Where a checkpoint's date comes from: its id, or its release date and the page stating it."""
+    _, written = name_tokens(row["checkpoint_id"])
+    if written:
+        return "written in the id"
+    url = str(row.get("metadata_source_url") or "").split(";")[0].strip()
+    return f"release_date, {url}" if url and url != "nan" else "release_date"
+
+
+def date_apart(a: dict, b: dict) -> str:
+    """'stated-date: ...' when the two checkpoints' dates cannot be one snapshot."""
+    (da, wa), (db, wb) = _date(a), _date(b)
+    if da and db and not dates_agree(da, db) and (wa and wb or _far_apart(da, db)):
+        return (f"stated-date: {a['checkpoint_id']} {_show(da)} ({_dated(a)}) vs "
+                f"{b['checkpoint_id']} {_show(db)} ({_dated(b)})")
+    return ""
+
+
+def weights_kind(checkpoint: str) -> str:
+    """'thinking', 'instruct', 'chat', 'base' or '' as the id writes it."""
+    words, _ = name_tokens(checkpoint)
+    return "thinking" if {"thinking", "reasoning"} & set(words) else tuning_of(checkpoint)
+
+
+def repository_apart(a: str, b: str, repos: dict[str, str]) -> str:
+    """'repository: ...' when the two are different weights and a repository exists for each
+    (``repos``: the evidence extract's, each cited as weights by a source or listed by the Hub
+    table)."""
+    ka, kb = weights_kind(a), weights_kind(b)
+    if ka != kb and a in repos and b in repos:
+        return (f"repository: {repos[a]} ({ka or 'no tuning word'}) and {repos[b]} "
+                f"({kb or 'no tuning word'}) both exist")
+    return ""
+
+
+def listings(models: pd.DataFrame, scores: pd.DataFrame) -> dict[str, set[str]]:
+    """checkpoint -> the publisher rows it has: 'source | benchmark | date | setting'."""
+    checkpoint_of = _checkpoint_of(models)
+    setting = dict(zip(models["model_id"], models["variant"], strict=True))
+    out: dict[str, set[str]] = defaultdict(set)
+    dates = scores["date"] if "date" in scores.columns else [""] * len(scores)
+    for model_id, bench, source, day in zip(
+        scores["model_id"], scores["benchmark_id"], scores["source_name"], dates, strict=True
+    ):
+        day = "" if pd.isna(day) else str(day)
+        out[checkpoint_of.get(model_id, model_id)].add(
+            f"{source} | {bench} | {day} | {setting.get(model_id, 'default')}")
+    return out
+
+
+def colisted_apart(a: str, b: str, listed: dict[str, set[str]],
+                   extract: dict[frozenset[str], str]) -> str:
+    """'co-listing: ...' when one publisher's snapshot has a row of each (same benchmark, date
+    and setting; in the scores table or the raw rows of the evidence extract): the publisher
+    keeps them apart."""
+    both = sorted(listed.get(a, set()) & listed.get(b, set()))
+    if both:
+        return f"co-listing: both are rows of {both[0]}"
+    slot = extract.get(frozenset((a, b)))
+    return f"co-listing: both are rows of {slot} (evidence extract)" if slot else ""
+
+
+def undated_apart(a: dict, b: dict, dated: dict[str, list[str]]) -> str:
+    """'stated-date: ...' when one name writes no date and its dated siblings state several
+    different dates: which of them it is, no source says."""
+    x, y = a["checkpoint_id"], b["checkpoint_id"]
+    for undated, other in ((x, y), (y, x)):
+        snaps = dated.get(audit_key(undated), [])
+        if name_tokens(undated)[1] is None and other in snaps and len(snaps) > 1:
+            return (f"stated-date: {undated} writes no date; its dated snapshots "
+                    f"{', '.join(snaps)} state different dates")
+    return ""
+
+
+def evidence_apart(a: dict, b: dict, repos: dict[str, str], listed: dict[str, set[str]],
+                   extract: dict[frozenset[str], str], dated: dict[str, list[str]]) -> str:
+    """The first evidence of :data:`APART_KINDS` that keeps two checkpoints apart ('' none)."""
+    x, y = a["checkpoint_id"], b["checkpoint_id"]
+    return (colisted_apart(x, y, listed, extract) or date_apart(a, b)
+            or undated_apart(a, b, dated) or repository_apart(x, y, repos) or word_apart(x, y))
 
 
 def _show(date: tuple) -> str:
@@ -222,12 +296,17 @@ def _norm(text: str) -> str:
 
 
 def audit(
-    models: pd.DataFrame, scores: pd.DataFrame, apart: dict[frozenset, str]
+    models: pd.DataFrame, scores: pd.DataFrame, apart: dict[frozenset, str],
+    evidence: Facts | None = None,
 ) -> list[Candidate]:
     """Every candidate pair, each with its resolution ('' when unresolved).
 
     ``apart``: pair of checkpoint ids -> reason, from the override table's ``distinct-from``
-    rows (and ``same-name`` rows, which say the same of two model ids)."""
+    rows (and ``same-name`` rows, which say the same of two model ids); shown beside the
+    evidence, never settling a line alone. ``evidence``: the facts of the committed extract
+    (``data/catalog/evidence/crosslinks.csv``: repositories and co-listed rows of the raw
+    sources)."""
+    evidence = evidence or Facts()
     cps = checkpoints(models)
     rows = {r["checkpoint_id"]: r for r in cps.to_dict("records")}
     checkpoint_of = _checkpoint_of(models)
@@ -240,15 +319,22 @@ def audit(
     ):
         for a, b, detail in pairs:
             found.setdefault(frozenset((a, b)), (a, b, signal, detail))
-    siblings: dict[str, int] = defaultdict(int)
-    for cp in rows:
-        siblings[audit_key(cp)] += 1
+    repos = evidence.repos  # a source's weights link or the Hub table: the repository exists
+    listed = listings(models, scores)
+    dated: dict[str, list[str]] = defaultdict(list)
+    for cp in sorted(rows):
+        if name_tokens(cp)[1] is not None:
+            dated[audit_key(cp)].append(cp)
     out = []
     for pair, (a, b, signal, detail) in sorted(found.items(), key=lambda kv: kv[1]):
-        reason = apart.get(pair, "")
-        if not reason and signal == "size-date":
+        reason = ""
+        if a in rows and b in rows:
+            reason = evidence_apart(rows[a], rows[b], repos, listed, evidence.colisted, dated)
+        elif signal == "size-date":
             reason = word_apart(a, b)
-        if not reason and a in rows and b in rows:
-            reason = rule_apart(rows[a], rows[b], siblings[audit_key(a)])
+        if reason and pair in apart:
+            reason = f"{reason}; override: {apart[pair]}"
+        elif pair in apart:  # a curated reason alone settles nothing: it is shown, still open
+            detail = f"{detail}; override without evidence of a fixed kind: {apart[pair]}"
         out.append(Candidate(a, b, signal, detail, reason))
     return out

@@ -20,6 +20,7 @@ from analytics.llm.ingest import (
     artificial_analysis,
     bfcl,
     copies,
+    crosslinks,
     epoch_2026,
     epoch_stitching,
     genai_prices,
@@ -101,6 +102,8 @@ class Catalog:
     tables: dict[str, list[dict]] = field(default_factory=dict)
     drops: Drops = field(default_factory=Drops)
     notes: list[str] = field(default_factory=list)
+    evidence: list[dict] = field(default_factory=list)
+    """The cross-link graph's evidence (``crosslinks.extract_rows``), written beside the tables."""
 
 
 SCORE_SOURCES: tuple[tuple[str, str], ...] = (
@@ -198,10 +201,13 @@ def dated_prices(observations: list[ModelObs], drops: Drops) -> list[ModelObs]:
 
 
 def resolve_identities(
-    resolver: Resolver, models: list[ModelObs], scores: list[ScoreObs]
-) -> tuple[dict[str, list[ModelObs]], list[tuple[str, ScoreObs]]]:
+    resolver: Resolver, models: list[ModelObs], scores: list[ScoreObs],
+    repos: dict[str, str] | None = None,
+) -> tuple[dict[str, list[ModelObs]], list[tuple[str, ScoreObs]], crosslinks.Graph]:
     """model_id for every observation; weights repo ids of LLM Stats models become aliases when
-    their tuning agrees (a base repo never becomes an instruct model's alias)."""
+    their tuning agrees (a base repo never becomes an instruct model's alias); then the
+    cross-link graph merges the checkpoints the sources link (``crosslinks.py``). Returns the
+    observations by model, the resolved scores and the graph."""
     model_ids = []
     for obs in models:
         model_ids.append(resolver.resolve(obs.name, obs.variant))
@@ -214,6 +220,16 @@ def resolve_identities(
     released = _release_dates(resolver, [moved.get(m, m) for m in model_ids], models)
     again = resolver.remap(dated_merges(set(resolver.checkpoints.values()), released, pinned))
     moved = {old: again.get(new, new) for old, new in moved.items()} | again
+    links, facts, weight = crosslinks.gather(
+        resolver,
+        [(moved.get(m, m), o) for m, o in zip(model_ids, models, strict=True)],
+        [(moved.get(m, m), s) for m, s in zip(score_ids, scores, strict=True)],
+        repos or {},
+    )
+    graph = crosslinks.decide(links, facts, weight)
+    linked = resolver.remap(graph.merged)
+    moved = {old: linked.get(new, new) for old, new in moved.items()} | linked
+    graph.evidence = crosslinks.extract_rows(links, facts, weight)
 
     def final(model_id: str) -> str:
         return moved.get(model_id, model_id)
@@ -222,8 +238,25 @@ def resolve_identities(
     for model_id, obs in zip(model_ids, models, strict=True):
         model_id = final(model_id)
         by_model[model_id].append(obs)
-    resolved = [(final(mid), s) for mid, s in zip(score_ids, scores, strict=True)]
-    return by_model, resolved
+    # one Arena entry the two copies file under two settings: the older copy's rows join the
+    # newer copy's key (only those rows: other sources' rows of that setting stay)
+    settings = {final(a): final(b) for a, b in crosslinks.variant_merges(links).items()}
+    resolved = [
+        (settings.get(final(mid), final(mid)) if s.origin == arena_2026.ROUTER else final(mid), s)
+        for mid, s in zip(score_ids, scores, strict=True)
+    ]
+    return by_model, resolved, graph
+
+
+def hub_repositories(models: list[ModelObs], extra: list[ModelObs]) -> dict[str, str]:
+    """``crosslinks.weights_key`` -> a weights repository that exists: every repository a source
+    cites and every entry of the Hub tables (llmfit), for the graph's base-vs-tuned
+    contradiction."""
+    found: dict[str, str] = {}
+    for obs in sorted(models + extra, key=lambda o: (o.hf_id or "")):
+        if obs.hf_id and "/" in obs.hf_id:
+            found.setdefault(crosslinks.weights_key(obs.hf_id), obs.hf_id)
+    return found
 
 
 def attach_metadata(resolver: Resolver, by_model: dict, extra: list[ModelObs]) -> int:
@@ -320,9 +353,17 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
     arena_fidelity = arena_2026.fidelity(shared)
     arena_2026.check(arena_fidelity)  # refuse a drifting Arena copy before anything is read
     models, scores = load_sources(shared, drops)
-    by_model, resolved = resolve_identities(resolver, models, scores)
     extra = llmfit.load(shared / "llmfit/hf_models.json", drops)
     extra += llmfit.load_configs(shared / llmfit.CONFIGS_FILE, drops)
+    by_model, resolved, graph = resolve_identities(
+        resolver, models, scores, hub_repositories(models, extra))
+    catalog.evidence = graph.evidence
+    catalog.notes.append(
+        f"cross-link graph: {len(graph.merged)} ids merged into {len(graph.components())}, "
+        f"{len(graph.refused)} links refused by a contradiction"
+    )
+    catalog.notes += [f"  refused {link.a} | {link.b} [{link.record()}]: {kind}: {why}"
+                      for link, kind, why in graph.refused]
     extra += llm_analysis.load(shared / "llm-analysis/model_configs")
     extra += load_metadata_sources(shared, drops)
     attached = attach_metadata(resolver, by_model, extra)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from analytics.core import atomic, dispatch, paths, schema
-from analytics.llm.ingest import litgpt
+from analytics.llm.ingest import crosslinks, litgpt
 from analytics.llm.ingest.build import FINETUNE_TABLE, Catalog, build
 from analytics.llm.ingest.common import write_csv
 
@@ -30,6 +30,11 @@ def table_columns(name: str) -> tuple[str, ...]:
 def write_catalog(catalog: Catalog, out: Path) -> list[str]:
     """Write every table atomically into `out` (all complete before any is renamed)."""
     fills = {out / f"{name}.csv": _csv_filler(name, rows) for name, rows in catalog.tables.items()}
+    # the cross-link graph's evidence, so tests rebuild the graph without ../shared
+    evidence = out / crosslinks.EVIDENCE_CSV.relative_to(paths.CATALOG_DIR)
+    evidence.parent.mkdir(parents=True, exist_ok=True)
+    text = crosslinks.extract_text(catalog.evidence)
+    fills[evidence] = lambda temp: temp.write_text(text, encoding="utf-8")
     atomic.write_all(fills)
     return [path.name for path in fills]
 

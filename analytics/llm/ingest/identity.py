@@ -91,7 +91,12 @@ _HOST_SUFFIX = re.compile(
 """A host appended to a model id ('grok-3-openrouter'): where it ran, not what it is."""
 _PAREN = re.compile(r"\s*[\(\[]([^()\[\]]*)[\)\]]")
 _BUDGET = re.compile(r"^(?:thinking[- ]?)?(\d+)\s*k(?:[- ]?thinking)?$")
-_UNDERSCORE_VARIANT = re.compile(r"_([a-z0-9]+(?:[-_][a-z0-9]+)?)$", re.IGNORECASE)
+_UNDERSCORE_VARIANT = (
+    re.compile(r"_([a-z0-9]+[-_][a-z0-9]+)$", re.IGNORECASE),
+    re.compile(r"_([a-z0-9]+)$", re.IGNORECASE),
+)
+"""An underscore-spelled setting at the end ('gemini_2_5_pro_thinking_16k', and one word where two
+are no setting: 'claude_sonnet_4_6_max', whose '6_max' is not one)."""
 _TRAIL_EFFORT = re.compile(
     r"[- ](none|minimal|low|medium|high|xhigh|x-high)(?:[- ](?:effort|reasoning))?$"
     r"|[- ](max)[- ]effort$|(?<=k)[- ](max)$|[- ](high|low|medium|max)thinking$"
@@ -270,10 +275,12 @@ def split_variant(name: str) -> tuple[str, str | None]:
     base = _HOST_SUFFIX.sub("", base)
     base = _SERVED_FORMAT.sub("", base)
     base = _CHAT_LATEST.sub(r"\1", base)
-    under = _UNDERSCORE_VARIANT.search(base)
-    if under and canonical_variant(under.group(1)):
-        variant = variant or canonical_variant(under.group(1))
-        base = base[: under.start()]
+    for pattern in _UNDERSCORE_VARIANT:
+        under = pattern.search(base)
+        if under and canonical_variant(under.group(1)):
+            variant = variant or canonical_variant(under.group(1))
+            base = base[: under.start()]
+            break
     slug = slugify(base)
     if _REASONING_FAMILY.match(_HOST_PREFIX.sub("", slug)):
         settings = []
