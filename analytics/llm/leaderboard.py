@@ -9,7 +9,6 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlparse
 
 import duckdb
 import numpy as np
@@ -44,10 +43,13 @@ TABLE_COLUMNS = (
     "rating_high",
     "rank_low",
     "rank_high",
+    "rank_ub",
     "eligible",
+    "provisional",
     "n_benchmarks",
     "n_categories",
     "n_sources",
+    "publishers",
     "unrated_reason",
     "provenance",
     *_MODEL_FACTS,
@@ -83,6 +85,8 @@ MORE_COLUMNS = (
     "rating_high",
     "rank_low",
     "rank_high",
+    "rank_ub",
+    "publishers",
     *_MODEL_FACTS,
     "model_id",
 )
@@ -127,7 +131,7 @@ def build(
     """Fit the catalog on ``con`` and assemble the leaderboard."""
     models, benchmarks = board_models(con), _benchmarks(con)
     scores = ratings.load_scores(con)
-    headline = elo.headline_scores(scores)
+    headline = elo.rated_scores(scores)
     fitted = ratings.cached(scores, version, bootstrap=bootstrap, seed=seed)
     table = _assemble(fitted, models, headline)
     flagged = _flag_headline(scores, headline)
@@ -162,7 +166,7 @@ def derive_inputs(version: str) -> list[Path]:
     try:
         board_inputs.lineage_of(version, lambda: board_models(con))
         board_inputs.profiles_of(
-            version, lambda: elo.headline_scores(ratings.load_scores(con)), lambda: _benchmarks(con)
+            version, lambda: elo.rated_scores(ratings.load_scores(con)), lambda: _benchmarks(con)
         )
     finally:
         con.close()
@@ -204,33 +208,21 @@ def provenance_badges(headline: pd.DataFrame) -> pd.Series:
     return pd.Series(text or "", index=counts.index, dtype=object, name="provenance")
 
 
-SHARED_HOSTS = frozenset({
-    "arxiv.org", "github.com", "github.io", "githubusercontent.com", "huggingface.co", "hf.co",
-    "googleapis.com", "google.com", "openreview.net", "x.com", "twitter.com", "medium.com",
-    "substack.com", "notion.site",
-})  # fmt: skip
-"""Domains that host many publishers' pages: there the source name is the publisher."""
-
-
-def publisher_of(source_name: str, source_url: str) -> str:
-    """Who published a score: the domain of its page (LMArena's text, vision and WebDev boards
-    are one publisher, as are Anthropic's model cards and news posts), or the source name where
-    the domain hosts many publishers (:data:`SHARED_HOSTS`: two arXiv papers are two)."""
-    host = urlparse(str(source_url or "")).netloc.lower().split(":")[0].removeprefix("www.")
-    domain = ".".join(host.split(".")[-2:])
-    return str(source_name) if not host or domain in SHARED_HOSTS else domain
+SHARED_HOSTS = elo.SHARED_HOSTS
+publisher_of = elo.publisher_of
+"""Who published a score: the rating's eligibility counts publishers, so the rule lives in
+``analytics.llm.elo.publishers``; the board reuses it."""
 
 
 def _assemble(fitted: pd.DataFrame, models: pd.DataFrame, headline: pd.DataFrame) -> pd.DataFrame:
     facts = models.set_index("model_id")
     table = fitted.rename(columns={"model": "model_id"}).join(facts, on="model_id")
     table = table.join(provenance_badges(headline), on="model_id")
-    published = [publisher_of(n, u) for n, u in zip(
-        headline["source_name"], headline.get("source_url", pd.Series("", index=headline.index)),
-        strict=True)]  # fmt: skip
-    sources = headline.assign(_publisher=published).groupby("model")["_publisher"].nunique()
-    sources = sources.rename("n_sources")
-    table = table.join(sources, on="model_id")
+    if "n_publishers" in table:  # counted once, by the rating's eligibility
+        table = table.rename(columns={"n_publishers": "n_sources"})
+    else:  # ratings of a score table without sources (ad-hoc data)
+        sources = headline.assign(_p=elo.publishers(headline)).groupby("model")["_p"].nunique()
+        table = table.join(sources.rename("n_sources"), on="model_id")
     table["n_sources"] = table["n_sources"].fillna(0).astype(int)
     one = table["n_sources"] == 1
     table.loc[one, "provenance"] = table.loc[one, "provenance"].astype(str) + " · one source"
@@ -244,10 +236,20 @@ def _assemble(fitted: pd.DataFrame, models: pd.DataFrame, headline: pd.DataFrame
 
 
 def _flag_headline(scores: pd.DataFrame, headline: pd.DataFrame) -> pd.DataFrame:
+    """``scores`` with ``is_headline`` (the row enters the rating) and ``set_aside_for``: for a
+    headline pick that another view of the same evaluation replaces, that view's benchmark."""
     keys = ["model", "benchmark", "source", "source_name"]
     picked = headline[keys].assign(is_headline=True)
     out = scores.merge(picked, on=keys, how="left")
     out["is_headline"] = out["is_headline"].fillna(False).astype(bool)
+    aside = elo.views_set_aside(scores)
+    if aside.empty:
+        return out.assign(set_aside_for=pd.Series(pd.NA, index=out.index, dtype="string"))
+    counted = headline[headline["family"] != ""].drop_duplicates(["model", "family"])
+    counted = counted.set_index(["model", "family"])["benchmark"].rename("set_aside_for")
+    aside = aside.join(counted, on=["model", "family"])[[*keys, "set_aside_for"]]
+    out = out.merge(aside, on=keys, how="left")
+    out["set_aside_for"] = out["set_aside_for"].astype("string")
     return out
 
 
