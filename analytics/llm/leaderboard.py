@@ -58,6 +58,8 @@ TABLE_COLUMNS = (
 
 ESSENTIAL_COLUMNS = (
     "rank",
+    "rank_range",
+    "rank_ub",
     "display_name",
     "rating",
     "rating_interval",
@@ -290,8 +292,10 @@ def filter_table(
 
 VARIANT_RULE = (
     "Variants of one checkpoint (reasoning efforts, thinking modes) share one row, shown by the "
-    "best-rated ranked variant (else the best-rated one); the row names the others. Ranks count "
-    "checkpoints. The toggle shows every variant on its own row, ranked among all variants."
+    "best-rated ranked variant (else the best-rated one); the row names the others. The row keeps "
+    "that variant's rank, range and Elo, the same numbers as on its model page, in the snapshot "
+    "diff and in the downloads, so a rank may be skipped where another setting of a checkpoint "
+    "ranks above. The toggle shows every variant on its own row."
 )
 """How the grouped view picks its row (shown in "How to read this")."""
 
@@ -300,8 +304,8 @@ def group_variants(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per checkpoint of ``rows`` (a leaderboard table, ranked rows first): the ranked
     variant with the highest rating represents it, else the highest-rated variant (then the
     smaller model_id); ``variants`` names the checkpoint's other rows, ``n_variants`` counts
-    them all. Ranks are re-counted over the representatives (ties share a rank); bootstrap rank
-    bounds, which are ranks among all variants, are dropped."""
+    them all. Each row keeps its variant's rank, rank range and upper-bound rank: ranks are
+    computed once per snapshot (``elo.rate``) and no view renumbers them."""
     if rows.empty or "checkpoint_id" not in rows:
         return rows.assign(variants=pd.Series(dtype="string"), n_variants=1)
     key = rows["checkpoint_id"].where(rows["checkpoint_id"].notna(), rows["model_id"])
@@ -315,11 +319,9 @@ def group_variants(rows: pd.DataFrame) -> pd.DataFrame:
     out = reps.assign(variants=reps["_ck"].map(names), n_variants=reps["_ck"].map(counts))
     out = out.drop(columns=["_ck", "_ranked", "_r"])
     ranked = out["eligible"].astype(bool)
-    out["rank"] = (
-        out["rating"].where(ranked).rank(method="min", ascending=False).astype("Int64")
+    ordered = out.assign(_e=~ranked).sort_values(
+        ["_e", "rank", "rating", "model_id"], ascending=[1, 1, 0, 1], kind="mergesort"
     )
-    out = out.drop(columns=[c for c in ("rank_low", "rank_high") if c in out])
-    ordered = out.assign(_e=~ranked).sort_values(["_e", "rank", "rating"], ascending=[1, 1, 0])
     return ordered.drop(columns="_e").reset_index(drop=True)
 
 
@@ -346,15 +348,34 @@ def with_api(board: Leaderboard, rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def with_interval(rows: pd.DataFrame) -> pd.DataFrame:
-    """``rows`` with ``rating_interval``: the 95% bootstrap interval as 'low – high' (empty when
-    the rows have no bootstrap)."""
+    """``rows`` with ``rating_interval``: the 95% bootstrap interval as 'low – high', and
+    ``rank_range``: the bootstrap rank range as 'best–worst' (:func:`rank_range_text`; both
+    empty when the rows have no bootstrap)."""
+    empty = pd.Series(pd.NA, index=rows.index, dtype="string")
     if "rating_low" not in rows or "rating_high" not in rows:
-        return rows.assign(rating_interval=pd.Series(pd.NA, index=rows.index, dtype="string"))
+        return rows.assign(rating_interval=empty, rank_range=empty)
     text = [
         pd.NA if pd.isna(lo) or pd.isna(hi) else f"{lo:.1f} – {hi:.1f}"
         for lo, hi in zip(rows["rating_low"], rows["rating_high"], strict=True)
     ]
-    return rows.assign(rating_interval=pd.Series(text, index=rows.index, dtype="string"))
+    spans = empty
+    if "rank_low" in rows and "rank_high" in rows:
+        spans = pd.Series(
+            [rank_range_text(lo, hi) or pd.NA for lo, hi in zip(rows["rank_low"],
+                                                                 rows["rank_high"], strict=True)],
+            index=rows.index, dtype="string",
+        )  # fmt: skip
+    return rows.assign(
+        rating_interval=pd.Series(text, index=rows.index, dtype="string"), rank_range=spans
+    )
+
+
+def rank_range_text(low: object, high: object) -> str:
+    """'2–5' for a bootstrap rank range ('3' when both ends agree; '' without one): one spelling
+    for the board, the model page and the downloads."""
+    if low is None or high is None or pd.isna(low) or pd.isna(high):
+        return ""
+    return str(int(low)) if int(low) == int(high) else f"{int(low)}–{int(high)}"
 
 
 def category_table(board: Leaderboard, by_category: pd.DataFrame, category: str) -> pd.DataFrame:
@@ -402,6 +423,9 @@ class ModelSummary:
     licence_class: str
     licence_raw: str
     unrated_reason: str = ""
+    rank_ub: int | None = None
+    provisional: bool = False
+    publishers: str = ""
 
     @property
     def interval_text(self) -> str:
@@ -412,12 +436,14 @@ class ModelSummary:
 
     @property
     def rank_text(self) -> str:
-        """'3 (2–5)' with the bootstrap rank range, or why the model is unrated."""
+        """'3 (2–5)' with the bootstrap rank range, 'provisional' with its one publisher, or
+        why the model is unrated."""
         if self.rank is None:
+            if self.provisional:
+                return f"provisional: {self.unrated_reason}"
             return f"unrated ({self.unrated_reason or elo.UNRATED_FLOOR})"
-        if self.rank_low is None or self.rank_high is None:
-            return str(self.rank)
-        return f"{self.rank} ({self.rank_low}–{self.rank_high})"
+        span = rank_range_text(self.rank_low, self.rank_high)
+        return f"{self.rank} ({span})" if span else str(self.rank)
 
 
 @dataclass(frozen=True)
@@ -476,6 +502,9 @@ def model_summary(board: Leaderboard, model_id: str) -> ModelSummary:
         licence_class=str(row["licence_class"]),
         licence_raw=licence_raw,
         unrated_reason=str(row.get("unrated_reason") or ""),
+        rank_ub=_opt(row.get("rank_ub"), int),
+        provisional=bool(row.get("provisional", False)),
+        publishers=str(row.get("publishers") or ""),
     )
 
 
@@ -509,15 +538,21 @@ def movers(
     grouped: bool = False,
 ) -> pd.DataFrame:
     """Biggest positive rating gains along lineage edges (seed 002, "Movers & lineage"),
-    with names and release dates; ``ranked_only`` keeps edges whose both ends are ranked.
-    ``grouped``: the one-row-per-checkpoint view (:func:`group_variants`): each checkpoint's
-    shown variant against the shown variant of its predecessor's checkpoint."""
-    rows = board.table[board.table["eligible"]] if ranked_only else board.table
+    with names and release dates. The predecessor is always ranked in the same view (a gain
+    from an unrated reference figure says nothing); ``ranked_only`` requires the successor to be
+    ranked too. ``grouped``: the one-row-per-checkpoint view (:func:`group_variants`): each
+    checkpoint's shown variant against the shown variant of its predecessor's checkpoint."""
+    rows = board.table
     edges = board.lineage
     if grouped:
         rows = group_variants(rows)
         edges = _checkpoint_edges(board, rows)
-    out = lineage.movers(edges, rows[["model_id", "rating"]], top=top)
+    ranked = rows[rows["eligible"].astype(bool)]
+    successors = ranked if ranked_only else rows
+    out = lineage.movers(
+        edges, successors[["model_id", "rating"]], top=top,
+        predecessors=ranked[["model_id", "rating"]],
+    )  # fmt: skip
     facts = board.models.set_index("model_id")[["display_name", "release_date"]]
     out = out.join(facts, on="model_id")
     prev = facts.rename(columns=lambda c: f"predecessor_{c.removeprefix('display_')}")

@@ -166,6 +166,13 @@ def _cached(
     return table
 
 
+def stored(version: str, bootstrap: int, seed: int) -> pd.DataFrame | None:
+    """The stored ratings file of ``version`` for the current method, or None when it is not
+    there (nothing is computed: for a caller that only adds what the file holds)."""
+    path = cache_path(version, bootstrap, seed)
+    return derived.read_verified(path) if path.exists() else None
+
+
 def of_version(version: str, *, bootstrap: int = 0, seed: int = BOOTSTRAP_SEED) -> pd.DataFrame:
     """Ratings of a built snapshot version with ``model_id`` naming (cached as :func:`cached`)."""
     table = cached(lambda: scores_of(version), version, bootstrap=bootstrap, seed=seed)
