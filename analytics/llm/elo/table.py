@@ -152,8 +152,9 @@ def _with_reasons(
     table: pd.DataFrame, connected: np.ndarray, floor_reason: str = UNRATED_FLOOR
 ) -> pd.DataFrame:
     """``eligible`` narrowed to the main graph and, where the table counts publishers, to
-    :data:`MIN_PUBLISHERS` of them; ``unrated_reason`` ("" when ranked) and ``provisional``
-    (only the publisher count is missing: LMArena's "preliminary")."""
+    :data:`MIN_PUBLISHERS` of them; ``unrated_reason`` ("" when ranked) and, where publishers
+    are counted, ``provisional`` (only the publisher count is missing: LMArena's
+    "preliminary")."""
     floor = table["eligible"].to_numpy(bool)
     if "n_publishers" in table:
         enough = table["n_publishers"].to_numpy(int) >= MIN_PUBLISHERS
@@ -165,10 +166,10 @@ def _with_reasons(
                                    (f"{UNRATED_ONE_PUBLISHER} ({n})", not e)) if bad)
         for f, c, e, n in zip(floor, connected, enough, names, strict=True)
     ]  # fmt: skip
-    return table.assign(
-        eligible=floor & connected & enough, unrated_reason=reasons,
-        provisional=floor & connected & ~enough,
-    )  # fmt: skip
+    out = table.assign(eligible=floor & connected & enough, unrated_reason=reasons)
+    if "n_publishers" in table:  # ad-hoc score tables without sources keep their columns
+        out["provisional"] = floor & connected & ~enough
+    return out
 
 
 def set_apart(table: pd.DataFrame) -> int:
