@@ -104,10 +104,11 @@ def report(board: pd.DataFrame, scores: pd.DataFrame, *, top: int, show: int) ->
         facts = evidence.loc[row["model_id"]]
         lines.append(f"  {int(row['rank']):>3} {row['model_id']:<40} {row['rating']:7.1f}  "
                      f"{reason(facts)}")  # fmt: skip
+    aa = aa_index(scores, paths.SHARED_DATA_DIR / AA_OCTOBER)
     references = (
-        ("AA Intelligence Index (October 2026)", aa_index(scores, paths.SHARED_DATA_DIR / AA_OCTOBER)),
+        ("AA Intelligence Index (October 2026)", aa),
         ("Arena text (style control)", arena_text(scores)),
-    )  # fmt: skip
+    )
     for name, reference in references:
         found = agreement(board, reference, top)
         lines.append(
