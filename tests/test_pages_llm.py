@@ -82,14 +82,17 @@ def test_a_publisher_counts_once_whatever_its_boards_or_pages() -> None:
     assert of("No page", "") == "No page"
 
 
-def test_a_rating_on_arena_boards_alone_is_marked_one_source_on_the_committed_board() -> None:
+def test_a_rating_on_arena_boards_alone_is_provisional_on_the_committed_board() -> None:
     version = db.serving_version().version
     board = leaderboard.for_version(version).table.set_index("model_id")
     scores = ratings.scores_of(version)
     on_arena = scores["source_url"].str.contains("lmarena.ai").groupby(scores["model"]).all()
-    ranked = board.index[board["eligible"].astype(bool)]
-    arena_only = [m for m in ranked if on_arena.get(m, False)]
-    assert arena_only  # Arena's newest releases (2026-09) are ranked on its boards alone
+    floor = board["n_benchmarks"].ge(elo.MIN_BENCHMARKS) & board["n_categories"].ge(2)
+    arena_only = [m for m in board.index[floor] if on_arena.get(m, False)]
+    assert arena_only  # Arena's newest releases (2026-09) pass the floor on its boards alone
+    assert not board.loc[arena_only, "eligible"].any()  # ... and are never ranked on them
+    assert board.loc[arena_only, "provisional"].all()
+    assert (board.loc[arena_only, "publishers"] == "lmarena.ai").all()
     assert (board.loc[arena_only, "n_sources"] == 1).all()
     assert board.loc[arena_only, "provenance"].str.endswith("one source").all()
 
@@ -281,9 +284,9 @@ def test_leaderboard_page(store: Path) -> None:
     assert diff.value["display_name"].tolist()[0] == "Beta Pro 2"
     assert any("added 1" in c.value for c in at.caption)
     # essential columns first; the rest behind "More columns" (the frame keeps them)
-    assert shown_labels(ranked)[:9] == [
-        "Rank", "Model", "Elo", "Elo 95% interval", "Provenance", "Released", "Benchmarks",
-        "Categories", "Sources",
+    assert shown_labels(ranked)[:11] == [
+        "Rank", "Rank range", "Rank (LMArena)", "Model", "Elo", "Elo 95% interval", "Provenance",
+        "Released", "Benchmarks", "Categories", "Sources",
     ]  # fmt: skip
     assert "Why unrated" in shown_labels(unrated) and "Rank" not in shown_labels(unrated)
     assert ranked.value["rating_interval"].str.contains(" – ").all()
