@@ -163,14 +163,20 @@ def test_a_mover_starts_from_a_ranked_predecessor() -> None:
 
 
 def test_scale_drift_is_told_apart_from_real_moves() -> None:
-    old = pd.DataFrame({"model_id": list("abcd"), "rating": [1000.0, 1100, 1200, 1300],
-                        "rank": pd.array([4, 3, 2, 1], "Int64")})
-    new = old.assign(rating=[1020.0, 1120, 1220, 1400])  # the scale moved +20; d moved +80
+    ids = list("abcdefghijk")  # 11 models ranked in both: enough to tell the scale's move
+    old = pd.DataFrame({"model_id": ids, "rating": [1000.0 + 100 * i for i in range(11)],
+                        "rank": pd.array(range(11, 0, -1), "Int64")})
+    new = old.assign(rating=old["rating"] + 20)  # the scale moved +20 ...
+    new.loc[new["model_id"] == "d", "rating"] += 60  # ... and d moved +60 against the field
+    new.loc[new["model_id"] == "e", "rating"] -= 30  # ... and e -30
     out = snapshot_diff.rating_changes(old, new).set_index("model_id")
-    assert snapshot_diff.scale_shift(old, new) == 20.0
-    assert out.loc["d", "change"] == "moved" and out.loc["d", "rating_delta_field"] == 80.0
-    assert (out.loc[list("abc"), "change"] == "scale").all()
-    assert out.index[0] == "d"  # sorted by the size of the move against the field
+    assert snapshot_diff.scale_shift(old, new) == 20.0 and (out["scale_shift"] == 20.0).all()
+    assert out.loc["d", "change"] == "moved" and out.loc["d", "rating_delta_field"] == 60.0
+    assert out.loc["e", "change"] == "moved" and out.loc["e", "rating_delta_field"] == -30.0
+    assert (out.drop(index=["d", "e"])["change"] == "scale").all()
+    assert out.index[:2].tolist() == ["d", "e"]  # sorted by the size of the move
+    few = snapshot_diff.rating_changes(old.head(4), new.head(4))  # 4 models: no scale to take out
+    assert (few["scale_shift"] == 0).all() and set(few["change"]) == {"moved"}
 
 
 def _manifest(root: Path, version: str, scores: str, built: str) -> None:

@@ -17,20 +17,25 @@ CHANGE_ORDER = ("added", "removed", "renamed", "merged", "moved", "scale", "unch
 """``scale``: the rating moved by at least :data:`MOVED_MIN_POINTS`, but by less once the
 common shift of the scale (:func:`scale_shift`) is taken out: the model did not move against
 the field."""
+SHIFT_MIN_MODELS = 10
+"""Below this many models ranked in both snapshots the scale's move is taken as 0: the median of
+a handful of models is their own move, not the scale's."""
 RATING_INPUTS = ("scores.csv", "models.csv", "benchmarks.csv")
 """The catalog files a snapshot's ratings are computed from: two snapshots whose files agree
 have the same ratings."""
 
 
 def scale_shift(old: pd.DataFrame, new: pd.DataFrame) -> float:
-    """The median rating change of the models ranked in both snapshots (all models in both
-    when none is): the joint fit's scale drifts as models arrive, moving every rating
-    together; a model moved against the field only by more than this. 0 without common
-    models."""
+    """The median rating change of the models ranked in both snapshots: the joint fit's scale
+    drifts as models arrive, moving every rating together; a model moved against the field
+    only by more than this. 0 with fewer than :data:`SHIFT_MIN_MODELS` such models."""
     both = old.merge(new, on="model_id", suffixes=("_old", "_new"))
-    ranked = both[both["rank_old"].notna() & both["rank_new"].notna()]
-    rows = ranked if not ranked.empty else both
-    if rows.empty:
+    return _shift(both)
+
+
+def _shift(both: pd.DataFrame) -> float:
+    rows = both[both["rank_old"].notna() & both["rank_new"].notna()]
+    if len(rows) < SHIFT_MIN_MODELS:
         return 0.0
     return round(float((rows["rating_new"] - rows["rating_old"]).median()), 1)
 
@@ -53,7 +58,6 @@ def rating_changes(
     ``min_points`` against the field; a rating that moved only with the scale is ``scale``,
     smaller changes are ``unchanged``."""
     cols = ["model_id", "rating", "rank"]
-    shift = scale_shift(old[cols], new[cols])
     ranges = [c for c in ("rank_low", "rank_high", "rank_ub") if c in new]
     renames = {o: n for o, n in (renames or {}).items() if o not in set(new["model_id"])}
     earlier = set(old["model_id"])
@@ -68,6 +72,7 @@ def rating_changes(
     both = pd.concat([both, extra], ignore_index=True)
     both["rating_delta"] = (both["rating_new"] - both["rating_old"]).round(1)
     both["rank_delta"] = (both["rank_old"] - both["rank_new"]).astype("Int64")
+    shift = _shift(both[both["former_id"].isna()])  # renamed ids matched, merged ones apart
     both["rating_delta_field"] = (both["rating_delta"] - shift).round(1)
     change = pd.Series("moved", index=both.index)
     change[both["rating_delta_field"].abs() < min_points] = "scale"

@@ -152,9 +152,9 @@ def _with_reasons(
     table: pd.DataFrame, connected: np.ndarray, floor_reason: str = UNRATED_FLOOR
 ) -> pd.DataFrame:
     """``eligible`` narrowed to the main graph and, where the table counts publishers, to
-    :data:`MIN_PUBLISHERS` of them; ``unrated_reason`` ("" when ranked) and, where publishers
-    are counted, ``provisional`` (only the publisher count is missing: LMArena's
-    "preliminary")."""
+    :data:`MIN_PUBLISHERS` of them; ``unrated_reason`` ("" when ranked; the floor and graph
+    reasons, else the one publisher's) and, where publishers are counted, ``provisional``
+    (only the publisher count is missing: LMArena's "preliminary")."""
     floor = table["eligible"].to_numpy(bool)
     if "n_publishers" in table:
         enough = table["n_publishers"].to_numpy(int) >= MIN_PUBLISHERS
@@ -162,14 +162,22 @@ def _with_reasons(
     else:
         enough, names = np.ones(len(table), dtype=bool), np.full(len(table), "")
     reasons = [
-        "; ".join(r for r, bad in ((floor_reason, not f), (UNRATED_DISCONNECTED, not c),
-                                   (f"{UNRATED_ONE_PUBLISHER} ({n})", not e)) if bad)
+        _reason(floor_reason, f, c, e, n)
         for f, c, e, n in zip(floor, connected, enough, names, strict=True)
-    ]  # fmt: skip
+    ]
     out = table.assign(eligible=floor & connected & enough, unrated_reason=reasons)
     if "n_publishers" in table:  # ad-hoc score tables without sources keep their columns
         out["provisional"] = floor & connected & ~enough
     return out
+
+
+def _reason(floor_reason: str, floor: bool, connected: bool, enough: bool, names: str) -> str:
+    """Why a model is unrated ("" when ranked): the floor and graph reasons; the publisher
+    count is named only once it is all that is missing (the provisional rows)."""
+    if floor and connected:
+        return "" if enough else f"{UNRATED_ONE_PUBLISHER} ({names})"
+    failed = ((floor_reason, not floor), (UNRATED_DISCONNECTED, not connected))
+    return "; ".join(reason for reason, bad in failed if bad)
 
 
 def set_apart(table: pd.DataFrame) -> int:
