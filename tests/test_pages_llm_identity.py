@@ -47,7 +47,9 @@ def test_one_row_per_checkpoint_names_its_variants_and_the_toggle_shows_them(sto
     names = ranked["display_name"].tolist()
     assert names[0] == "Beta Pro 2 (high)" and "Beta Pro 2" not in names  # the best variant
     assert ranked["variants"].iloc[0] == "Beta Pro 2"
-    assert ranked["rank"].tolist() == list(range(1, len(ranked) + 1))  # checkpoints counted
+    # each row keeps its variant's rank (the model page's): Beta Pro 2, rank 2, is folded into
+    # its checkpoint's row, and no one else takes its number
+    assert ranked["rank"].tolist() == [1, *range(3, len(ranked) + 2)]
     assert not ranked["display_name"].duplicated().any()
     assert any("share one row" in m.value for m in at.markdown)  # in "How to read this"
     at.toggle(key="lb_variants").set_value(True).run()

@@ -1,11 +1,12 @@
 """``python -m analytics elo SCORES.csv`` and ``python -m analytics elo-diff OLD NEW``.
 
 ``elo`` reads a long score table (columns model, benchmark, category, score; optional source,
-date, higher_is_better) and writes the ratings as CSV: model, rating, rank, eligible,
-n_benchmarks, n_categories, unrated_reason, plus rating_low, rating_high, rank_low, rank_high with
-``--bootstrap N``. Models outside the main comparison graph are left unrated, with one warning
-line on stderr. Bad input prints one line naming the file, the line and the fix, exits 1 and
-writes nothing.
+date, higher_is_better, publisher) and writes the ratings as CSV: model, rating, rank, eligible,
+n_benchmarks, n_categories, unrated_reason (with a publisher column also n_publishers,
+publishers, provisional: a rank then needs two publishers), plus rating_low, rating_high,
+rank_low, rank_high, rank_ub with ``--bootstrap N``. Models outside the main comparison graph
+are left unrated, with one warning line on stderr. Bad input prints one line naming the file,
+the line and the fix, exits 1 and writes nothing.
 
 ``elo-diff`` prints the rating and rank changes between two built snapshot versions as CSV.
 """
@@ -27,7 +28,9 @@ from analytics.llm import elo
 
 _TRUE = {"true", "1", "yes", "y", "t"}
 _FALSE = {"false", "0", "no", "n", "f"}
-_HEADER_HELP = "model,benchmark,category,score (optional: source,date,higher_is_better)"
+_HEADER_HELP = (
+    "model,benchmark,category,score (optional: source,date,higher_is_better,publisher)"
+)
 
 
 class InputError(Problem, ValueError):
@@ -111,6 +114,8 @@ def read_scores(path: Path) -> pd.DataFrame:
     for column in elo.REQUIRED_COLUMNS[:3]:
         frame[column] = _non_empty(frame[column], column, path)
     frame["score"] = _numbers(frame["score"], path)
+    if "publisher" in frame:  # counted for eligibility: a blank one would count as nobody
+        frame["publisher"] = _non_empty(frame["publisher"], "publisher", path)
     if "source" in frame:
         frame["source"] = _sources(frame["source"], path)
     if "date" in frame:

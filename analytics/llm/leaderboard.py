@@ -9,7 +9,6 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlparse
 
 import duckdb
 import numpy as np
@@ -44,10 +43,13 @@ TABLE_COLUMNS = (
     "rating_high",
     "rank_low",
     "rank_high",
+    "rank_ub",
     "eligible",
+    "provisional",
     "n_benchmarks",
     "n_categories",
     "n_sources",
+    "publishers",
     "unrated_reason",
     "provenance",
     *_MODEL_FACTS,
@@ -56,6 +58,8 @@ TABLE_COLUMNS = (
 
 ESSENTIAL_COLUMNS = (
     "rank",
+    "rank_range",
+    "rank_ub",
     "display_name",
     "rating",
     "rating_interval",
@@ -83,6 +87,8 @@ MORE_COLUMNS = (
     "rating_high",
     "rank_low",
     "rank_high",
+    "rank_ub",
+    "publishers",
     *_MODEL_FACTS,
     "model_id",
 )
@@ -133,7 +139,7 @@ def build(
     """Fit the catalog on ``con`` and assemble the leaderboard."""
     models, benchmarks = board_models(con), _benchmarks(con)
     scores = ratings.load_scores(con)
-    headline = elo.headline_scores(scores)
+    headline = elo.rated_scores(scores)
     fitted = ratings.cached(scores, version, bootstrap=bootstrap, seed=seed)
     table = _assemble(fitted, models, headline)
     flagged = _flag_headline(scores, headline)
@@ -168,7 +174,7 @@ def derive_inputs(version: str) -> list[Path]:
     try:
         board_inputs.lineage_of(version, lambda: board_models(con))
         board_inputs.profiles_of(
-            version, lambda: elo.headline_scores(ratings.load_scores(con)), lambda: _benchmarks(con)
+            version, lambda: elo.rated_scores(ratings.load_scores(con)), lambda: _benchmarks(con)
         )
     finally:
         con.close()
@@ -210,33 +216,21 @@ def provenance_badges(headline: pd.DataFrame) -> pd.Series:
     return pd.Series(text or "", index=counts.index, dtype=object, name="provenance")
 
 
-SHARED_HOSTS = frozenset({
-    "arxiv.org", "github.com", "github.io", "githubusercontent.com", "huggingface.co", "hf.co",
-    "googleapis.com", "google.com", "openreview.net", "x.com", "twitter.com", "medium.com",
-    "substack.com", "notion.site",
-})  # fmt: skip
-"""Domains that host many publishers' pages: there the source name is the publisher."""
-
-
-def publisher_of(source_name: str, source_url: str) -> str:
-    """Who published a score: the domain of its page (LMArena's text, vision and WebDev boards
-    are one publisher, as are Anthropic's model cards and news posts), or the source name where
-    the domain hosts many publishers (:data:`SHARED_HOSTS`: two arXiv papers are two)."""
-    host = urlparse(str(source_url or "")).netloc.lower().split(":")[0].removeprefix("www.")
-    domain = ".".join(host.split(".")[-2:])
-    return str(source_name) if not host or domain in SHARED_HOSTS else domain
+SHARED_HOSTS = elo.SHARED_HOSTS
+publisher_of = elo.publisher_of
+"""Who published a score: the rating's eligibility counts publishers, so the rule lives in
+``analytics.llm.elo.publishers``; the board reuses it."""
 
 
 def _assemble(fitted: pd.DataFrame, models: pd.DataFrame, headline: pd.DataFrame) -> pd.DataFrame:
     facts = models.set_index("model_id")
     table = fitted.rename(columns={"model": "model_id"}).join(facts, on="model_id")
     table = table.join(provenance_badges(headline), on="model_id")
-    published = [publisher_of(n, u) for n, u in zip(
-        headline["source_name"], headline.get("source_url", pd.Series("", index=headline.index)),
-        strict=True)]  # fmt: skip
-    sources = headline.assign(_publisher=published).groupby("model")["_publisher"].nunique()
-    sources = sources.rename("n_sources")
-    table = table.join(sources, on="model_id")
+    if "n_publishers" in table:  # counted once, by the rating's eligibility
+        table = table.rename(columns={"n_publishers": "n_sources"})
+    else:  # ratings of a score table without sources (ad-hoc data)
+        sources = headline.assign(_p=elo.publishers(headline)).groupby("model")["_p"].nunique()
+        table = table.join(sources.rename("n_sources"), on="model_id")
     table["n_sources"] = table["n_sources"].fillna(0).astype(int)
     one = table["n_sources"] == 1
     table.loc[one, "provenance"] = table.loc[one, "provenance"].astype(str) + " · one source"
@@ -250,10 +244,20 @@ def _assemble(fitted: pd.DataFrame, models: pd.DataFrame, headline: pd.DataFrame
 
 
 def _flag_headline(scores: pd.DataFrame, headline: pd.DataFrame) -> pd.DataFrame:
+    """``scores`` with ``is_headline`` (the row enters the rating) and ``set_aside_for``: for a
+    headline pick that another view of the same evaluation replaces, that view's benchmark."""
     keys = ["model", "benchmark", "source", "source_name"]
     picked = headline[keys].assign(is_headline=True)
     out = scores.merge(picked, on=keys, how="left")
     out["is_headline"] = out["is_headline"].fillna(False).astype(bool)
+    aside = elo.views_set_aside(scores)
+    if aside.empty:
+        return out.assign(set_aside_for=pd.Series(pd.NA, index=out.index, dtype="string"))
+    counted = headline[headline["family"] != ""].drop_duplicates(["model", "family"])
+    counted = counted.set_index(["model", "family"])["benchmark"].rename("set_aside_for")
+    aside = aside.join(counted, on=["model", "family"])[[*keys, "set_aside_for"]]
+    out = out.merge(aside, on=keys, how="left")
+    out["set_aside_for"] = out["set_aside_for"].astype("string")
     return out
 
 
@@ -298,8 +302,10 @@ def filter_table(
 
 VARIANT_RULE = (
     "Variants of one checkpoint (reasoning efforts, thinking modes) share one row, shown by the "
-    "best-rated ranked variant (else the best-rated one); the row names the others. Ranks count "
-    "checkpoints. The toggle shows every variant on its own row, ranked among all variants."
+    "best-rated ranked variant (else the best-rated one); the row names the others. The row keeps "
+    "that variant's rank, range and Elo, the same numbers as on its model page, in the snapshot "
+    "diff and in the downloads, so a rank may be skipped where another setting of a checkpoint "
+    "ranks above. The toggle shows every variant on its own row."
 )
 """How the grouped view picks its row (shown in "How to read this")."""
 
@@ -308,8 +314,8 @@ def group_variants(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per checkpoint of ``rows`` (a leaderboard table, ranked rows first): the ranked
     variant with the highest rating represents it, else the highest-rated variant (then the
     smaller model_id); ``variants`` names the checkpoint's other rows, ``n_variants`` counts
-    them all. Ranks are re-counted over the representatives (ties share a rank); bootstrap rank
-    bounds, which are ranks among all variants, are dropped."""
+    them all. Each row keeps its variant's rank, rank range and upper-bound rank: ranks are
+    computed once per snapshot (``elo.rate``) and no view renumbers them."""
     if rows.empty or "checkpoint_id" not in rows:
         return rows.assign(variants=pd.Series(dtype="string"), n_variants=1)
     key = rows["checkpoint_id"].where(rows["checkpoint_id"].notna(), rows["model_id"])
@@ -323,11 +329,9 @@ def group_variants(rows: pd.DataFrame) -> pd.DataFrame:
     out = reps.assign(variants=reps["_ck"].map(names), n_variants=reps["_ck"].map(counts))
     out = out.drop(columns=["_ck", "_ranked", "_r"])
     ranked = out["eligible"].astype(bool)
-    out["rank"] = (
-        out["rating"].where(ranked).rank(method="min", ascending=False).astype("Int64")
+    ordered = out.assign(_e=~ranked).sort_values(
+        ["_e", "rank", "rating", "model_id"], ascending=[1, 1, 0, 1], kind="mergesort"
     )
-    out = out.drop(columns=[c for c in ("rank_low", "rank_high") if c in out])
-    ordered = out.assign(_e=~ranked).sort_values(["_e", "rank", "rating"], ascending=[1, 1, 0])
     return ordered.drop(columns="_e").reset_index(drop=True)
 
 
@@ -354,15 +358,34 @@ def with_api(board: Leaderboard, rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def with_interval(rows: pd.DataFrame) -> pd.DataFrame:
-    """``rows`` with ``rating_interval``: the 95% bootstrap interval as 'low – high' (empty when
-    the rows have no bootstrap)."""
+    """``rows`` with ``rating_interval``: the 95% bootstrap interval as 'low – high', and
+    ``rank_range``: the bootstrap rank range as 'best–worst' (:func:`rank_range_text`; both
+    empty when the rows have no bootstrap)."""
+    empty = pd.Series(pd.NA, index=rows.index, dtype="string")
     if "rating_low" not in rows or "rating_high" not in rows:
-        return rows.assign(rating_interval=pd.Series(pd.NA, index=rows.index, dtype="string"))
+        return rows.assign(rating_interval=empty, rank_range=empty)
     text = [
         pd.NA if pd.isna(lo) or pd.isna(hi) else f"{lo:.1f} – {hi:.1f}"
         for lo, hi in zip(rows["rating_low"], rows["rating_high"], strict=True)
     ]
-    return rows.assign(rating_interval=pd.Series(text, index=rows.index, dtype="string"))
+    spans = empty
+    if "rank_low" in rows and "rank_high" in rows:
+        spans = pd.Series(
+            [rank_range_text(lo, hi) or pd.NA for lo, hi in zip(rows["rank_low"],
+                                                                 rows["rank_high"], strict=True)],
+            index=rows.index, dtype="string",
+        )  # fmt: skip
+    return rows.assign(
+        rating_interval=pd.Series(text, index=rows.index, dtype="string"), rank_range=spans
+    )
+
+
+def rank_range_text(low: object, high: object) -> str:
+    """'2–5' for a bootstrap rank range ('3' when both ends agree; '' without one): one spelling
+    for the board, the model page and the downloads."""
+    if low is None or high is None or pd.isna(low) or pd.isna(high):
+        return ""
+    return str(int(low)) if int(low) == int(high) else f"{int(low)}–{int(high)}"
 
 
 def category_table(board: Leaderboard, by_category: pd.DataFrame, category: str) -> pd.DataFrame:
@@ -410,6 +433,9 @@ class ModelSummary:
     licence_class: str
     licence_raw: str
     unrated_reason: str = ""
+    rank_ub: int | None = None
+    provisional: bool = False
+    publishers: str = ""
 
     @property
     def interval_text(self) -> str:
@@ -420,12 +446,14 @@ class ModelSummary:
 
     @property
     def rank_text(self) -> str:
-        """'3 (2–5)' with the bootstrap rank range, or why the model is unrated."""
+        """'3 (2–5)' with the bootstrap rank range, 'provisional' with its one publisher, or
+        why the model is unrated."""
         if self.rank is None:
+            if self.provisional:
+                return f"provisional: {self.unrated_reason}"
             return f"unrated ({self.unrated_reason or elo.UNRATED_FLOOR})"
-        if self.rank_low is None or self.rank_high is None:
-            return str(self.rank)
-        return f"{self.rank} ({self.rank_low}–{self.rank_high})"
+        span = rank_range_text(self.rank_low, self.rank_high)
+        return f"{self.rank} ({span})" if span else str(self.rank)
 
 
 @dataclass(frozen=True)
@@ -484,6 +512,9 @@ def model_summary(board: Leaderboard, model_id: str) -> ModelSummary:
         licence_class=str(row["licence_class"]),
         licence_raw=licence_raw,
         unrated_reason=str(row.get("unrated_reason") or ""),
+        rank_ub=_opt(row.get("rank_ub"), int),
+        provisional=bool(row.get("provisional", False)),
+        publishers=str(row.get("publishers") or ""),
     )
 
 
@@ -517,15 +548,21 @@ def movers(
     grouped: bool = False,
 ) -> pd.DataFrame:
     """Biggest positive rating gains along lineage edges (seed 002, "Movers & lineage"),
-    with names and release dates; ``ranked_only`` keeps edges whose both ends are ranked.
-    ``grouped``: the one-row-per-checkpoint view (:func:`group_variants`): each checkpoint's
-    shown variant against the shown variant of its predecessor's checkpoint."""
-    rows = board.table[board.table["eligible"]] if ranked_only else board.table
+    with names and release dates. The predecessor is always ranked in the same view (a gain
+    from an unrated reference figure says nothing); ``ranked_only`` requires the successor to be
+    ranked too. ``grouped``: the one-row-per-checkpoint view (:func:`group_variants`): each
+    checkpoint's shown variant against the shown variant of its predecessor's checkpoint."""
+    rows = board.table
     edges = board.lineage
     if grouped:
         rows = group_variants(rows)
         edges = _checkpoint_edges(board, rows)
-    out = lineage.movers(edges, rows[["model_id", "rating"]], top=top)
+    ranked = rows[rows["eligible"].astype(bool)]
+    successors = ranked if ranked_only else rows
+    out = lineage.movers(
+        edges, successors[["model_id", "rating"]], top=top,
+        predecessors=ranked[["model_id", "rating"]],
+    )  # fmt: skip
     facts = board.models.set_index("model_id")[["display_name", "release_date"]]
     out = out.join(facts, on="model_id")
     prev = facts.rename(columns=lambda c: f"predecessor_{c.removeprefix('display_')}")

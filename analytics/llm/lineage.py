@@ -126,23 +126,33 @@ def successors(edges: pd.DataFrame, model_id: str) -> list[str]:
     return sorted(str(m) for m in hits)
 
 
-def movers(edges: pd.DataFrame, ratings: pd.DataFrame, *, top: int | None = None) -> pd.DataFrame:
+def movers(
+    edges: pd.DataFrame,
+    ratings: pd.DataFrame,
+    *,
+    top: int | None = None,
+    predecessors: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Largest positive rating gains along lineage edges, biggest first.
 
-    ``ratings`` has columns model_id and rating. Returns model_id, predecessor_id, rating,
-    predecessor_rating and gain (rating - predecessor_rating > 0).
+    ``ratings`` has columns model_id and rating; ``predecessors`` (same columns; default
+    ``ratings``) holds the models an edge may start from: a gain measured from a model without
+    a rank (an unrated reference figure, relative to its own group) is no gain. Returns
+    model_id, predecessor_id, rating, predecessor_rating and gain (rating - predecessor_rating
+    > 0).
     """
     rated = ratings.set_index("model_id")["rating"]
+    before = rated if predecessors is None else predecessors.set_index("model_id")["rating"]
     linked = edges.dropna(subset=["predecessor_id"])
     linked = linked[
-        linked["model_id"].isin(rated.index) & linked["predecessor_id"].isin(rated.index)
+        linked["model_id"].isin(rated.index) & linked["predecessor_id"].isin(before.index)
     ]
     out = pd.DataFrame(
         {
             "model_id": linked["model_id"].to_numpy(),
             "predecessor_id": linked["predecessor_id"].to_numpy(),
             "rating": rated.reindex(linked["model_id"]).to_numpy(float),
-            "predecessor_rating": rated.reindex(linked["predecessor_id"]).to_numpy(float),
+            "predecessor_rating": before.reindex(linked["predecessor_id"]).to_numpy(float),
         }
     )
     out["gain"] = (out["rating"] - out["predecessor_rating"]).round(1)

@@ -31,6 +31,7 @@ import pandas as pd
 from analytics.core import atomic, db, derived, paths
 from analytics.core.schema import SOURCE_KINDS
 from analytics.llm import elo
+from analytics.llm.ingest.benchmarks import benchmark_files, views
 
 BOOTSTRAP_ROUNDS = 200  # resamples of the benchmarks for the 95% intervals (leaderboard pages)
 BOOTSTRAP_SEED = 0
@@ -46,8 +47,12 @@ ELO_SOURCES = tuple(
 )
 """Every module of the ``analytics.llm.elo`` package, sorted (code moved between them stays in
 the hash)."""
-RATING_SOURCES = (*ELO_SOURCES, "analytics/llm/ratings.py")
-"""Files whose code determines the ratings (with ``schema.SOURCE_KINDS``, hashed as a value)."""
+VIEW_SOURCES = tuple(path.relative_to(paths.REPO_ROOT).as_posix() for path in benchmark_files())
+"""The curated benchmark tables: their ``family`` / ``view_order`` columns decide which view of
+an evaluation enters the rating."""
+RATING_SOURCES = (*ELO_SOURCES, "analytics/llm/ratings.py", *VIEW_SOURCES)
+"""Files whose code or declarations determine the ratings (with ``schema.SOURCE_KINDS``, hashed
+as a value)."""
 MANIFEST = "MANIFEST.json"
 REGENERATE = "python -m analytics derive"
 
@@ -56,7 +61,23 @@ _MANIFEST_LOCK = threading.Lock()  # pages may write two files of one folder at 
 
 def load_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Every stored score joined with its benchmark, in the engine's column names; ``method``
-    (how the source says it ran the score) is empty for snapshots built before it existed."""
+    (how the source says it ran the score) is empty for snapshots built before it existed.
+
+    Two columns come from outside the snapshot: ``publisher`` (``elo.publisher_of`` of the
+    source, which eligibility counts) and the benchmark's ``family`` / ``view_order`` from the
+    curated benchmark tables (which view of an evaluation counts: the current declaration
+    applies to every snapshot, so both sides of a diff follow one rule)."""
+    scores = _stored_scores(con)
+    declared = views()
+    family = {bench: family for bench, (family, _, _) in declared.items()}
+    order = {bench: order for bench, (_, order, _) in declared.items()}
+    scores["family"] = scores["benchmark"].map(family).fillna("").astype(str)
+    scores["view_order"] = scores["benchmark"].map(order).fillna(1).astype(int)
+    scores["publisher"] = elo.publishers(scores)
+    return scores
+
+
+def _stored_scores(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     columns = {row[0] for row in con.execute("DESCRIBE scores").fetchall()}
     method = "s.method" if "method" in columns else "CAST(NULL AS VARCHAR)"
     return db.query(
@@ -143,6 +164,13 @@ def _cached(
     if path is not None:
         _store(path, bootstrap, seed, table)
     return table
+
+
+def stored(version: str, bootstrap: int, seed: int) -> pd.DataFrame | None:
+    """The stored ratings file of ``version`` for the current method, or None when it is not
+    there (nothing is computed: for a caller that only adds what the file holds)."""
+    path = cache_path(version, bootstrap, seed)
+    return derived.read_verified(path) if path.exists() else None
 
 
 def of_version(version: str, *, bootstrap: int = 0, seed: int = BOOTSTRAP_SEED) -> pd.DataFrame:

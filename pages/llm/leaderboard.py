@@ -21,6 +21,10 @@ from ui import llm
 from ui.params import choice, index_of, multi_param, param
 
 ALL = "All"
+RANK_UB_HELP = (
+    "LMArena's convention: 1 + the number of models whose whole 95% Elo interval lies above "
+    "this one's. Models the data cannot tell apart share it."
+)
 OPEN_CHOICES = (ALL, "Open weights", "Closed", "Unknown")
 COLUMNS = {
     "rank": st.column_config.NumberColumn("Rank", format="%d"),
@@ -33,6 +37,14 @@ COLUMNS = {
     "rating_high": st.column_config.NumberColumn("Elo 95% high", format="%.1f"),
     "rank_low": st.column_config.NumberColumn("Rank best", format="%d"),
     "rank_high": st.column_config.NumberColumn("Rank worst", format="%d"),
+    "rank_range": st.column_config.TextColumn(
+        "Rank range", help="The ranks this model takes in 95% of the bootstrap resamples of the "
+        "benchmarks: the data cannot rule any of them out.",
+    ),
+    "rank_ub": st.column_config.NumberColumn("Rank (LMArena)", format="%d", help=RANK_UB_HELP),
+    "publishers": st.column_config.TextColumn(
+        "Publishers", help="Who published the scores the rating rests on (one per site)."
+    ),
     "category_profile": st.column_config.NumberColumn("Category profile (0-100)", format="%.1f"),
     "overall_rating": st.column_config.NumberColumn("Overall Elo", format="%.1f"),
     "overall_rank": st.column_config.NumberColumn("Overall rank", format="%d"),
@@ -283,9 +295,19 @@ CHANGE_COLUMNS = {
     "rating_old": st.column_config.NumberColumn("Elo before", format="%.1f"),
     "rating_new": st.column_config.NumberColumn("Elo after", format="%.1f"),
     "rating_delta": st.column_config.NumberColumn("Elo change", format="%+.1f"),
+    "rating_delta_field": st.column_config.NumberColumn(
+        "Elo change against the field", format="%+.1f",
+        help="The Elo change less the scale's move (the median change of the models ranked in "
+        "both snapshots).",
+    ),
     "rank_old": st.column_config.NumberColumn("Rank before", format="%d"),
     "rank_new": st.column_config.NumberColumn("Rank after", format="%d"),
     "rank_delta": st.column_config.NumberColumn("Rank change (+ = up)", format="%+d"),
+    "rank_low_new": st.column_config.NumberColumn("Rank best after", format="%d"),
+    "rank_high_new": st.column_config.NumberColumn("Rank worst after", format="%d"),
+    "rank_ub_new": st.column_config.NumberColumn(
+        "Rank (LMArena) after", format="%d", help=RANK_UB_HELP
+    ),
 }
 
 
@@ -324,33 +346,48 @@ def show_changes(version: str, board: leaderboard.Leaderboard) -> None:
     if len(versions) < 2:
         st.caption("Only one snapshot is built; changes appear once a second one exists.")
         return
-    c1, c2 = st.columns(2)
     names = {v: snapshot_label(v) for v in versions}
-    new_default = versions.index(version) if version in versions else len(versions) - 1
+    current = version if version in versions else versions[-1]
+    pair = snapshot_diff.default_pair(versions, current)
+    wanted_new = param("diff_new", "")
+    new_default = wanted_new if wanted_new in versions else current
+    c1, c2 = st.columns(2)
     new = c2.selectbox(
-        "New snapshot", versions, index=new_default, key="lb_diff_new", format_func=names.get
-    )
-    old_choices = [v for v in versions if v != new]
-    old = c1.selectbox(
-        "Old snapshot", old_choices, index=len(old_choices) - 1, key="lb_diff_old",
+        "New snapshot", versions, index=versions.index(new_default), key="lb_diff_new",
         format_func=names.get,
     )  # fmt: skip
+    old_choices = [v for v in versions if v != new]
+    fallback = snapshot_diff.default_pair(versions, new) or pair or (old_choices[-1], new)
+    wanted_old = param("diff_old", "")
+    old_default = wanted_old if wanted_old in old_choices else fallback[0]
+    old_default = old_default if old_default in old_choices else old_choices[-1]
+    old = c1.selectbox(
+        "Old snapshot", old_choices, index=old_choices.index(old_default), key="lb_diff_old",
+        format_func=names.get, help="Opens on the newest earlier snapshot whose scores, models "
+        "or benchmarks differ: snapshots of the same data have the same ratings.",
+    )  # fmt: skip
+    st.query_params.update(diff_old=old, diff_new=new)
     changes = snapshot_diff.with_names(llm.load_diff(old, new), board.models)
     changed = changes[changes["change"] != "unchanged"].reset_index(drop=True)
     counts = changes["change"].value_counts()
+    shift = float(changes["scale_shift"].iloc[0]) if len(changes) else 0.0
     st.caption(
         " · ".join(
             f"{kind} {int(counts.get(kind, 0))}" for kind in snapshot_diff.CHANGE_ORDER[:-1]
             if kind in ("added", "removed", "moved") or counts.get(kind, 0)
         )
-        + f". Moved: the rating changed by {snapshot_diff.MOVED_MIN_POINTS:g} points or more; "
-        "renamed / merged: the old id now belongs to the model shown."
+        + f". The scale moved by {shift:+.1f} points (the median change of the models ranked "
+        f"in both). Moved: the rating changed by {snapshot_diff.MOVED_MIN_POINTS:g} points or "
+        "more against the field (the scale's move taken out); scale: it moved only with the "
+        "scale. Renamed / merged: the old id now belongs to the model shown. Sorted by the size "
+        "of the move."
     )
     if changed.empty:
         st.info(f"No changes: every rating and rank is the same in {old} and {new}.")
         return
     llm.show_table(
-        changed, "lb_diff_table", CHANGE_COLUMNS, columns=list(CHANGE_COLUMNS),
+        changed, "lb_diff_table", CHANGE_COLUMNS,
+        columns=[c for c in CHANGE_COLUMNS if c in changed.columns],
         csv=f"llm_changes_{old}_{new}.csv", width="stretch",
     )  # fmt: skip
 
@@ -361,14 +398,16 @@ def explain(flt: leaderboard.LeaderboardFilter) -> None:
         f"Snapshot {version}. Elo from a weighted Bradley-Terry fit over head-to-head benchmark "
         f"results (+400 = 10:1 odds); 95% intervals and rank spread from "
         f"{ratings.BOOTSTRAP_ROUNDS} bootstrap resamples of the benchmarks. A rank needs at least "
-        f"{elo.MIN_BENCHMARKS} benchmarks in {elo.MIN_CATEGORIES} categories and a link (shared "
-        "benchmarks) to the main comparison graph. Other filters hide rows, never re-rank."
+        f"{elo.MIN_BENCHMARKS} benchmarks in {elo.MIN_CATEGORIES} categories, results from "
+        f"{elo.MIN_PUBLISHERS} publishers and a link (shared benchmarks) to the main comparison "
+        "graph. Other filters hide rows, never re-rank."
     )
     if flt.category:
         st.info(
             f"Category leaderboard: {flt.category}. The same fit on this category's benchmarks "
             f"alone, re-ranked; a category rank needs at least {elo.MIN_CATEGORY_BENCHMARKS} "
-            "of its benchmarks and a link to the category's main comparison graph. Overall Elo "
+            f"of its benchmarks, results from {elo.MIN_PUBLISHERS} publishers and a link to the "
+            "category's main comparison graph. Overall Elo "
             "and rank stay those of the whole leaderboard.",
             icon=":material/category:",
         )
@@ -463,9 +502,21 @@ HOW_TO_READ = f"""
 - **Not LMArena's scale.** LMArena's Elo (about 1000–1500) comes from human votes in one arena;
   it is one benchmark here among many (only which model scored higher counts). A model page may
   show "LMArena Text 1470" beside an Elo of 2500: different scales, not a contradiction.
-- **Ranked vs unrated.** A rank needs at least {elo.MIN_BENCHMARKS} benchmarks in at least
-  {elo.MIN_CATEGORIES} categories, inside the main comparison graph. Below that the rating is
-  shown for reference and the model is listed under Unrated with the reason.
+- **Ranked, provisional, unrated.** A rank needs at least {elo.MIN_BENCHMARKS} benchmarks in at
+  least {elo.MIN_CATEGORIES} categories, inside the main comparison graph, **and** results from
+  at least {elo.MIN_PUBLISHERS} independent publishers (a site counts once, however many boards
+  it runs). A model that passes all but the last is listed under "Provisional: one publisher"
+  with its rating, interval and publisher; below the floor it is listed under Unrated with the
+  reason. Category ranks follow the same rules within the category.
+- **One evaluation counts once.** Views of one evaluation (Arena's plain and style-control
+  views of the same votes, two copies of one board, successive releases of one suite) enter
+  the rating once: the headline view where the model has it, else the next. The other views
+  stay on the model page, marked "set aside".
+- **Rank, rank range, Rank (LMArena).** Rank orders the point ratings; the rank range holds the
+  ranks of 95% of the bootstrap resamples; Rank (LMArena) is 1 + the number of models whose
+  whole interval lies above, so models the data cannot tell apart share it. The same numbers
+  appear on the model page, in the snapshot diff and in the downloads, and no filter or
+  search renumbers them.
 - **Settings are rated apart, shown together.** Each reasoning effort or thinking mode of a
   model ("high", "xhigh", "thinking") is rated on its own: results at different settings are
   different evidence. An unqualified score belongs to the setting the vendor's API uses by
@@ -495,7 +546,8 @@ if view == SIDE_BY_SIDE:
     show_changes(version, board)
     st.stop()
 rows = shown_rows(llm.load_board_rows(version, flt, every_variant, search))
-ranked, unrated = rows[rows["eligible"]], rows[~rows["eligible"]]
+provisional = rows.get("provisional", pd.Series(False, index=rows.index)).fillna(False).astype(bool)
+ranked, unrated = rows[rows["eligible"]], rows[~rows["eligible"] & ~provisional]
 if search.strip():
     st.caption(
         f"{fmt.plural(len(rows), 'model', 'match')} '{search.strip()}'."
@@ -504,6 +556,17 @@ st.subheader(f"Ranked ({len(ranked)})")
 if ranked.empty and flt.category:
     st.caption(f"No model has {elo.MIN_CATEGORY_BENCHMARKS} benchmarks of this category yet.")
 show_table(ranked, "lb_ranked", flt.category, more)
+if provisional.any():
+    st.subheader(f"Provisional: one publisher ({int(provisional.sum())})")
+    st.caption(
+        f"Enough benchmarks, but every result comes from one publisher (named in Publishers): "
+        f"a rank needs {elo.MIN_PUBLISHERS} independent ones. Rating and interval shown for "
+        "reference, never ranked (LMArena marks thin evidence \"preliminary\" the same way)."
+    )
+    show_table(
+        rows[provisional], "lb_provisional", flt.category,
+        ["rating_interval", "publishers", *more], greyed_rating=True,
+    )  # fmt: skip
 st.subheader(f"Unrated ({len(unrated)})")
 st.caption(
     "Below the eligibility floor, or outside the main comparison graph (then the rating is "

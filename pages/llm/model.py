@@ -18,7 +18,13 @@ SCORE_COLUMNS = {
         "Score", width="small", help="With its unit's decimals: % and 0-100 scores to 0.1."
     ),
     "unit": st.column_config.TextColumn("Unit", width="small"),
-    "is_headline": st.column_config.CheckboxColumn("Headline"),
+    "is_headline": st.column_config.CheckboxColumn(
+        "Headline", help="The score that enters the rating."
+    ),
+    "set_aside_for": st.column_config.TextColumn(
+        "Set aside for", help="Another view of the same evaluation (same votes, a copy of the "
+        "board, or a newer release of the suite) enters the rating instead: this benchmark.",
+    ),
     "source": "Source kind",
     "source_name": "Source",
     "method": st.column_config.TextColumn(
@@ -70,13 +76,29 @@ def show_summary(summary: leaderboard.ModelSummary, facts: api_facts.ModelApi) -
     interval = summary.interval_text
     cols[0].metric("Elo", fmt.elo_text(summary.rating), help=f"95% interval {interval}")
     if summary.rank is None:
-        cols[1].metric("Rank", "unrated", help=summary.rank_text)
+        label = "provisional" if summary.provisional else "unrated"
+        cols[1].metric("Rank", label, help=summary.rank_text)
     else:
         cols[1].metric("Rank", str(summary.rank), help=f"bootstrap range: {summary.rank_text}")
     cols[2].metric("Benchmarks", f"{summary.n_benchmarks:,}", help="with a stored score")
     cols[3].metric("Categories", f"{summary.n_categories:,}", help="of those benchmarks")
     st.markdown(licence)
     st.caption(f"Provenance of headline scores: {summary.provenance}. 95% interval: {interval}.")
+    st.caption(rank_line(summary))
+
+
+def rank_line(summary: leaderboard.ModelSummary) -> str:
+    """The rank with its range and LMArena's upper-bound rank, the same numbers as the
+    leaderboard's row; or why there is no rank."""
+    if summary.rank is None:
+        return f"No rank: {summary.rank_text}."
+    span = leaderboard.rank_range_text(summary.rank_low, summary.rank_high) or "—"
+    ub = "—" if summary.rank_ub is None else str(summary.rank_ub)
+    return (
+        f"Rank {summary.rank} · rank range {span} (95% of bootstrap resamples) · Rank (LMArena) "
+        f"{ub} (1 + the models whose whole interval lies above) · publishers: "
+        f"{summary.publishers or '—'}."
+    )
 
 
 def _links(urls: tuple[str, ...]) -> str:

@@ -26,14 +26,18 @@ st.caption(
     "Each model links to its nearest strictly-older model of the same product line and size "
     "class (Gemini Pro to Gemini Pro, a mid-size Gemma to a mid-size Gemma); models released "
     "the same day are size variants and have no predecessor. Movers are the largest positive "
-    "Elo gains along those links."
+    "Elo gains along those links, from a predecessor ranked in the same view (a gain from an "
+    "unrated reference figure means nothing)."
 )
 version = ui.data.snapshot_version()
 llm.show_freshness(version)
 board = llm.load_board(version)
 c1, c2, c3 = st.columns(3)
 top = c1.slider("Show the top", 5, 100, int_param("top", 20, 5, 100), key="mv_top")
-ranked_only = c2.toggle("Only ranked models at both ends", flag_param("ranked"), key="mv_ranked")
+ranked_only = c2.toggle(
+    "Only ranked successors", flag_param("ranked"), key="mv_ranked",
+    help="Predecessors are always ranked; on: the successor must be ranked too.",
+)  # fmt: skip
 every = c3.toggle(
     "Every variant", param("variants", "") == "all", key="mv_variants",
     help="Off: one row per checkpoint, as on the leaderboard. On: every setting apart.",

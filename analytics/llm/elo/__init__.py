@@ -31,6 +31,7 @@ from analytics.llm.elo.battles import Battles, battle_table, build_battles, main
 from analytics.llm.elo.bootstrap import bootstrap_ratings
 from analytics.llm.elo.evidence import Evidence, Pairwise, aggregate, weigh
 from analytics.llm.elo.headline import OPTIONAL_COLUMNS, REQUIRED_COLUMNS, headline_scores
+from analytics.llm.elo.publishers import SHARED_HOSTS, publisher_of, publishers
 from analytics.llm.elo.solver import (
     ANCHOR_RATING,
     DEFAULT_MAX_ITER,
@@ -48,34 +49,47 @@ from analytics.llm.elo.table import (
     MIN_BENCHMARKS,
     MIN_CATEGORIES,
     MIN_CATEGORY_BENCHMARKS,
+    MIN_PUBLISHERS,
     RATING_DECIMALS,
     UNRATED_CATEGORY_FLOOR,
     UNRATED_DISCONNECTED,
     UNRATED_FLOOR,
+    UNRATED_ONE_PUBLISHER,
     coverage,
     order_ratings,
     rate,
     rate_categories,
     rate_category,
     set_apart,
+    upper_bound_ranks,
+)
+from analytics.llm.elo.views import (
+    one_view_per_family,
+    rated_mask,
+    rated_scores,
+    views_set_aside,
 )
 
-ALGORITHM_VERSION = "bt-mm-3"  # 2: ranks only the main comparison graph; 3: bootstrap rank
-# spread no longer splits rounds' equal ratings by float noise (docs/elo.md section 5)
+ALGORITHM_VERSION = "bt-mm-4"  # 2: ranks only the main comparison graph; 3: bootstrap rank
+# spread no longer splits rounds' equal ratings by float noise (docs/elo.md section 5); 4: one
+# view per evaluation family, a rank needs two publishers, LMArena's upper-bound rank
 """Version of the rating method: change it whenever a change to this package (or to the score
 query in ``analytics.llm.ratings``) changes any rating, so cached ratings of an old method are
 never served (``data/derived/<version>/`` files carry it in their name)."""
-CATEGORY_VERSION = "cat-2"  # 2: three benchmarks of the category to rank (was two)
+CATEGORY_VERSION = "cat-3"  # 2: three benchmarks of the category to rank (was two); 3: and
+# results of two publishers
 """Version of the per-category method (:func:`rate_categories`: which battles, the category
 floor); the category file's name carries it beside ``ALGORITHM_VERSION``."""
 
 __all__ = [
     "ALGORITHM_VERSION", "ANCHOR_RATING", "CATEGORY_VERSION", "DEFAULT_MAX_ITER", "DEFAULT_TOL",
-    "ELO_SCALE", "MIN_BENCHMARKS", "MIN_CATEGORIES", "MIN_CATEGORY_BENCHMARKS",
+    "ELO_SCALE", "MIN_BENCHMARKS", "MIN_CATEGORIES", "MIN_CATEGORY_BENCHMARKS", "MIN_PUBLISHERS",
     "OPTIONAL_COLUMNS", "RATING_DECIMALS", "REQUIRED_COLUMNS", "UNRATED_CATEGORY_FLOOR",
-    "UNRATED_DISCONNECTED", "UNRATED_FLOOR", "Battles", "ConvergenceError", "Evidence", "Fit",
+    "SHARED_HOSTS", "UNRATED_DISCONNECTED", "UNRATED_FLOOR", "UNRATED_ONE_PUBLISHER", "Battles",
+    "ConvergenceError", "Evidence", "Fit",
     "Pairwise", "aggregate", "battle_table", "bootstrap_ratings", "build_battles", "coverage",
     "fit", "gradient", "headline_scores", "log_likelihood", "main_graph", "mm_sweep",
-    "order_ratings", "rate", "rate_categories", "rate_category", "set_apart", "to_rating",
-    "weigh",
+    "one_view_per_family", "order_ratings", "publisher_of", "publishers", "rate",
+    "rate_categories", "rate_category", "rated_mask", "rated_scores", "set_apart", "to_rating",
+    "upper_bound_ranks", "views_set_aside", "weigh",
 ]  # fmt: skip

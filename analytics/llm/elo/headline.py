@@ -9,7 +9,7 @@ import pandas as pd
 from analytics.core.schema import SOURCE_KINDS
 
 REQUIRED_COLUMNS = ("model", "benchmark", "category", "score")
-OPTIONAL_COLUMNS = ("source", "date", "higher_is_better")
+OPTIONAL_COLUMNS = ("source", "date", "higher_is_better", "publisher")
 
 
 def headline_scores(scores: pd.DataFrame) -> pd.DataFrame:

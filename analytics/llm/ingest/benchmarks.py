@@ -30,6 +30,12 @@ class Benchmark:
     protocol: str = ""
     """The one protocol its rows follow (``protocols.DECLARED_KEYS`` terms, ';'-joined; empty:
     the source's own leaderboard protocol, one id per protocol)."""
+    family: str = ""
+    """The one evaluation (vote pool or suite) this benchmark is a view of; empty: its own."""
+    view_order: int = 1
+    """1: the family's headline view; 2, 3, ...: other views, in order of preference."""
+    view_note: str = ""
+    """Why this view has its place in the family (shown on the model page)."""
 
     def in_bounds(self, score: float) -> bool:
         """True when the score lies within [lower_bound, upper_bound]."""
@@ -59,7 +65,56 @@ def _load() -> tuple[dict[str, Benchmark], dict[str, str]]:
     by_name: dict[str, str] = {}
     for path in benchmark_files():
         _read_into(path, table, by_name)
+    _check_families(table)
     return table, by_name
+
+
+def _view_fields(path: Path, lineno: int, row: dict) -> dict:
+    """``family``, ``view_order`` and ``view_note`` of a table row (the columns are optional: a
+    table without families leaves them out)."""
+    family = (row.get("family") or "").strip()
+    order = (row.get("view_order") or "").strip()
+    if not family:
+        if order:
+            raise ValueError(
+                f"{path}:{lineno}: view_order {order!r} without a family; "
+                "fix: name the family or clear view_order"
+            )
+        return {}
+    if not order.isdigit() or int(order) < 1:
+        raise ValueError(
+            f"{path}:{lineno}: family {family!r} needs a view_order of 1 (the "
+            f"headline view) or more, not {order!r}"
+        )
+    return {
+        "family": family,
+        "view_order": int(order),
+        "view_note": (row.get("view_note") or "").strip(),
+    }
+
+
+def _check_families(table: dict[str, Benchmark]) -> None:
+    """Each family has exactly one headline view (order 1) and no two views share an order,
+    so which view of an evaluation counts is never a tie (docs/elo.md, "One evaluation, one
+    benchmark")."""
+    orders: dict[str, dict[int, str]] = {}
+    for bench in table.values():
+        if not bench.family:
+            continue
+        taken = orders.setdefault(bench.family, {})
+        if bench.view_order in taken:
+            raise ValueError(
+                f"benchmarks: {taken[bench.view_order]!r} and {bench.benchmark_id!r} are both "
+                f"view {bench.view_order} of family {bench.family!r}; fix: give each view of "
+                "a family its own view_order"
+            )
+        taken[bench.view_order] = bench.benchmark_id
+    for family, taken in sorted(orders.items()):
+        if 1 not in taken:
+            raise ValueError(
+                f"benchmarks: family {family!r} has no headline view; fix: give "
+                "one of its views view_order 1"
+            )
 
 
 def _read_into(path: Path, table: dict[str, Benchmark], by_name: dict[str, str]) -> None:
@@ -79,6 +134,7 @@ def _read_into(path: Path, table: dict[str, Benchmark], by_name: dict[str, str])
                 upper_bound=float(row["upper_bound"]),
                 unit=row["unit"],
                 protocol=(row.get("protocol") or "").strip(),
+                **_view_fields(path, lineno, row),
             )
             try:
                 declared_terms(bench.protocol)
@@ -92,6 +148,16 @@ def _read_into(path: Path, table: dict[str, Benchmark], by_name: dict[str, str])
 def all_benchmarks() -> dict[str, Benchmark]:
     """benchmark_id -> Benchmark for every curated benchmark."""
     return _load()[0]
+
+
+def views() -> dict[str, tuple[str, int, str]]:
+    """benchmark_id -> (family, view_order, view_note) for every benchmark declared a view of
+    a family; benchmarks that are their own evaluation are absent."""
+    return {
+        b.benchmark_id: (b.family, b.view_order, b.view_note)
+        for b in all_benchmarks().values()
+        if b.family
+    }
 
 
 def benchmark_for_name(dataset_name: str) -> str | None:
