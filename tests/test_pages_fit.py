@@ -152,8 +152,10 @@ CONTEXT = "Verdict at 8,192 tokens"
 
 
 def _frame(at: AppTest):
-    """The page's one table, verdict badges as their text (['fits'] -> 'fits')."""
-    (element,) = at.dataframe  # each page shows exactly one table
+    """The page's model list, verdict badges as their text (['fits'] -> 'fits'): its only table,
+    or on the planner the one after the rentable-config table."""
+    lists = [e for e in at.dataframe if "role" not in e.value]
+    (element,) = lists  # one model list per page
     return element.value.map(_badge_text)
 
 
@@ -174,7 +176,7 @@ def test_verdicts_are_coloured_badges(fit_store: Path, page: str, columns) -> No
     colour: readable in the light and dark theme; no pandas Styler)."""
     at = run_page(page, gpu="rtx-4090", all="1")
     assert not at.exception
-    (element,) = at.dataframe
+    (element,) = [e for e in at.dataframe if "role" not in e.value]  # the model list
     config = json.loads(element.proto.columns)
     for column in columns:
         cells = element.value[column].dropna()
