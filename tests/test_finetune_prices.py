@@ -224,3 +224,53 @@ def _dense_70b(models: pd.DataFrame) -> pd.DataFrame:
     row = models[models["model_id"] == "llama-3.1-8b"]
     return row.assign(model_id="llama-70b", display_name="llama-70b", checkpoint_id="llama-70b",
                       total_params_b=70.0, vram_q4_gb=None)  # fmt: skip
+
+
+def _options_gpus() -> pd.DataFrame:
+    """Three well-priced GPUs: slow and cheap per hour, fast and dear, and a thin-priced one
+    that would be cheapest of all."""
+    frame = _gpus([
+        ("slow-48", "Slow 48GB", "datacenter", 48, 0.5, f"{LAMBDA};{VAST}", 100),
+        ("fast-80", "Fast 80GB", "datacenter", 80, 3.0, f"{LAMBDA};{VAST}", 100),
+        ("thin-80", "Thin 80GB", "datacenter", 80, 0.1, VAST, 1),
+    ])  # fmt: skip
+    return frame.assign(bf16_tflops_dense=[100.0, 1000.0, 1000.0])
+
+
+def test_smallest_cheapest_and_fastest_configs_that_fit() -> None:
+    configs = fv.rentable_configs(_options_gpus())
+    # 70B QLoRA: 0.55 x 70 + 16 x 0.35 + 3.5 = 47.6 GB; 10,000 samples: 30.72M tokens
+    options = fv.config_options(configs, 70.0, 70.0, "sft", "qlora", 10_000)
+    by_role = {o.role: o for o in options}
+    assert list(by_role) == [fv.SMALLEST, fv.CHEAPEST, fv.FASTEST]
+    # smallest: the lowest $/h that fits (the seed's suggestion): 1x Slow (47.6 / 48 GB)
+    assert by_role[fv.SMALLEST].hardware.label == "1× Slow 48GB"
+    hours_slow = 6e9 * 70 * 30_720_000 / (100e12 * 0.35 * 3600)  # 102.4 GPU-hours
+    assert by_role[fv.SMALLEST].cost.cost_usd == pytest.approx(hours_slow * 0.5)  # $51.2
+    # cheapest job: 1x Fast (10.24 GPU-hours x $3 = $30.7); the thin $0.10 price is never used
+    # while a well-supported config fits; fewest GPUs on the cost tie
+    cheapest = by_role[fv.CHEAPEST]
+    assert cheapest.hardware.label == "1× Fast 80GB"
+    assert cheapest.cost.cost_usd == pytest.approx(hours_slow / 10 * 3.0)
+    # fastest: 8x Fast, same cost, an eighth of the wall-clock
+    fastest = by_role[fv.FASTEST]
+    assert fastest.hardware.label == "8× Fast 80GB"
+    assert fastest.cost.wall_clock_hours == pytest.approx(cheapest.cost.wall_clock_hours / 8)
+    table = fv.options_table(options)
+    assert table["role"].tolist() == ["smallest", "cheapest", "fastest"]
+    assert table[["gpu_hours", "cost_usd", "usd_per_gpu_hour"]].dtypes.eq("float64").all()
+    assert table["price_date"].isna().all()  # the source records no date: none is invented
+    # unknown compute (an MoE without its active count) or nothing that fits: no options
+    assert fv.config_options(configs, 70.0, None, "sft", "qlora", 10_000) == ()
+    assert fv.config_options(configs, 5000.0, 5000.0, "sft", "qlora", 10_000) == ()
+
+
+def test_the_list_orders_by_best_rating_with_the_quality_order_available() -> None:
+    table = pd.DataFrame({
+        "model_id": ["a", "b", "c", "d"], "fits": [True, True, True, False],
+        "rating": [1200.0, None, 1500.0, 2000.0],
+    })  # fmt: skip
+    assert fv.ordered(table, fv.BY_RATING)["model_id"].tolist() == ["c", "a", "b", "d"]
+    assert fv.ordered(table, fv.BY_QUALITY)["model_id"].tolist() == ["a", "b", "c", "d"]
+    with pytest.raises(ValueError, match="fix:"):
+        fv.ordered(table, "size")

@@ -244,13 +244,64 @@ def test_context_verdict_and_formula_alternatives_beside_the_seed_verdict() -> N
     assert table.loc["moe-47b", "context_verdict"] == fit.KV_UNKNOWN
     assert fit.KV_UNKNOWN == "KV cache unknown: architecture not in sources"
     assert pd.isna(table.loc["unknown", "context_verdict"])  # nothing to add the cache to
-    # Q8_0: llama.cpp's block of 32 weights is 34 bytes = 8.5 bits/param; FP16: 16 bits/param
-    assert fit.Q8_0_BITS_PER_PARAM == 8.5 and fit.FP16_BITS_PER_PARAM == 16
-    assert dense["q8_0_gb"] == pytest.approx(8.0 * 8.5 / 8 * 1.08)
-    assert dense["fp16_gb"] == pytest.approx(8.0 * 2 * 1.08)
-    # MoE: total parameters, never the active count
-    assert table.loc["moe-47b", "fp16_gb"] == pytest.approx(46.7 * 2 * 1.08)
     assert fit.fit_table(_models(), budget=6.0)["context_verdict"].isna().all()
+
+
+def test_a_verdict_per_quantisation_and_the_best_that_fits_at_the_context() -> None:
+    table = fit.fit_table(_models(), budget=24.0, context_tokens=8192).set_index("model_id")
+    dense = table.loc["dense-8b"]
+    kv = 1.073741824  # 2 x 32 layers x 8 KV heads x 128 x 8,192 tokens x 2 bytes
+    # llama.cpp's bits per weight (Llama 3.1 8B table): Q5_K_M 5.7036, Q8_0 8.5008; FP16 16
+    assert dense["q5_k_m_gb"] == pytest.approx(8.0 * 5.7036 / 8 + kv)
+    assert dense["q8_0_gb"] == pytest.approx(8.0 * 8.5008 / 8 + kv)
+    assert dense["fp16_gb"] == pytest.approx(16.0 + kv)  # 17.07 / 24 = 0.71
+    assert dense["fp16_verdict"] == "fits comfortably"
+    assert dense["fp16_basis"] == "formula (16.00 bits/param)"
+    assert (dense["best_quant"], dense["best_quant_bits"]) == ("FP16", 16.0)
+    # curated 70B: 40 GB is not a published file, so Q4_K_M is the formula too; nothing fits
+    big = table.loc["curated-70b"]
+    assert big["q4_k_m_basis"] == "formula (4.89 bits/param)"
+    assert big["q4_k_m_verdict"] == "won't run"  # (42.8 + 2.7) / 24 = 1.9
+    assert big["best_quant"] == fit.NONE_FITS and pd.isna(big["best_quant_bits"])
+    # MoE: total parameters, never the active count; an unknown KV cache is said, not guessed
+    moe = table.loc["moe-47b"]
+    assert moe["fp16_weights_gb"] == pytest.approx(46.7 * 2)
+    assert moe["q4_k_m_verdict"] == fit.KV_UNKNOWN and moe["best_quant"] == fit.KV_UNKNOWN
+    assert pd.isna(moe["q4_k_m_gb"])
+    assert pd.isna(table.loc["unknown", "best_quant"])  # no size at all: no quant row
+    # without a context the seed's 1.08 stands in for the KV cache
+    plain = fit.fit_table(_models(), budget=24.0).set_index("model_id")
+    assert plain.loc["dense-8b", "q8_0_gb"] == pytest.approx(8.0 * 8.5008 / 8 * 1.08)
+
+
+def test_a_published_q4_k_m_file_is_its_quant_size() -> None:
+    models = pd.DataFrame({
+        "model_id": ["l3-8b"], "total_params_b": [8.03], "vram_q4_gb": [4.92],
+        "vram_q4_basis": ["published file size"], "vram_q4_source_url": ["https://readme"],
+    })  # fmt: skip
+    row = fit.fit_table(models, budget=24.0).iloc[0]
+    assert row["q4_k_m_weights_gb"] == pytest.approx(4.92)
+    assert row["q4_k_m_basis"] == "published file size"
+    assert row["q8_0_basis"] == "formula (8.50 bits/param)"
+    assert row["verdict"] == "fits comfortably"  # the seed's Q4 headline is unchanged
+
+
+def test_a_context_above_the_models_maximum_is_refused() -> None:
+    # Llama 2 7B: 32 layers, 32 KV heads (no GQA), head dim 128, built for 4,096 tokens
+    models = pd.DataFrame({
+        "model_id": ["llama-2-7b"], "total_params_b": [6.738], "vram_q4_gb": [4.57],
+        "vram_q4_basis": ["measured memory"], "n_layers": [32], "n_kv_heads": [32],
+        "head_dim": [128], "context_length": [4096],
+    })  # fmt: skip
+    long = fit.fit_table(models, budget=24.0, context_tokens=32768).iloc[0]
+    assert long["verdict"] == "fits comfortably"  # the seed verdict is about weights only
+    assert long["context_verdict"] == fit.ABOVE_MAX_CONTEXT
+    assert long["max_context_tokens"] == 4096 and pd.isna(long["context_ratio"])
+    assert {long[f"{p}_verdict"] for p in fit.QUANT_PREFIX.values()} == {fit.ABOVE_MAX_CONTEXT}
+    assert long["best_quant"] == fit.ABOVE_MAX_CONTEXT and pd.isna(long["best_quant_bits"])
+    ok = fit.fit_table(models, budget=24.0, context_tokens=4096).iloc[0]
+    assert ok["context_verdict"] == "fits comfortably"
+    assert ok["best_quant"] == "FP16"  # 13.5 GB + 2.1 GB of KV cache on 24 GB
 
 
 def _release_models() -> pd.DataFrame:

@@ -38,6 +38,31 @@ def test_fit_model_reads_catalog_figures(tiny_store, capsys: pytest.CaptureFixtu
     assert got["memory_gb_source"].startswith("catalog gpus.csv (snapshot v")
 
 
+def test_fit_json_has_a_verdict_per_quant_and_the_best_that_fits(tiny_store, capsys) -> None:
+    rc, got, _ = _run(
+        capsys, "fit", "--model", "llama-3.1-8b", "--gpu", "4090", "--context", "8192"
+    )
+    assert rc == 0 and got["max_context_tokens"] == 131072
+    assert got["context_verdict"] == "fits comfortably"
+    quants = {q["quant"]: q for q in got["quants"]}
+    assert list(quants) == ["Q4_K_M", "Q5_K_M", "Q8_0", "FP16"]
+    fp16 = quants["FP16"]
+    assert fp16["weights_gb"] == pytest.approx(8.03 * 2) and fp16["weights_basis"].startswith(
+        "formula"
+    )
+    assert fp16["need_gb"] == pytest.approx(16.06 + 1.073741824) and fp16["verdict"] == (
+        "fits comfortably"  # 17.1 / 24 = 0.71
+    )
+    assert got["best_quant"] == "FP16" and got["best_quant_bits"] == 16.0
+    rc, got, _ = _run(
+        capsys, "fit", "--model", "llama-3.1-8b", "--gpu", "4090", "--context", "262144"
+    )
+    assert rc == 0 and got["verdict"] == "fits comfortably"  # the seed verdict stays
+    assert got["context_verdict"] == "refused: above the model's maximum context"
+    assert {q["verdict"] for q in got["quants"]} == {got["context_verdict"]}
+    assert got["best_quant"] == got["context_verdict"] and got["best_quant_bits"] is None
+
+
 def test_fit_model_without_q4_estimates_from_params(tiny_store, capsys) -> None:
     rc, got, _ = _run(capsys, "fit", "--model", "Qwen3 32B", "--gpu", "h100")  # name spelling
     assert rc == 0 and got["model_id"] == "qwen3-32b"

@@ -90,3 +90,49 @@ def test_memory_chart_is_readable_on_a_phone_and_in_dark_mode(store: Path) -> No
     assert layout["xaxis"]["range"][1] >= line["x0"]  # the capacity line is in view
     labels = {m.label: m for m in at.metric}
     assert labels["Method"].value == "QLoRA"  # short enough for a quarter of the page
+
+
+def _options(at) -> dict[str, dict]:
+    """The planner's rentable-config table, by role."""
+    (table,) = [t for t in at.dataframe if "role" in t.value]
+    return {row["role"]: row for row in table.value.to_dict("records")}
+
+
+def test_70b_qlora_on_a_4090_shows_smallest_cheapest_and_fastest(
+    store_paths: StorePaths,
+) -> None:
+    """The committed catalog: the seed's smallest config (lowest $/h) costs more than the
+    cheapest job, and the fastest one is named beside both, each with hours, cost and $/h."""
+    committed.catalog_file("gpus.csv")
+    fresh_caches()
+    at = run_page(
+        PAGE, model="llama-3.1-70b-instruct", gpu="rtx-4090", method="qlora", samples="10000"
+    )
+    assert not at.exception
+    assert at.warning[0].value.startswith("Won't fit on 1× NVIDIA GeForce RTX 4090 24GB")
+    options = _options(at)
+    assert list(options) == ["smallest", "cheapest", "fastest"]
+    smallest, cheapest, fastest = options["smallest"], options["cheapest"], options["fastest"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Cost (rough)"] == f"${smallest['cost_usd']:,.0f}"  # the seed's price stays
+    assert cheapest["cost_usd"] < smallest["cost_usd"]
+    assert fastest["wall_clock_hours"] <= min(smallest["wall_clock_hours"],
+                                              cheapest["wall_clock_hours"])  # fmt: skip
+    for row in options.values():
+        assert row["gpu_hours"] > 0 and row["usd_per_gpu_hour"] > 0
+        assert row["cost_usd"] == pytest.approx(row["gpu_hours"] * row["usd_per_gpu_hour"])
+        assert row["price"].startswith("$") and "SkyPilot catalog @" in row["price"]
+        assert row["price_date"] == "not recorded"  # SkyPilot's catalogs carry no date
+
+
+def test_the_model_list_puts_the_best_rated_model_that_fits_first(store: Path) -> None:
+    at = run_page(PAGE, gpu="h100-sxm", all="1")
+    assert not at.exception
+    assert at.selectbox(key="ft_order").value == "rating"
+    table = [t for t in at.dataframe if "Best Elo (variants)" in t.value][0].value
+    fits = table["Verdict"].map(lambda v: list(v)[0] != "won't fit")
+    assert fits.is_monotonic_decreasing  # models that fit first
+    rated = table.loc[fits, "Best Elo (variants)"].dropna()
+    assert len(rated) >= 2 and rated.is_monotonic_decreasing
+    at.selectbox(key="ft_order").select("quality").run()
+    assert not at.exception and at.query_params["order"] == "quality"

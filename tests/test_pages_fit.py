@@ -13,7 +13,14 @@ from analytics.core import paths
 from analytics.llm import fit
 from tests.fixtures import committed
 from tests.fixtures.apptest import fresh_caches, run_page
-from tests.fixtures.catalogs import NV, TINY_GPUS, TINY_MODELS, make_catalog, write_schema_table
+from tests.fixtures.catalogs import (
+    NV,
+    TINY_CONTEXT_LENGTH,
+    TINY_GPUS,
+    TINY_MODELS,
+    make_catalog,
+    write_schema_table,
+)
 from tests.fixtures.store import StorePaths
 
 # --- the fit catalog: the tiny calculator catalog plus the issue-14 columns (test data) ---------
@@ -22,6 +29,9 @@ LLAMA_CPP = "https://github.com/XiongjieDai/GPU-Benchmarks-on-LLM-Inference"
 MLPERF = "https://github.com/mlcommons/inference_results_v5.1/tree/main/closed/X/results"
 Q4_URL = "https://example.org/q4-file-sizes"
 ARCH_8B = (32, 8, 128)
+# the makers' stated maximum context (Llama 3: 8,192 tokens; Llama 3.1: 131,072)
+CONTEXT_LENGTH = {**TINY_CONTEXT_LENGTH, "llama-3-8b": 8192, "llama-3-8b-instruct": 8192,
+                  "llama-3.1-8b-instruct": 131072}  # fmt: skip
 # id, name, params, Q4 GB, Q4 basis, (layers, kv heads, head dim), arch_key, weights_release
 EXTRA_MODELS = [
     ("llama-3-8b", "Meta-Llama-3-8B", 8.03, 4.92, "published file size", ARCH_8B, "llama:8b",
@@ -68,7 +78,8 @@ def _fit_models() -> list[dict]:
         dict(model_id=m, display_name=m, organisation="test", family=m.split("-")[0],
              total_params_b=p, active_params_b=a, is_moe=moe, open_weights=o, licence_raw=lic,
              vram_q4_gb=q, checkpoint_id=c, n_layers=nl, n_kv_heads=kv, head_dim=hd,
-             variant="thinking" if m.endswith("-thinking") else "default")
+             variant="thinking" if m.endswith("-thinking") else "default",
+             context_length=CONTEXT_LENGTH.get(m))
         for m, p, a, moe, o, lic, q, c, nl, kv, hd in TINY_MODELS
     ]  # fmt: skip
     for row in rows:  # tiny's 4.9 GB has no basis: not ground truth, the formula applies
@@ -79,7 +90,7 @@ def _fit_models() -> list[dict]:
              total_params_b=p, is_moe=False, open_weights=True, licence_raw="llama3",
              vram_q4_gb=q, vram_q4_basis=basis, vram_q4_source_url=Q4_URL if q else None,
              checkpoint_id=m, n_layers=arch[0], n_kv_heads=arch[1], head_dim=arch[2],
-             arch_key=ak, weights_release=wr)
+             arch_key=ak, weights_release=wr, context_length=CONTEXT_LENGTH.get(m))
         for m, name, p, q, basis, arch, ak, wr in EXTRA_MODELS
     ]  # fmt: skip
     return rows
@@ -141,8 +152,10 @@ CONTEXT = "Verdict at 8,192 tokens"
 
 
 def _frame(at: AppTest):
-    """The page's one table, verdict badges as their text (['fits'] -> 'fits')."""
-    (element,) = at.dataframe  # each page shows exactly one table
+    """The page's model list, verdict badges as their text (['fits'] -> 'fits'): its only table,
+    or on the planner the one after the rentable-config table."""
+    lists = [e for e in at.dataframe if "role" not in e.value]
+    (element,) = lists  # one model list per page
     return element.value.map(_badge_text)
 
 
@@ -163,7 +176,7 @@ def test_verdicts_are_coloured_badges(fit_store: Path, page: str, columns) -> No
     colour: readable in the light and dark theme; no pandas Styler)."""
     at = run_page(page, gpu="rtx-4090", all="1")
     assert not at.exception
-    (element,) = at.dataframe
+    (element,) = [e for e in at.dataframe if "role" not in e.value]  # the model list
     config = json.loads(element.proto.columns)
     for column in columns:
         cells = element.value[column].dropna()
@@ -182,12 +195,14 @@ def test_hardware_fit_page_renders(fit_store: Path) -> None:
     assert at.title[0].value == "What fits my hardware"
     table = _frame(at)
     assert table["Model"].is_unique
-    # essentials first: readable at 1,400 px without scrolling sideways
-    assert list(table.columns[:9]) == [
-        "Model", "Verdict", "Best Elo (variants)", "Single-stream decode tok/s",
-        "Server tok/s (MLPerf)", "Community single-stream tok/s (median)", "Community runs",
-        "Benchmarker single-stream tok/s", "Vendor tok/s per GPU (aggregate)",
+    # essentials first: readable at 1,400 px without scrolling sideways; only the speed kinds
+    # measured for this hardware (llama.cpp here) get columns, so none pushes another off screen
+    assert list(table.columns[:7]) == [
+        "Model", "Verdict", "Best Elo (variants)", "Single-stream decode tok/s", "Required GB",
+        "Q4 basis", "Verdict at 8,192 tokens",
     ]  # fmt: skip
+    assert not any(c.startswith(("Server", "MLPerf", "Community", "Vendor", "Benchmarker"))
+                   for c in table.columns)  # fmt: skip
     assert "Required GB" in table.columns
     rows = table.set_index("Model")
     # qwen3-32b and qwen3-32b-thinking share one checkpoint: one row named for the checkpoint
@@ -220,23 +235,56 @@ def test_rtx_4090_single_stream_rows_own_and_same_release(fit_store: Path) -> No
     instruct = rows.loc["Llama 3 Instruct 8B"]
     assert instruct["Single-stream decode tok/s"] == 127.7
     assert instruct["Single-stream: applies as"] == "measured on Meta-Llama-3-8B"
-    assert rows["Server tok/s (MLPerf)"].isna().all()  # no MLPerf row for one RTX 4090
+    assert "Server tok/s (MLPerf)" not in rows  # no MLPerf row for one RTX 4090: no column
     # the second verdict, beside the seed one: 4.92 + 1.07 GB KV cache on 24 GB
     assert base[CONTEXT] == "fits comfortably"
     assert base["Q4 weights + KV GB at 8,192 tokens"] == pytest.approx(4.92 + 1.073741824)
     assert rows.loc["nc-model-7b", CONTEXT] == "KV cache unknown: architecture not in sources"
-    # formula alternatives: 8.5 bits/param (llama.cpp Q8_0) and 16 bits/param, x 1.08
-    assert base["Q8_0 GB (formula, 8.5 bits/param)"] == pytest.approx(8.03 * 8.5 / 8 * 1.08)
-    assert base["FP16 GB (formula, 16 bits/param)"] == pytest.approx(8.03 * 2 * 1.08)
+    # a verdict per quantisation at the context: the published Q4_K_M file, else llama.cpp's
+    # bits per weight (Q8_0 8.5008, FP16 16) x params / 8, plus the same KV cache
+    assert base["Q4_K_M size basis"] == "published file size"
+    assert base["Q4_K_M GB at 8,192 tokens (weights + KV)"] == pytest.approx(4.92 + 1.073741824)
+    assert base["Q8_0 size basis"] == "formula (8.50 bits/param)"
+    assert base["Q8_0 GB at 8,192 tokens (weights + KV)"] == pytest.approx(
+        8.03 * 8.5008 / 8 + 1.073741824
+    )
+    assert base["FP16 at 8,192 tokens"] == "fits comfortably"  # 17.1 / 24 = 0.71
+    assert base["Best quant that fits at 8,192 tokens"] == "FP16"
+    assert base["Best quant bits/weight"] == 16.0
 
 
 def test_context_verdict_beside_never_replacing(fit_store: Path) -> None:
     at = run_page("llm/hardware_fit.py", gpu="rtx-4090", ctx="131072", all="1")
     assert not at.exception
-    row = _frame(at).set_index("Model").loc["Meta-Llama-3-8B"]
-    # 131,072 tokens: 4.92 + 17.18 GB = 22.1 GB on 24 GB -> tight; the seed verdict is unchanged
+    row = _frame(at).set_index("Model").loc["Llama 3.1 8B Instruct"]
+    # 131,072 tokens: 4.52 + 17.18 GB = 21.7 GB on 24 GB -> tight; the seed verdict is unchanged
     assert row["Verdict"] == "fits comfortably"
     assert row["Verdict at 131,072 tokens"] == "fits (tight)"
+
+
+def test_best_quant_column_sorts_as_a_number_and_refuses_above_max_context(
+    fit_store: Path,
+) -> None:
+    at = run_page("llm/hardware_fit.py", gpu="rtx-4090", ctx="131072", all="1")
+    assert not at.exception
+    table = _frame(at)
+    bits = table["Best quant bits/weight"]
+    assert pd.api.types.is_float_dtype(bits) and bits.notna().any() and bits.isna().any()
+    rows = table.set_index("Model")
+    # Llama 3 8B reads at most 8,192 tokens: refused at 131,072, whatever the memory says
+    llama3 = rows.loc["Meta-Llama-3-8B"]
+    assert llama3["Model's max context (tokens)"] == 8192
+    assert llama3["Verdict"] == "fits comfortably"  # the seed verdict stays the headline
+    assert llama3["Verdict at 131,072 tokens"] == fit.ABOVE_MAX_CONTEXT
+    assert llama3["Best quant that fits at 131,072 tokens"] == fit.ABOVE_MAX_CONTEXT
+    assert llama3["FP16 at 131,072 tokens"] == fit.ABOVE_MAX_CONTEXT
+    # Llama 3.1 8B (131,072 allowed): 17.2 GB of KV cache leaves room for Q5_K_M at most
+    # (5.7 + 17.2 = 22.9 GB; Q8_0: 8.5 + 17.2 = 25.7 GB > 24)
+    llama31 = rows.loc["Llama 3.1 8B Instruct"]
+    assert llama31["Best quant that fits at 131,072 tokens"] == "Q5_K_M"
+    assert llama31["Best quant bits/weight"] == pytest.approx(5.7036)
+    assert llama31["Q8_0 at 131,072 tokens"] == "partial offload"
+    assert rows.loc["nc-model-7b", "Best quant that fits at 131,072 tokens"] == fit.KV_UNKNOWN
 
 
 def test_h100_x8_server_rows_from_mlperf(fit_store: Path) -> None:
@@ -256,7 +304,7 @@ def test_h100_x8_server_rows_from_mlperf(fit_store: Path) -> None:
     # the 4x row never applies to 8x; the 8x row applies to the base of the same release
     assert rows.loc["Llama 3.1 8B Instruct", "Server tok/s (MLPerf)"] == 60000.0
     assert rows.loc["llama-3.1-8b", "Server tok/s (MLPerf)"] == 60000.0
-    assert rows["Single-stream decode tok/s"].isna().all()  # kinds never share a column
+    assert "Single-stream decode tok/s" not in rows  # kinds never share a column
 
 
 def test_hardware_fit_show_all_and_count(fit_store: Path) -> None:
@@ -269,8 +317,8 @@ def test_hardware_fit_show_all_and_count(fit_store: Path) -> None:
     )
     assert table.loc["llama-3.1-405b", "Budget GB"] == 160
     # no measured row exists for 2x H100: nothing is interpolated from the 1x or 8x rows
-    assert table["Single-stream decode tok/s"].isna().all()
-    assert table["Server tok/s (MLPerf)"].isna().all()
+    assert not [c for c in table.columns if "tok/s" in c]
+    assert any("no measured throughput" in i.value for i in at.info)
 
 
 def test_hardware_fit_apple_profile(fit_store: Path) -> None:
@@ -286,7 +334,7 @@ def test_m4_max_without_measured_rows_says_so(fit_store: Path) -> None:
     assert not at.exception
     assert any("no measured throughput for 1× Apple M4 Max 128GB" in i.value for i in at.info)
     table = _frame(at)
-    assert table["Single-stream decode tok/s"].isna().all()
+    assert not [c for c in table.columns if "tok/s" in c]  # no kind measured: no speed column
 
 
 def test_finetune_planner_renders(store: Path) -> None:
@@ -387,7 +435,10 @@ def test_hardware_fit_on_the_committed_catalog(store_paths: StorePaths) -> None:
             "fits comfortably", "fits (tight)", "partial offload", "won't run",
         }  # fmt: skip
         expected = _measured_checkpoints(query, kind) & set(table.index)
-        assert table.loc[sorted(expected), column].notna().all()
+        if expected:  # a kind without rows here has no column at all
+            assert table.loc[sorted(expected), column].notna().all()
+        else:
+            assert column not in table
         speeds = [c for c in table.columns if "tok/s" in c]
         if all(table[c].isna().all() for c in speeds):
             assert any("no measured throughput" in i.value for i in at.info)
@@ -402,7 +453,7 @@ def test_hardware_fit_on_the_committed_catalog(store_paths: StorePaths) -> None:
         "measured on Meta-Llama-3-8B"
     )
     assert pd.isna(ssd.loc["llama-3.1-8b", SINGLE])  # same architecture, another release
-    assert ssd[SERVER].isna().all()
+    assert SERVER not in ssd  # no MLPerf row for one RTX 4090: the column is not shown
     # pinned: MLPerf Llama 2 70B on 8x H200, its scenario beside it
     chat = shown["h200"].loc["llama-2-70b-chat"]
     assert chat[SERVER] > 0 and chat["MLPerf scenario"] == "Offline"

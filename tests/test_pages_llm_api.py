@@ -123,12 +123,30 @@ def test_the_committed_snapshot_has_the_api_tables() -> None:
 def test_leaderboard_shows_the_api_price_and_speed_with_their_dates(committed: str) -> None:
     model, speed = _model(PRICED), _speed(PRICED)
     row, labels = _board_row(PRICED)
-    price = api_facts.price_text(model["usd_per_mtok_input"], model["usd_per_mtok_output"])
-    assert row["api_price"] == price and price.startswith("$") and " / $" in price
+    assert row["api_usd_per_mtok_input"] == pytest.approx(model["usd_per_mtok_input"])
+    assert row["api_usd_per_mtok_output"] == pytest.approx(model["usd_per_mtok_output"])
     assert _day(row["api_price_from"]) == _day(model["price_date"])
     assert row["api_output_tok_per_s"] == pytest.approx(speed["output_tokens_per_s"])
     assert _day(row["api_speed_measured_on"]) == _day(speed["measured_on"])
-    assert {"API price", "Price from", "API speed", "Speed measured"} <= set(labels)
+    assert {"API $/1M input", "API $/1M output", "Price from", "API speed",
+            "Speed measured"} <= set(labels)  # fmt: skip
+
+
+def test_leaderboard_price_columns_sort_as_numbers(committed: str) -> None:
+    """$5 sorts before $75 (text put "$75" first) and unpriced rows are empty, not text."""
+    at = run_page("llm/leaderboard.py")
+    assert not at.exception
+    (ranked, *_) = tables(at)
+    config = json.loads(ranked.proto.columns or "{}")
+    for column in ("api_usd_per_mtok_input", "api_usd_per_mtok_output", "api_output_tok_per_s"):
+        values = ranked.value[column]
+        assert pd.api.types.is_float_dtype(values), column  # never text
+        assert config[column]["type_config"]["type"] == "number"
+        assert config[column]["type_config"]["format"]
+        assert values.notna().any() and values.isna().any()
+        ordered = values.sort_values(na_position="last").tolist()
+        known = [v for v in ordered if pd.notna(v)]
+        assert known == sorted(known) and all(pd.isna(v) for v in ordered[len(known):])
 
 
 def test_leaderboard_cells_are_empty_without_a_price_or_speed(committed: str) -> None:

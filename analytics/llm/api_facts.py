@@ -35,8 +35,12 @@ SPEED_COLUMNS = ("model_id", "output_tokens_per_s", "ttft_s", "measured_on", "so
                  "source_url")  # fmt: skip
 SPEED_SOURCE = "Artificial Analysis"
 """Who measures the API speeds (named when a row does not carry its ``source_name``)."""
-BOARD_COLUMNS = ("api_price", "api_price_from", "api_output_tok_per_s", "api_speed_measured_on")
-"""What :func:`board_columns` adds to leaderboard rows."""
+BOARD_COLUMNS = (
+    "api_usd_per_mtok_input", "api_usd_per_mtok_output", "api_price_from",
+    "api_output_tok_per_s", "api_speed_measured_on",
+)  # fmt: skip
+"""What :func:`board_columns` adds to leaderboard rows: prices and speed as numbers (a table
+sorts them as numbers, never as text), dates as dates."""
 
 
 def model_api(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
@@ -100,9 +104,9 @@ def seconds_text(seconds: float) -> str:
 
 
 def board_columns(rows: pd.DataFrame, api: pd.DataFrame) -> pd.DataFrame:
-    """Leaderboard ``rows`` with :data:`BOARD_COLUMNS`: the price text (:func:`price_text`), the
-    day it applies from, output tokens/s of the API as served and the day that was measured;
-    empty (NA) where unknown. ``api``: :func:`model_api`'s frame."""
+    """Leaderboard ``rows`` with :data:`BOARD_COLUMNS`: USD per 1M input and output tokens, the
+    day the price applies from, output tokens/s of the API as served and the day that was
+    measured; empty (NA) where unknown. ``api``: :func:`model_api`'s frame."""
     facts = api.set_index("model_id") if not api.empty else pd.DataFrame(index=pd.Index([]))
     picked = facts.reindex(rows["model_id"].astype(str))
 
@@ -111,19 +115,21 @@ def board_columns(rows: pd.DataFrame, api: pd.DataFrame) -> pd.DataFrame:
             return picked[name]
         return pd.Series(pd.NA, index=picked.index, dtype=object)
 
-    prices = [
-        price_text(i, o)
-        for i, o in zip(column("usd_per_mtok_input"), column("usd_per_mtok_output"), strict=True)
-    ]
-    priced = pd.Series([p is not None for p in prices])
+    usd_in = _numbers(column("usd_per_mtok_input"))
+    usd_out = _numbers(column("usd_per_mtok_output"))
+    priced = (usd_in.notna() | usd_out.notna()).to_numpy()
     return rows.assign(
-        api_price=pd.Series(prices, index=rows.index, dtype="string"),
-        api_price_from=_dates(column("price_date").where(priced.to_numpy()), rows.index),
-        api_output_tok_per_s=pd.to_numeric(column("speed_tok_per_s"), errors="coerce")
-        .astype("Float64")
-        .to_numpy(),
+        api_usd_per_mtok_input=usd_in.to_numpy(),
+        api_usd_per_mtok_output=usd_out.to_numpy(),
+        api_price_from=_dates(column("price_date").where(priced), rows.index),
+        api_output_tok_per_s=_numbers(column("speed_tok_per_s")).to_numpy(),
         api_speed_measured_on=_dates(column("speed_measured_on"), rows.index),
     )
+
+
+def _numbers(values: pd.Series) -> pd.Series:
+    """A nullable float column (NA where unknown): sorts as numbers, empty cells apart."""
+    return pd.to_numeric(values, errors="coerce").astype("Float64")
 
 
 def _dates(values: pd.Series, index: pd.Index) -> pd.Series:

@@ -379,6 +379,90 @@ def pricing(
     return Pricing(config, f"{note} that fits{thin}")
 
 
+SMALLEST, CHEAPEST, FASTEST = "smallest", "cheapest", "fastest"
+CONFIG_ROLES = {
+    SMALLEST: "smallest rentable config that fits (lowest $/h; the seed's suggestion)",
+    CHEAPEST: "cheapest job: lowest GPU-hours × $/GPU-hour among configs that fit (fewest GPUs "
+    "on a tie)",
+    FASTEST: "fastest job: shortest wall-clock among configs that fit (then the cheaper)",
+}
+"""The rentable configs the planner prices a job on, and what picks each."""
+
+
+@dataclass(frozen=True)
+class ConfigOption:
+    """One rentable config a job fits on, with its rough cost there."""
+
+    role: str  # a CONFIG_ROLES key
+    hardware: cat.Hardware
+    method: str  # the method the plan picks on it
+    cost: finetune.CostEstimate | None  # None: no peak bf16 figure for this GPU
+
+
+def config_options(
+    configs: list[cat.Hardware],
+    params_b: float,
+    compute_params_b: float | None,
+    recipe: str,
+    method: str,
+    samples: int,
+) -> tuple[ConfigOption, ...]:
+    """The seed's smallest rentable config that fits (:func:`finetune_config`), and the cheapest
+    and the fastest of the rentable ``configs`` on which the job fits and which have a peak
+    bf16 figure, each with its rough cost; well-supported prices first, thin ones only when none
+    of those fits (the rule of :func:`cheapest_config`). Empty when the compute is unknown or no
+    config fits."""
+    smallest, _ = finetune_config(configs, params_b, recipe, method)
+    if compute_params_b is None or smallest is None:
+        return ()
+    plans: dict[float, finetune.FinetunePlan] = {}
+
+    def plan_on(h: cat.Hardware) -> finetune.FinetunePlan:
+        if h.budget_gb not in plans:
+            plans[h.budget_gb] = finetune.plan(params_b, recipe, h.budget_gb, method)
+        return plans[h.budget_gb]
+
+    def option(role: str, h: cat.Hardware) -> ConfigOption:
+        cost = finetune.cost_estimate(
+            compute_params_b, samples, recipe, h.bf16_tflops, h.count, h.usd_per_hour
+        )
+        return ConfigOption(role, h, plan_on(h).method, cost)
+
+    fitting = [h for h in configs if h.bf16_tflops is not None and plan_on(h).fits]
+    pool = [h for h in fitting if not is_thin(h.price)] or fitting
+    costed = [option("", h) for h in pool]
+    out = [option(SMALLEST, smallest)]
+    if costed:
+        # a job's cost does not depend on the GPU count: on a tie, the fewest GPUs to rent
+        cheapest = min(costed, key=lambda o: (o.cost.cost_usd, o.hardware.count))
+        fastest = min(costed, key=lambda o: (o.cost.wall_clock_hours, o.cost.cost_usd))
+        out += [dataclasses.replace(cheapest, role=CHEAPEST),
+                dataclasses.replace(fastest, role=FASTEST)]  # fmt: skip
+    return tuple(out)
+
+
+def options_table(options: tuple[ConfigOption, ...]) -> pd.DataFrame:
+    """One row per option: role, config, method, gpu_hours, wall_clock_hours, cost_usd,
+    usd_per_gpu_hour, price_date (None: the source records none) and price (its basis)."""
+    columns = ["role", "config", "method", "gpu_hours", "wall_clock_hours", "cost_usd",
+               "usd_per_gpu_hour", "price_date", "price"]  # fmt: skip
+    rows = []
+    for o in options:
+        cost = o.cost
+        rows.append({
+            "role": o.role, "config": o.hardware.label, "method": o.method,
+            "gpu_hours": cost.gpu_hours if cost else None,
+            "wall_clock_hours": cost.wall_clock_hours if cost else None,
+            "cost_usd": cost.cost_usd if cost else None,
+            "usd_per_gpu_hour": o.hardware.usd_per_hour,
+            "price_date": o.hardware.price.date if o.hardware.price else None,
+            "price": price_label(o.hardware),
+        })  # fmt: skip
+    table = pd.DataFrame(rows, columns=columns)
+    numbers = ["gpu_hours", "wall_clock_hours", "cost_usd", "usd_per_gpu_hour"]
+    return table.astype({c: "float64" for c in numbers})
+
+
 @dataclass(frozen=True)
 class FinetuneView:
     """One model's fine-tune plan on the user's hardware, with its rough cost."""
@@ -392,6 +476,7 @@ class FinetuneView:
     priced_on: cat.Hardware | None = None  # the hardware the cost is for (None: no price)
     priced_note: str | None = None  # why it is not the chosen hardware, when it is not
     measured: pd.DataFrame | None = None  # measured rows beside the formula (measured_comparison)
+    options: tuple[ConfigOption, ...] = ()  # smallest, cheapest, fastest rentable configs
 
 
 def plan_view(
@@ -414,12 +499,16 @@ def plan_view(
     compute = finetune.compute_params_b(
         row["total_params_b"], row.get("active_params_b"), bool(row["is_moe"])
     )
-    priced = pricing(target, rentable_configs(catalog.gpus), params_b, recipe, method)
+    configs = rentable_configs(catalog.gpus)
+    priced = pricing(target, configs, params_b, recipe, method)
     cost, note = _cost(compute, samples, recipe, target, priced)
     name = str(row.get("display_name") or model_id)
     on = None if target.is_apple else priced.hardware
     measured = measured_comparison(catalog, model_id, measured_ids)
-    return FinetuneView(model_id, name, plan, parts, cost, note, on, priced.note, measured)
+    options = config_options(configs, params_b, compute, recipe, method, samples)
+    return FinetuneView(
+        model_id, name, plan, parts, cost, note, on, priced.note, measured, options
+    )
 
 
 def _cost(
@@ -475,3 +564,25 @@ def discovery_view(
     order = ["fits", "coverage", "quality", "ratio"]
     table = table.sort_values(order, ascending=[False, False, False, True], na_position="last")
     return table.reset_index(drop=True)
+
+
+BY_RATING, BY_QUALITY = "rating", "quality"
+LIST_ORDERS = {
+    BY_RATING: "Best Elo that fits first",
+    BY_QUALITY: "Quality axes (coverage tier, then value)",
+}
+"""The fine-tune list's orders: by the checkpoint's best Elo (the default), or by the selected
+quality axes (:func:`discovery_view`'s order)."""
+
+
+def ordered(table: pd.DataFrame, order: str) -> pd.DataFrame:
+    """:func:`discovery_view`'s table in ``order``: :data:`BY_RATING` puts the models that fit
+    first, then the highest best Elo of the variants (unrated last, then the quality order);
+    :data:`BY_QUALITY` keeps the table as it is."""
+    if order == BY_QUALITY or table.empty:
+        return table
+    if order != BY_RATING:
+        raise ValueError(f"order {order!r}: unknown; fix: use one of {', '.join(LIST_ORDERS)}")
+    out = table.sort_values(["fits", "rating"], ascending=[False, False], na_position="last",
+                            kind="stable")  # fmt: skip
+    return out.reset_index(drop=True)

@@ -17,7 +17,8 @@ Issue 14 additions (all beside the seed verdict, never replacing it):
 - the curated Q4 figure drives the verdict only when it is ground truth (``vram_q4_basis`` is
   "published file size" or "measured memory"); otherwise the seed formula, labelled;
 - at a chosen context: Q4 weights + the fp16 KV cache give a second verdict ("at N tokens");
-- Q8_0 (8.5 bits/param) and FP16 (16 bits/param) weights as formula-labelled alternatives;
+- a verdict per quantisation (:data:`QUANTS`) at the chosen context, refused above the model's own
+  maximum context, and the most precise quantisation that fits (:func:`quant_fits`);
 - measured throughput by kind (:func:`measured_speeds`): llama.cpp single-stream decode speed and
   MLPerf server throughput stay in separate columns, for exactly the chosen GPU and count.
 """
@@ -32,6 +33,7 @@ import pandas as pd
 
 from analytics.core import problems
 from analytics.llm import checkpoints
+from analytics.llm.ingest import roofline
 
 RUNTIME_OVERHEAD = 1.08  # seed 002 "Hardware fit": KV-cache + runtime factor on Q4 weights
 Q4_BITS_PER_PARAM = 4.5  # seed 002: ~4.5 bits per parameter for Q4 quantisation
@@ -40,16 +42,21 @@ Q4_BYTES_PER_PARAM = Q4_BITS_PER_PARAM / BITS_PER_BYTE  # GB per billion paramet
 KV_TENSORS = 2  # the KV cache holds a key and a value tensor per layer
 KV_BYTES_PER_VALUE = 2  # fp16/bf16 KV cache
 BYTES_PER_GB = 1e9
-# llama.cpp's Q8_0 block (ggml-common.h block_q8_0): 32 int8 weights + one fp16 scale = 34 bytes
-# per 32 weights = 8.5 bits per parameter. FP16: 2 bytes per parameter. Formula figures, labelled.
-Q8_0_BITS_PER_PARAM = 34 * BITS_PER_BYTE / 32
-FP16_BITS_PER_PARAM = 16
 # The Q4 figures that are ground truth (models.vram_q4_basis, issue 14 contract); any other
 # vram_q4_gb is not used by the verdict, which then applies the seed formula.
 GROUND_TRUTH_Q4 = ("published file size", "measured memory")
 FORMULA_Q4 = f"formula ({Q4_BITS_PER_PARAM:g} bits/param)"
 BASIS_NOT_RECORDED = "curated (basis not recorded)"  # a catalog without vram_q4_basis
 KV_UNKNOWN = "KV cache unknown: architecture not in sources"
+ABOVE_MAX_CONTEXT = "refused: above the model's maximum context"
+"""The context verdict of a model asked for more tokens than it was built to read
+(``models.context_length``): no memory figure makes that context work."""
+QUANTS: tuple[str, ...] = ("Q4_K_M", "Q5_K_M", "Q8_0", "FP16")
+"""The quantisations graded per model, smallest first; bits per weight from llama.cpp's quantize
+table (:data:`analytics.llm.ingest.roofline.BITS_PER_WEIGHT`, the table the roofline reads)."""
+QUANT_PREFIX = {q: q.casefold() for q in QUANTS}  # column prefix: q4_k_m_verdict, fp16_gb, ...
+PUBLISHED_FILE = "published file size"
+PUBLISHED_QUANT = "Q4_K_M"  # the quant of the published file sizes the catalog's Q4 basis cites
 
 COMFORTABLE, TIGHT, OFFLOAD, WONT_RUN = (
     "fits comfortably",
@@ -250,6 +257,97 @@ def q4_basis(row: dict) -> tuple[float | None, str, str | None]:
     return None, FORMULA_Q4 if _known(_get(row, "total_params_b")) else "", None
 
 
+def above_max_context(context_tokens: int | None, context_length: float | None) -> bool:
+    """True when a chosen context exceeds the model's own maximum (``models.context_length``);
+    an unknown maximum never refuses."""
+    return bool(context_tokens) and _known(context_length) and context_tokens > context_length
+
+
+@dataclass(frozen=True)
+class QuantFit:
+    """One quantisation of one model on one budget, at a context when one is chosen.
+
+    ``weights_gb`` is the published file where the catalog has it for this quant, else params x
+    bits/8 (``basis`` says which). ``need_gb`` is weights + fp16 KV cache at the context (the
+    context verdict's rule), or weights x the seed's 1.08 without a context; None when the KV
+    cache is unknown or the context is refused, and ``verdict`` then says why."""
+
+    quant: str
+    bits_per_param: float
+    weights_gb: float
+    basis: str
+    need_gb: float | None
+    verdict: str
+
+    @property
+    def fits(self) -> bool:
+        return self.need_gb is not None and self.verdict in VERDICTS[:2]
+
+
+def quant_fits(
+    params_b: float | None,
+    q4: tuple[float | None, str, str | None],
+    budget: float,
+    kv_gb: float | None,
+    context_tokens: int | None = None,
+    context_length: float | None = None,
+) -> list[QuantFit]:
+    """A :class:`QuantFit` per :data:`QUANTS` (empty when the parameter count is unknown and no
+    file is published). ``q4`` is :func:`q4_basis` of the model: its published file size stands
+    for Q4_K_M; measured memory (a bitsandbytes 4-bit peak) is not a GGUF file and is not used
+    here."""
+    checked("budget", budget, MAX_BUDGET_GB)
+    out = []
+    for quant in QUANTS:
+        bits = roofline.BITS_PER_WEIGHT[quant]
+        if quant == PUBLISHED_QUANT and q4[0] is not None and q4[1] == PUBLISHED_FILE:
+            weights, basis = float(q4[0]), PUBLISHED_FILE
+        else:
+            weights, basis = weights_gb(params_b, bits), f"formula ({bits:.2f} bits/param)"
+        if weights is None:
+            continue
+        need, grade_ = _quant_need(weights, kv_gb, budget, context_tokens, context_length)
+        out.append(QuantFit(quant, bits, weights, basis, need, grade_))
+    return out
+
+
+def _quant_need(
+    weights: float,
+    kv_gb: float | None,
+    budget: float,
+    context_tokens: int | None,
+    context_length: float | None,
+) -> tuple[float | None, str]:
+    if not context_tokens:
+        need = weights * RUNTIME_OVERHEAD
+        return need, verdict(need / budget)
+    if above_max_context(context_tokens, context_length):
+        return None, ABOVE_MAX_CONTEXT
+    if kv_gb is None:
+        return None, KV_UNKNOWN
+    return weights + kv_gb, verdict((weights + kv_gb) / budget)
+
+
+def best_quant(fits_: list[QuantFit]) -> QuantFit | None:
+    """The most precise quantisation that fits (ratio <= 1.0), None when none does or none is
+    known."""
+    fitting = [q for q in fits_ if q.fits]
+    return max(fitting, key=lambda q: q.bits_per_param) if fitting else None
+
+
+NONE_FITS = "none fits"
+
+
+def best_quant_label(fits_: list[QuantFit]) -> str | None:
+    """The best quant's name, :data:`NONE_FITS` when every grade is known and none fits, or the
+    reason it is unknown (the unknown-KV or above-maximum text); None without any quant."""
+    best = best_quant(fits_)
+    if best is not None:
+        return best.quant
+    unknown = [q.verdict for q in fits_ if q.need_gb is None]
+    return unknown[0] if unknown else (NONE_FITS if fits_ else None)
+
+
 def fit_table(
     models: pd.DataFrame,
     budget: float,
@@ -261,10 +359,10 @@ def fit_table(
     ``q4_basis`` and ``q4_source_url``; and - beside them, never replacing them - kv_cache_gb and
     q4_plus_kv_gb (Q4 weights + fp16 KV cache) for ``context_tokens`` where the architecture is
     known, ``context_ratio`` and ``context_verdict`` (the same thresholds on that sum; the
-    :data:`KV_UNKNOWN` text where the architecture is unknown), and the formula alternatives
-    ``q8_0_gb`` / ``fp16_gb`` (params x 8.5 or 16 bits / 8, x the seed's 1.08 overhead, so
-    they compare with ``required_gb``). Models with neither a parameter count nor a
-    ground-truth Q4 figure get no verdict (None). MoE models use total parameters throughout.
+    :data:`KV_UNKNOWN` text where the architecture is unknown, :data:`ABOVE_MAX_CONTEXT` above
+    the model's ``context_length``, shown as ``max_context_tokens``), and the per-quantisation
+    columns of :func:`quant_columns`. Models with neither a parameter count nor a ground-truth
+    Q4 figure get no verdict (None). MoE models use total parameters throughout.
     """
     checked("budget", budget, MAX_BUDGET_GB)
     out = models.copy()
@@ -285,26 +383,55 @@ def fit_table(
     pairs = zip(weights, kv, strict=True)
     total = [w + k if w is not None and k is not None else None for w, k in pairs]
     out["q4_plus_kv_gb"] = total
-    out["context_ratio"] = [None if t is None else t / budget for t in total]
-    out["context_verdict"] = [
-        _context_verdict(t, w, budget, context_tokens) for t, w in zip(total, weights, strict=True)
+    limits = [_get(row, "context_length") for row in records]
+    refused = [above_max_context(context_tokens, n) for n in limits]
+    out["max_context_tokens"] = limits
+    out["context_ratio"] = [
+        None if t is None or no else t / budget for t, no in zip(total, refused, strict=True)
     ]
-    out["q8_0_gb"] = [_overhead(weights_gb(p, Q8_0_BITS_PER_PARAM)) for p in params]
-    out["fp16_gb"] = [_overhead(weights_gb(p, FP16_BITS_PER_PARAM)) for p in params]
-    return out
+    out["context_verdict"] = [
+        _context_verdict(t, w, budget, context_tokens, no)
+        for t, w, no in zip(total, weights, refused, strict=True)
+    ]
+    per_model = [
+        quant_fits(p, b, budget, k, context_tokens, n)
+        for p, b, k, n in zip(params, bases, kv, limits, strict=True)
+    ]
+    return out.join(quant_columns(per_model, out.index))
 
 
-def _overhead(weights: float | None) -> float | None:
-    return None if weights is None else weights * RUNTIME_OVERHEAD
+def quant_columns(per_model: list[list[QuantFit]], index: pd.Index) -> pd.DataFrame:
+    """Per :data:`QUANTS`: ``<quant>_gb`` (need at the context), ``<quant>_weights_gb``,
+    ``<quant>_basis`` and ``<quant>_verdict``; then ``best_quant`` (:func:`best_quant_label`)
+    and ``best_quant_bits`` (its bits per weight, the numeric sort key; empty when none fits)."""
+    columns: dict[str, list] = {}
+    for quant, prefix in QUANT_PREFIX.items():
+        found = [next((q for q in fits_ if q.quant == quant), None) for fits_ in per_model]
+        columns[f"{prefix}_gb"] = [q.need_gb if q else None for q in found]
+        columns[f"{prefix}_weights_gb"] = [q.weights_gb if q else None for q in found]
+        columns[f"{prefix}_basis"] = [q.basis if q else None for q in found]
+        columns[f"{prefix}_verdict"] = [q.verdict if q else None for q in found]
+    best = [best_quant(fits_) for fits_ in per_model]
+    columns["best_quant"] = [best_quant_label(fits_) for fits_ in per_model]
+    columns["best_quant_bits"] = [q.bits_per_param if q else None for q in best]
+    table = pd.DataFrame(columns, index=index)
+    number = [c for c in table if c.endswith("_gb") or c == "best_quant_bits"]
+    return table.astype({c: "float64" for c in number})
 
 
 def _context_verdict(
-    total: float | None, weights: float | None, budget: float, context_tokens: int | None
+    total: float | None,
+    weights: float | None,
+    budget: float,
+    context_tokens: int | None,
+    refused: bool,
 ) -> str | None:
-    """The verdict of weights + KV cache at the context, the unknown-architecture text, or None
-    (no context chosen, or no Q4 weights to add the cache to)."""
+    """The verdict of weights + KV cache at the context, the above-maximum refusal, the
+    unknown-architecture text, or None (no context chosen, or no Q4 weights)."""
     if not context_tokens or weights is None:
         return None
+    if refused:
+        return ABOVE_MAX_CONTEXT
     return KV_UNKNOWN if total is None else verdict(total / budget)
 
 

@@ -62,6 +62,7 @@ class _Model:
     source: str  # "catalog models.csv (snapshot v...)" or "command line"
     q4_basis: str = ""  # models.vram_q4_basis: "published file size" / "measured memory" / ""
     q4_url: str = ""  # models.vram_q4_source_url
+    context_length: float | None = None  # models.context_length: the model's own maximum
 
 
 @dataclass(frozen=True)
@@ -228,6 +229,7 @@ def _model(args: argparse.Namespace, command: str, served: _Served) -> _Model:
         model_id, _figure(row, "total_params_b"), _figure(row, "active_params_b"),
         _flag(row, "is_moe"), _flag(row, "open_weights"), _figure(row, "vram_q4_gb"), arch,
         snap.source("models"), _text(row, "vram_q4_basis"), _text(row, "vram_q4_source_url"),
+        _figure(row, "context_length"),
     )  # fmt: skip
     return _usable(found, command)
 
@@ -308,17 +310,50 @@ def _fit(args: argparse.Namespace, job: _Job) -> dict:
     if model.vram_q4_gb is not None and model.q4_basis:
         q4_source += f"; {model.q4_basis}" + (f": {model.q4_url}" if model.q4_url else "")
     out.update(vram_q4_gb=model.vram_q4_gb, vram_q4_gb_source=q4_source, **result.as_dict())
+    kv = None
     if args.context is not None:
         kv = hwfit.kv_cache_gb(*model.arch, args.context)
         weights = hwfit.q4_weights_gb(model.params_b, model.vram_q4_gb)
         out.update(context_tokens=args.context, kv_cache_gb=kv)
         out["q4_plus_kv_gb"] = None if kv is None else weights + kv
         out["kv_cache_source"] = model.source if kv is not None else "none: architecture unknown"
+        out.update(_context_fit(model, args.context, kv, weights, budget))
+    out.update(_quants(model, budget, kv, args.context))
     if model.model_id and hw.gpu_id != "custom":
         snap = job.served()
         speeds = _speeds_on(snap.version, hw.gpu_id, hw.count)
         out["measured_speeds"] = measured_speeds(snap.tables, model.model_id, hw, speeds)
     return out
+
+
+def _context_fit(model: _Model, context: int, kv: float | None, weights: float, budget: float
+                 ) -> dict:
+    """The Q4 verdict at ``context`` (weights + KV cache), refused above the model's maximum."""
+    out = {"max_context_tokens": model.context_length}
+    if hwfit.above_max_context(context, model.context_length):
+        out["context_verdict"] = hwfit.ABOVE_MAX_CONTEXT
+    elif kv is None:
+        out["context_verdict"] = hwfit.KV_UNKNOWN
+    else:
+        out["context_verdict"] = hwfit.verdict((weights + kv) / budget)
+    return out
+
+
+def _quants(model: _Model, budget: float, kv: float | None, context: int | None) -> dict:
+    """``quants``: a verdict per quantisation (GB at the context, weights, basis), and
+    ``best_quant`` / ``best_quant_bits``: the most precise one that fits."""
+    basis = (model.vram_q4_gb, model.q4_basis, model.q4_url or None)
+    found = hwfit.quant_fits(model.params_b, basis, budget, kv, context, model.context_length)
+    best = hwfit.best_quant(found)
+    return {
+        "quants": [
+            {"quant": q.quant, "bits_per_param": q.bits_per_param, "weights_gb": q.weights_gb,
+             "weights_basis": q.basis, "need_gb": q.need_gb, "verdict": q.verdict}
+            for q in found
+        ],  # fmt: skip
+        "best_quant": hwfit.best_quant_label(found),
+        "best_quant_bits": best.bits_per_param if best else None,
+    }
 
 
 @functools.lru_cache(maxsize=64)
@@ -434,9 +469,11 @@ def _human(command: str, out: dict) -> str:
     head += f"{cap:.1f} GB (ratio {out['ratio']:.2f}) -> {out['verdict']}"
     if command == "fit":
         kv = out.get("kv_cache_gb")
-        if kv is None:
+        if "context_tokens" not in out:
             return head
-        return head + f"\n  KV cache at {out['context_tokens']:,} tokens: {kv:.2f} GB"
+        head += f"\n  at {out['context_tokens']:,} tokens: {out['context_verdict']}"
+        head += "" if kv is None else f" (KV cache {kv:.2f} GB)"
+        return head + f"\n  best quant that fits: {out['best_quant'] or '—'}"
     lines = [f"{finetune.METHOD_LABELS[out['method']]}, {out['recipe'].upper()}: " + head]
     lines += [f"  {name:<32} {gb:8.2f} GB" for name, gb in out["parts"].items()]
     if "tokens" in out:

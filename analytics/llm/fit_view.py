@@ -15,6 +15,11 @@ from analytics.llm import catalog as cat
 from analytics.llm import checkpoints
 from analytics.llm import fit as hwfit
 
+_QUANT_COLUMNS = tuple(
+    f"{prefix}_{field}"
+    for prefix in hwfit.QUANT_PREFIX.values()
+    for field in ("verdict", "gb", "weights_gb", "basis")
+)
 _SPEEDS = tuple(
     f"{hwfit.KIND_PREFIX[k]}_{f}" for k in hwfit.THROUGHPUT_KINDS for f in hwfit.SPEED_FIELDS
 )
@@ -22,7 +27,7 @@ HARDWARE_VIEW_COLUMNS = (
     "checkpoint_id", "model_id", "display_name", "verdict", "rating",
     "single_stream_tokens_per_s", "server_tokens_per_s", "required_gb", "budget_gb", "ratio",
     "q4_basis", "q4_source_url", "context_verdict", "q4_plus_kv_gb", "kv_cache_gb",
-    "context_ratio", "q8_0_gb", "fp16_gb",
+    "context_ratio", "max_context_tokens", "best_quant", "best_quant_bits", *_QUANT_COLUMNS,
     *[c for c in _SPEEDS if c not in ("single_stream_tokens_per_s", "server_tokens_per_s")],
     "measured_tokens_per_s", "measured_quant", "measured_source_url",
     "total_params_b", "active_params_b", "licence_class", "licence_raw", "status",
@@ -117,6 +122,13 @@ def has_measured_speed(table: pd.DataFrame) -> pd.Series:
 def speed_kinds_present(table: pd.DataFrame) -> list[str]:
     """The kinds with at least one measured figure in ``table``, in THROUGHPUT_KINDS order."""
     return [k for k, c in SPEED_COLUMNS.items() if c in table and table[c].notna().any()]
+
+
+def empty_speed_columns(table: pd.DataFrame) -> set[str]:
+    """The columns of every speed kind without a figure in ``table`` (all its fields): a page
+    shows only the kinds measured for the selection."""
+    absent = [k for k in hwfit.THROUGHPUT_KINDS if k not in speed_kinds_present(table)]
+    return {f"{hwfit.KIND_PREFIX[k]}_{f}" for k in absent for f in hwfit.SPEED_FIELDS}
 
 
 def narrowed(table: pd.DataFrame, measured_only: bool, sort_kind: str | None) -> pd.DataFrame:

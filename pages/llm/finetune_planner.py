@@ -188,6 +188,7 @@ def show_cost(view: finetune_view.FinetuneView) -> None:
         st.warning(view.priced_note[:1].upper() + view.priced_note[1:])
     if view.cost_note and view.cost_note != view.priced_note:
         st.info(view.cost_note)
+    show_options(view)
     if on is not None and on.price is not None:
         st.caption(f"Price on {on.label}: {finetune_view.price_label(on)}.")
         if finetune_view.is_thin(on.price):
@@ -196,6 +197,35 @@ def show_cost(view: finetune_view.FinetuneView) -> None:
                 "provider's catalog back it; treat the $ figure with extra caution."
             )
     st.caption(COST_CAPTION)
+
+
+OPTION_COLUMNS = {
+    "role": st.column_config.TextColumn("Config", help=" · ".join(
+        f"{k}: {v}" for k, v in finetune_view.CONFIG_ROLES.items())),
+    "config": "Rentable hardware",
+    "method": "Method there",
+    "cost_usd": st.column_config.NumberColumn("Cost (rough, $)", format="$%.0f"),
+    "wall_clock_hours": st.column_config.NumberColumn("Wall-clock (h)", format="%.1f"),
+    "gpu_hours": st.column_config.NumberColumn("GPU-hours", format="%.1f"),
+    "usd_per_gpu_hour": st.column_config.NumberColumn("$/GPU-hour", format="$%.2f"),
+    "price_date": st.column_config.TextColumn(
+        "Price date", help="The day the price applies, where its source records one."
+    ),
+    "price": st.column_config.TextColumn("Price source", width="large"),
+}  # fmt: skip
+
+
+def show_options(view: finetune_view.FinetuneView) -> None:
+    """The seed's smallest rentable config beside the cheapest and the fastest that fit."""
+    if not view.options:
+        return
+    table = finetune_view.options_table(view.options)
+    table = table.assign(
+        method=[fmt.finetune_method_name(m) for m in table["method"]],
+        price_date=table["price_date"].fillna("not recorded"),
+    )
+    st.markdown("**Where to rent it**: the smallest, the cheapest and the fastest config")
+    llm.show_table(table, "ft_options", OPTION_COLUMNS)
 
 
 def show_measured(view: finetune_view.FinetuneView) -> None:
@@ -228,6 +258,13 @@ def show_list(version: str, gpu_id: str, count: int, recipe: str, method: str) -
         st.info("Pick at least one quality axis to rank the list.")
         return
     table = llm.load_finetune_list(version, gpu_id, count, recipe, method, tuple(axes), show_all)
+    orders = list(finetune_view.LIST_ORDERS)
+    order = ft_choice(
+        "Order", orders, "order", finetune_view.BY_RATING,
+        format_func=finetune_view.LIST_ORDERS.get,
+    )  # fmt: skip
+    st.query_params["order"] = order
+    table = finetune_view.ordered(table, order)
     shown = table[[c for c in LIST_COLUMNS if c in table and (show_all or "config" not in c)]]
     named = [c for c in ("method", "config_method") if c in shown]
     methods = {c: [fmt.finetune_method_name(m) for m in shown[c]] for c in named}
@@ -240,9 +277,11 @@ def show_list(version: str, gpu_id: str, count: int, recipe: str, method: str) -
         csv="finetune_list.csv", csv_frame=shown,
     )  # fmt: skip
     st.caption(
-        "Ranked by coverage first: a model scored on more of the selected axes outranks one "
-        "scored on fewer. Thinking / non-thinking variants of the same weights share one row; "
-        "the variant with the widest coverage represents the checkpoint. “—” = no score."
+        "Best Elo first: models that fit, highest best Elo of their variants first (unrated "
+        "after). Quality axes: coverage first, so a model scored on more of the selected axes "
+        "outranks one scored on fewer. Thinking / non-thinking variants of the same weights "
+        "share one row; the variant with the widest coverage represents the checkpoint. “—” = "
+        "no score."
     )
 
 

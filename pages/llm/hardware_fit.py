@@ -15,7 +15,7 @@ DEFAULT_CONTEXT = 8192
 # verdict badge colours (translucent: the theme's text colour stays readable in both themes)
 VERDICT_BADGES = {
     fit.COMFORTABLE: llm.GOOD, fit.TIGHT: llm.CAUTION, fit.OFFLOAD: llm.POOR, fit.WONT_RUN: llm.BAD,
-    fit.KV_UNKNOWN: llm.UNKNOWN,
+    fit.KV_UNKNOWN: llm.UNKNOWN, fit.ABOVE_MAX_CONTEXT: llm.BAD,
 }  # fmt: skip
 SINGLE_TOKS = "Single-stream decode tok/s"
 SERVER_TOKS = "Server tok/s (MLPerf)"
@@ -27,8 +27,17 @@ KIND_NAMES = {
     fit.COMMUNITY: "community single-stream", fit.BENCHMARKER: "benchmarker single-stream",
     fit.VENDOR: "vendor aggregate",
 }  # fmt: skip
-Q8 = f"Q8_0 GB (formula, {fit.Q8_0_BITS_PER_PARAM:g} bits/param)"
-FP16 = f"FP16 GB (formula, {fit.FP16_BITS_PER_PARAM:g} bits/param)"
+
+
+def quant_labels(at: str) -> dict[str, str]:
+    """Per quantisation: its verdict, its GB (weights + KV) at the context, and the basis."""
+    out = {}
+    for quant, prefix in fit.QUANT_PREFIX.items():
+        out[f"{prefix}_verdict"] = f"{quant} at {at}"
+        out[f"{prefix}_gb"] = f"{quant} GB at {at} (weights + KV)"
+    for quant, prefix in fit.QUANT_PREFIX.items():
+        out[f"{prefix}_basis"] = f"{quant} size basis"
+    return out
 
 
 def columns(context: int) -> dict[str, str]:
@@ -47,10 +56,12 @@ def columns(context: int) -> dict[str, str]:
         "required_gb": "Required GB",
         "q4_basis": "Q4 basis",
         "context_verdict": f"Verdict at {at}",
+        "best_quant": f"Best quant that fits at {at}",
+        "best_quant_bits": "Best quant bits/weight",
+        "max_context_tokens": "Model's max context (tokens)",
         "q4_plus_kv_gb": f"Q4 weights + KV GB at {at}",
         "kv_cache_gb": f"KV cache GB at {at}",
-        "q8_0_gb": Q8,
-        "fp16_gb": FP16,
+        **quant_labels(at),
         "budget_gb": "Budget GB",
         "ratio": "Ratio",
         "single_stream_quant": "Single-stream quant",
@@ -98,9 +109,10 @@ def formats(labels: dict[str, str]) -> dict[str, str]:
         "community_tokens_per_s": "%.1f", "benchmarker_tokens_per_s": "%.1f",
         "vendor_tokens_per_s": "localized", "community_tokens_per_s_min": "%.1f",
         "community_tokens_per_s_max": "%.1f",
-        "kv_cache_gb": "%.2f", "q4_plus_kv_gb": "%.1f", "q8_0_gb": "%.1f",
-        "fp16_gb": "%.1f", "rating": "%.1f", "total_params_b": "%g",
-        "active_params_b": "%g",
+        "kv_cache_gb": "%.2f", "q4_plus_kv_gb": "%.1f", "rating": "%.1f",
+        "total_params_b": "%g", "active_params_b": "%g", "best_quant_bits": "%.2f",
+        "max_context_tokens": "localized",
+        **{f"{prefix}_gb": "%.1f" for prefix in fit.QUANT_PREFIX.values()},
     }  # fmt: skip
     return {labels[c]: f for c, f in fmt.items()}
 
@@ -128,6 +140,8 @@ HELP = {
     "requests (NVIDIA TensorRT-LLM): an aggregate server figure, never a single user's speed.",
     "Q4 basis": "published file size / measured memory: the curated figure (ground truth) drives "
     f"the verdict; formula: params × {fit.Q4_BITS_PER_PARAM:g}/8 GB.",
+    "Best quant bits/weight": "Bits per weight of the most precise quantisation that fits at "
+    "this context (sort by it: higher is closer to the original weights).",
 }
 
 
@@ -184,12 +198,18 @@ def pick_filters(models: pd.DataFrame) -> tuple[int, catalog.ModelFilter, bool]:
 def render(table: pd.DataFrame, show_all: bool, context: int, lead: str | None = None) -> None:
     """The table; ``lead`` (the column the rows are sorted by) comes right after the verdict."""
     labels = columns(context)
-    keep = [c for c in labels if show_all or not c.startswith("smallest_config")]
+    empty = fit_view.empty_speed_columns(table)
+    keep = [
+        c for c in labels
+        if (show_all or not c.startswith("smallest_config")) and c not in empty
+    ]  # fmt: skip
     if lead in keep:
         keep.remove(lead)
         keep.insert(keep.index("verdict") + 1, lead)
     renamed = table[keep].rename(columns=labels)
-    verdicts = [labels["verdict"], labels["context_verdict"]]
+    verdict_columns = ["verdict", "context_verdict"]
+    verdict_columns += [f"{p}_verdict" for p in fit.QUANT_PREFIX.values()]
+    verdicts = [labels[c] for c in verdict_columns]
     number_formats = {k: v for k, v in formats(labels).items() if k in renamed}
     config = {
         name: st.column_config.LinkColumn(name, display_text=text) for name, text in LINKS.items()
@@ -286,9 +306,12 @@ st.caption(
     f"weights + KV cache ({fit.KV_TENSORS} × layers × KV heads × head dim × context × "
     f"{fit.KV_BYTES_PER_VALUE} bytes, fp16) against the budget, same thresholds, no extra "
     f"overhead factor; “{fit.KV_UNKNOWN}” where the catalog lacks layers / KV heads / head dim. "
-    f"Q8_0 is {fit.Q8_0_BITS_PER_PARAM:g} bits/param (llama.cpp's Q8_0 block: 34 bytes per 32 "
-    f"weights), FP16 {fit.FP16_BITS_PER_PARAM:g} bits/param, both × {overhead} like the seed "
-    "formula: estimates, not measurements."
+    f"A model asked for more than its own maximum context is refused (“{fit.ABOVE_MAX_CONTEXT}”). "
+    f"Per quantisation ({', '.join(fit.QUANTS)}): weights + the same KV cache at {context:,} "
+    "tokens, same thresholds; weights from the published file where the catalog has one "
+    "(Q4_K_M), else params × llama.cpp's bits per weight / 8 (labelled formula: an estimate, "
+    "not a measurement). “Best quant that fits” is the most precise one with ratio ≤ "
+    f"{fit.FITS_MAX_RATIO:.1f}; sort by its bits/weight."
 )
 st.caption(
     "One row per checkpoint: reasoning-effort / mode variants share weights, so they share a "

@@ -75,9 +75,13 @@ COLUMNS = {
     ),
     "family": "Family",
     "model_id": "Model ID",
-    "api_price": st.column_config.TextColumn(
-        "API price", help="API list price in USD per 1M input / output tokens (the model page "
-        "links its source).",
+    "api_usd_per_mtok_input": st.column_config.NumberColumn(
+        "API $/1M input", format="$%.4g", help="API list price in USD per 1M input tokens (the "
+        "model page links its source).",
+    ),
+    "api_usd_per_mtok_output": st.column_config.NumberColumn(
+        "API $/1M output", format="$%.4g", help="API list price in USD per 1M output tokens "
+        "(reasoning tokens are billed as output).",
     ),
     "api_price_from": st.column_config.DateColumn(
         "Price from", help="The day the API price applies from."
