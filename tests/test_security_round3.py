@@ -1,0 +1,171 @@
+"""Security and reliability review, round 3: an upload's cost is bounded whatever it holds
+(problem lines counted past a cap, CSV members streamed, the directory's entry count and each
+entry's real extent checked before parsing, uploads limited per client and at once)."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analytics.core import paths, safezip
+from analytics.fl import submission
+from analytics.fl.policy import load_policy
+from analytics.fl.submission import validate_zip, zip_bytes
+
+ROOT = paths.REPO_ROOT
+REFERENCE = ROOT / "data" / "fl_reference" / "submissions" / "A_linear_FedAvg.zip"
+MIB = 2**20
+
+
+def _members(path: Path = REFERENCE) -> dict[str, bytes]:
+    with zipfile.ZipFile(path) as zf:
+        return {n: zf.read(n) for n in zf.namelist()}
+
+
+def _negative_csv(size_bytes: int, seed: int = 7) -> bytes:
+    """A checkpoints.csv of random negative numbers (every value a problem) of about
+    ``size_bytes``, random enough to compress only about twofold."""
+    rng = np.random.default_rng(seed)
+    header = ",".join(submission.CHECKPOINT_COLUMNS) + "\n"
+    rows = -rng.random((size_bytes // 70 + 1, len(submission.CHECKPOINT_COLUMNS)))
+    body = "\n".join(",".join(f"{v:.9f}" for v in row) for row in rows)
+    return (header + body + "\n").encode()[:size_bytes]
+
+
+def _negative_zip(size_bytes: int = 16 * MIB) -> bytes:
+    members = _members()
+    first = sorted(n for n in members if n.endswith("checkpoints.csv"))[0]
+    body = _negative_csv(size_bytes)
+    members[first] = body[: body.rindex(b"\n") + 1]
+    return zip_bytes(members)
+
+
+MEASURE = textwrap.dedent(
+    """
+    import json, resource, sys, time
+    from pathlib import Path
+    resource.setrlimit(resource.RLIMIT_CPU, (120, 120))  # today's code ran for 577 s
+    from analytics.fl.policy import load_policy
+    from analytics.fl.submission import validate_zip
+    policy = load_policy()
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    result = validate_zip(Path(sys.argv[1]), policy)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu_s = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    print(json.dumps({"ok": result.ok, "lines": len(result.problems), "cpu_s": cpu_s,
+                      "peak_mib": after.ru_maxrss / 1024, "first": result.problems[:1],
+                      "last": result.problems[-1:]}))
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_problem_zip_of_millions_of_bad_values_is_refused_in_bounded_lines_memory_and_cpu(
+    tmp_path,
+):
+    data = _negative_zip()
+    assert 6 * MIB < len(data) < 9 * MIB  # the probe's 7.5 MB ZIP of one 16 MiB CSV
+    path = tmp_path / "negative.zip"
+    path.write_bytes(data)
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURE, str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert not figures["ok"]
+    assert figures["lines"] <= 1000
+    assert figures["cpu_s"] < 60, figures
+    assert figures["peak_mib"] < 600, figures
+    assert "more problems not listed" in figures["last"][0]
+
+
+def test_problem_lines_stop_at_the_cap_per_file_and_say_how_many_more():
+    members = _members()
+    first = sorted(n for n in members if n.endswith("checkpoints.csv"))[0]
+    members[first] = _negative_csv(200_000)[: _negative_csv(200_000).rindex(b"\n") + 1]
+    result = validate_zip(zip_bytes(members), load_policy(), name="neg.zip")
+    rows = members[first].count(b"\n") - 1
+    assert len(result.problems) == submission.MAX_LINES_PER_FILE + 1
+    last = result.problems[-1]
+    assert last.startswith(f"neg.zip: {first}: ")
+    hidden = int(last.removeprefix(f"neg.zip: {first}: ").split()[0].replace(",", ""))
+    per_row = len(submission.CHECKPOINT_COLUMNS) + 1  # each value negative, the step not whole
+    assert hidden == rows * per_row - submission.MAX_LINES_PER_FILE
+
+
+def _stored_zip(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as zf:
+        for name, body in files.items():
+            zf.writestr(name, body)
+    return buffer.getvalue()
+
+
+def test_a_directory_of_too_many_entries_is_refused_before_zipfile_parses_it(monkeypatch):
+    data = _stored_zip({f"runs/d/c{i}/x.csv": b"" for i in range(6000)})
+    parsed = []
+    real = zipfile.ZipFile
+
+    def counting(*args, **kwargs):
+        parsed.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(safezip.zipfile, "ZipFile", counting)
+    with pytest.raises(safezip.BundleError) as caught:
+        safezip.read_members(data, "many.zip", "fl-submission")
+    assert caught.value.code == "too-many-members"
+    assert parsed == []  # refused from the end record and a structural count, no ZipInfo built
+    result = validate_zip(data, load_policy(), name="many.zip")
+    assert len(result.problems) == 1
+
+
+def test_a_directory_lying_about_its_entry_count_is_still_counted():
+    data = bytearray(_stored_zip({f"m{i}.csv": b"x" for i in range(40)}))
+    end = data.rfind(b"PK\x05\x06")
+    data[end + 8 : end + 12] = (1).to_bytes(2, "little") * 2  # declare one entry
+    with pytest.raises(safezip.BundleError) as caught:
+        safezip.read_members(bytes(data), "lie.zip", safezip.Limits(members=16))
+    assert caught.value.code == "too-many-members"
+
+
+def _shared_data_zip(copies: int, body: bytes) -> bytes:
+    """A ZIP whose ``copies`` directory entries all point at one deflated member's bytes."""
+    one = io.BytesIO()
+    with zipfile.ZipFile(one, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("runs/d/c/a.csv", body)
+    raw = one.getvalue()
+    cd_at = raw.rfind(b"PK\x01\x02")
+    end_at = raw.rfind(b"PK\x05\x06")
+    entry = raw[cd_at:end_at]
+    local = raw[:cd_at]
+    entries = b""
+    for i in range(copies):
+        name = f"runs/d/c/{i:04d}.csv".encode()
+        fixed = bytearray(entry[:46])
+        fixed[28:30] = len(name).to_bytes(2, "little")
+        entries += bytes(fixed) + name + entry[46 + 14 :]
+    end = bytearray(raw[end_at:])
+    end[8:10] = end[10:12] = copies.to_bytes(2, "little")
+    end[12:16] = len(entries).to_bytes(4, "little")
+    end[16:20] = len(local).to_bytes(4, "little")
+    return local + entries + bytes(end)
+
+
+def test_entries_sharing_compressed_data_are_refused_before_anything_is_inflated():
+    body = np.random.default_rng(3).integers(0, 10, 400_000).astype(str).astype(object).sum()
+    data = _shared_data_zip(50, body.encode())
+    with pytest.raises(safezip.BundleError) as caught:
+        safezip.read_members(data, "shared.zip", "fl-submission")
+    assert caught.value.code == "overlapping-members"
