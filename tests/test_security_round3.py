@@ -169,3 +169,97 @@ def test_entries_sharing_compressed_data_are_refused_before_anything_is_inflated
     with pytest.raises(safezip.BundleError) as caught:
         safezip.read_members(data, "shared.zip", "fl-submission")
     assert caught.value.code == "overlapping-members"
+
+
+# --- uploads: limited per client and at once, cost flat in what is stored, no lost upload --
+
+
+@pytest.fixture()
+def fl_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    from tests.fixtures.fl.store import fl_store as make
+
+    return make(tmp_path, monkeypatch, ["A_linear_FedAvg.zip", "A_linear_Local-Only.zip"])
+
+
+def _renamed(method: str, model: str = "linear") -> bytes:
+    members = _members()
+    manifest = json.loads(members["manifest.json"]) | {"method": method, "model": model}
+    members["manifest.json"] = json.dumps(manifest).encode()
+    return zip_bytes(members)
+
+
+def test_the_gate_admits_a_few_at_once_and_a_few_per_client():
+    from analytics.core import gate as gate_mod
+
+    gate = gate_mod.Gate("an upload", at_once=1, per_client=2, window_s=60)
+    with gate.admit("web:a"):
+        with pytest.raises(gate_mod.Busy) as busy:
+            with gate.admit("web:b"):
+                pass
+        assert busy.value.fix == "try again in a minute"
+    with gate.admit("web:a"):
+        pass
+    with pytest.raises(gate_mod.Busy):
+        with gate.admit("web:a"):  # a third from one client within the window
+            pass
+    with gate.admit("web:b"):  # another client is not held up
+        pass
+
+
+def test_one_client_cannot_upload_without_end(fl_store):
+    from analytics.fl import store
+
+    answers = [
+        store.receive(b"not a zip", "x.zip", load_policy(), "web:1.2.3.4")[1] for _ in range(12)
+    ]
+    assert all("not a readable ZIP" in a[0] or "not a ZIP" in a[0] for a in answers[:10])
+    assert "uploads from you" in answers[10][0] and "try again in" in answers[10][0]
+    assert (
+        store.receive(b"not a zip", "x.zip", load_policy(), "web:5.6.7.8")[1][0] != answers[10][0]
+    )
+
+
+def test_checking_an_upload_reads_no_stored_upload(fl_store, monkeypatch):
+    from analytics.fl import store
+
+    for i in range(3):
+        stored, problems = store.receive(_renamed(f"Mine{i}"), "u.zip", load_policy())
+        assert stored and not problems
+    from analytics.fl import cache
+
+    read = []
+    real = cache.validated
+    monkeypatch.setattr(cache, "validated", lambda f, *a, **k: read.append(f) or real(f, *a, **k))
+    stored, _ = store.receive(_renamed("Mine9"), "u.zip", load_policy())
+    assert stored and not [f for f in read if f.parent == store.uploads_dir()]
+
+
+def test_two_uploads_of_one_key_at_once_are_not_both_told_stored(fl_store, monkeypatch):
+    from analytics.fl import store
+
+    monkeypatch.setattr(store, "_taken", lambda sub: False)  # both passed the check together
+    first = store.receive(_renamed("Same", "mlp"), "a.zip", load_policy())
+    second = store.receive(_renamed("Same", "mlp"), "b.zip", load_policy())
+    assert first[0] == "A_mlp_Same.zip" and not first[1]
+    assert second[0] is None and "already stored" in second[1][0]
+
+
+@pytest.mark.parametrize("method", ["centralized", "fedavg", "LOCAL_ONLY", "Fed Avg"])
+def test_reference_method_names_are_refused_in_any_spelling(fl_store, method):
+    from analytics.fl import store
+
+    stored, problems = store.receive(_renamed(method, "mlp"), "u.zip", load_policy())
+    assert stored is None and "reference methods" in problems[0]
+
+
+def test_the_submit_page_draws_at_most_a_screenful(fl_store):
+    from streamlit.testing.v1 import AppTest
+
+    members = _members()
+    for name in [n for n in members if n.endswith("checkpoints.csv")][:12]:
+        members[name] = _negative_csv(4000)[: _negative_csv(4000).rindex(b"\n") + 1]
+    at = AppTest.from_file(str(ROOT / "pages" / "fl" / "submit.py"), default_timeout=60).run()
+    at.file_uploader[0].upload("neg.zip", zip_bytes(members), "application/zip").run()
+    assert not at.exception and not at.success
+    assert 20 < len(at.text) <= 30
+    assert "more lines not shown" in at.caption[-1].value
