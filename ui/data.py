@@ -1,8 +1,9 @@
 """Cached access to the store for pages. Every cache is keyed by the snapshot version.
 
 The version served is ``db.serving_version()``: the current catalog's snapshot, checked against
-its file hashes; when it is damaged (rebuilt, or an older intact snapshot served instead) the
-page shows the one-line reason as a warning.
+its file hashes; when it is damaged (rebuilt, or an older intact snapshot served instead), or
+the catalog does not build (the newest intact snapshot served instead), the page shows the
+one-line reason as a warning.
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ def snapshot_version() -> str:
         served = db.serving_version()
     except snapshot.DamagedSnapshot as exc:  # no intact snapshot at all: one line, then stop
         st.error(str(exc))
+        st.stop()
+    except snapshot.CatalogError as exc:  # a catalog that does not build and no older snapshot
+        more = f" ({len(exc.problems)} problems in all)" if len(exc.problems) > 1 else ""
+        st.error(f"{exc.problems[0] if exc.problems else exc}{more}")
         st.stop()
     if served.warning:
         _warn_once(served.warning)
