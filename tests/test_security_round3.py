@@ -367,3 +367,132 @@ def test_ingest_writes_the_generation_list_after_its_tables(tmp_path, monkeypatc
     assert generation.problems(tmp_path) == []
     (tmp_path / "gpus.csv").write_text("gpu_id\nother\n")
     assert [p.split(":")[0] for p in generation.problems(tmp_path)] == [str(tmp_path / "gpus.csv")]
+
+
+# --- a vision run is one unit: record, tables and run manifest, or not served ---------------
+
+VISION_VERSION = "test-round3-vision"
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory) -> Path:
+    """Two stored measurements of the busy-wait adapter (as `measure run` stores them)."""
+    from measure.runner import RunRequest, run_measurement
+
+    root = tmp_path_factory.mktemp("vision")
+    for calls in (5, 6):
+        run_measurement(
+            RunRequest(
+                adapter="tests/fixtures/measure/busy_adapter.py:BusyWait2ms",
+                out=root / "runs",
+                runs=1,
+                warmup=0,
+                calls=calls,
+            )
+        )
+    return root
+
+
+@pytest.fixture()
+def runs_copy(measured, tmp_path, monkeypatch) -> Path:
+    """A writable copy of the two runs, served as the app's runs and snapshot folders."""
+    from analytics.core import db
+
+    root = tmp_path / "store"
+    shutil.copytree(measured, root)
+    snapshot = root / "snapshots" / VISION_VERSION
+    snapshot.mkdir(parents=True)
+    (snapshot / "MANIFEST.json").write_text(json.dumps({"version": VISION_VERSION}))
+    monkeypatch.setattr(paths, "SNAPSHOTS_DIR", root / "snapshots")
+    monkeypatch.setattr(paths, "RUNS_DIR", root / "runs")
+    monkeypatch.setattr(db, "ensure_snapshot", lambda *a, **k: VISION_VERSION)
+    monkeypatch.setenv("MODELATLAS_INBOX_DIR", str(root / "inbox"))
+    return root / "runs"
+
+
+def _run_ids(runs: Path) -> list[str]:
+    return sorted(p.stem for p in (runs / "records").glob("*.json"))
+
+
+def _served(runs: Path) -> list[str]:
+    import duckdb
+
+    from analytics.core import db
+
+    con = duckdb.connect(":memory:")
+    db._add_run_views(con, runs)
+    if not db.has_table(con, "vision_runs"):
+        return []
+    return sorted(con.execute("SELECT run_id FROM vision_runs").df()["run_id"])
+
+
+def _measure(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "measure", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_a_run_cut_short_before_its_manifest_is_neither_served_nor_verified(runs_copy):
+    from analytics.core import run_unit
+
+    first, second = _run_ids(runs_copy)
+    run_unit.manifest_path(runs_copy, first).unlink()  # killed after its renames, before sealing
+    (runs_copy / "vision_calls" / f"{second}.parquet").unlink()  # killed between two renames
+    assert _served(runs_copy) == []
+    done = _measure("verify", "--allow-missing", str(runs_copy / "records" / f"{first}.json"))
+    assert done.returncode == 1 and "run files" in done.stderr
+    done = _measure("check", "--runs", str(runs_copy))
+    assert done.returncode == 1
+    assert first in done.stderr and f"vision_calls/{second}.parquet" in done.stderr
+
+
+@pytest.mark.parametrize("table", ["vision_runs", "vision_calls", "vision_memory"])
+def test_a_truncated_or_bit_flipped_table_is_skipped_and_named(runs_copy, table):
+    first, second = _run_ids(runs_copy)
+    path = runs_copy / table / f"{first}.parquet"
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x10
+    path.write_bytes(bytes(data))
+    other = runs_copy / table / f"{second}.parquet"
+    other.write_bytes(other.read_bytes()[:100])
+    assert _served(runs_copy) == []
+    done = _measure("check", "--runs", str(runs_copy))
+    assert done.returncode == 1
+    assert f"{table}/{first}.parquet" in done.stderr and f"{table}/{second}.parquet" in done.stderr
+
+
+def test_vision_pages_skip_and_name_a_damaged_run(runs_copy):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.fixtures.apptest import fresh_caches
+
+    first, _second = _run_ids(runs_copy)
+    path = runs_copy / "vision_calls" / f"{first}.parquet"
+    path.write_bytes(path.read_bytes()[:64])
+    for page in ("pages/vision/leaderboard.py", "pages/vision/model.py"):
+        fresh_caches()
+        at = AppTest.from_file(str(ROOT / page), default_timeout=60).run()
+        assert not at.exception, page
+        assert any(first in w.value and "Skipped" in w.value for w in at.warning), page
+
+
+def test_stale_temp_files_are_reported_and_removed_safely(runs_copy):
+    import os
+    import time
+
+    from analytics.core import run_unit
+
+    old = runs_copy / "vision_calls" / ".x.parquet.abc123.tmp"
+    young = runs_copy / "vision_calls" / ".y.parquet.def456.tmp"
+    for path in (old, young):
+        path.write_bytes(b"partial")
+    past = time.time() - run_unit.STALE_TEMP_S - 60
+    os.utime(old, (past, past))
+    done = _measure("check", "--runs", str(runs_copy))
+    assert done.returncode == 1 and old.name in done.stderr and young.name not in done.stderr
+    done = _measure("check", "--runs", str(runs_copy), "--clean")
+    assert not old.exists() and young.exists() and done.returncode == 0

@@ -12,12 +12,18 @@ import duckdb
 import pandas as pd
 import streamlit as st
 
-from analytics.core import db, snapshot
+from analytics.core import db, paths, run_unit, snapshot
 
 
-@st.cache_resource(show_spinner="Building the catalog snapshot…")
-def _connection(version: str) -> duckdb.DuckDBPyConnection:
+@st.cache_resource(show_spinner="Building the catalog snapshot…", max_entries=4)
+def _connection(version: str, runs_key: str) -> duckdb.DuckDBPyConnection:
     return db.connect(version)
+
+
+def _runs_key() -> str:
+    """The state of the measured runs: a connection's run views list the whole runs of that
+    state (``run_unit``), so a run added, sealed or damaged opens a new one."""
+    return run_unit.fingerprint(paths.RUNS_DIR)
 
 
 def _run_marker() -> int | None:
@@ -66,10 +72,10 @@ def connection() -> duckdb.DuckDBPyConnection:
 
 def version_cursor(version: str) -> duckdb.DuckDBPyConnection:
     """A cursor on the cached connection of one snapshot version (thread-safe use)."""
-    return _connection(version).cursor()
+    return _connection(version, _runs_key()).cursor()
 
 
 @st.cache_data(show_spinner=False)
 def table(version: str, sql: str) -> pd.DataFrame:
     """Result of a read-only query, cached per snapshot version."""
-    return _connection(version).cursor().execute(sql).df()
+    return _connection(version, _runs_key()).cursor().execute(sql).df()

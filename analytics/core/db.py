@@ -158,14 +158,23 @@ def _add_views(con: duckdb.DuckDBPyConnection, folder: Path) -> None:
 
 
 def _add_run_views(con: duckdb.DuckDBPyConnection, runs_dir: Path) -> None:
+    """One view per runs folder; the tables of a measured run only for runs whose record,
+    tables and run manifest agree (``run_unit``): a damaged run is left out, never read."""
+    from analytics.core import run_unit
+
     if not runs_dir.is_dir():
         return
+    whole = None
     for folder in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
-        if _IDENT.match(folder.name) and any(folder.glob("*.parquet")):
-            pattern = _quote_path(folder / "*.parquet")
+        files = sorted(folder.glob("*.parquet"))
+        if folder.name in run_unit.TABLES:
+            whole = run_unit.units(runs_dir).intact if whole is None else whole
+            files = [f for f in files if f.stem in whole]
+        if _IDENT.match(folder.name) and files:
+            listed = ", ".join(_quote_path(f) for f in files)
             con.execute(
                 f"CREATE OR REPLACE VIEW {folder.name} AS "
-                f"SELECT * FROM read_parquet({pattern}, union_by_name=true)"
+                f"SELECT * FROM read_parquet([{listed}], union_by_name=true)"
             )
 
 
