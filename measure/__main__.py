@@ -13,6 +13,7 @@ from analytics.core.dispatch import dispatch
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("measure.cli", "measure one adapter under the protocol and store its record"),
     "verify": ("measure.verify", "recompute a record's figures and check its hashes"),
+    "check": ("measure.verify", "check every stored run is whole (record, tables, manifest)"),
     "sweep": ("measure.cli", "measure every registered adapter, each in its own process"),
     "submit": ("measure.community.cli", "package a run record as a community submission"),
     "inbox": ("measure.community.cli", "queue, list, accept or reject community submissions"),

@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from analytics.core import problems
+from analytics.core import paths, problems, run_unit
 from analytics.core.run_schema import RecordError
 from measure import protocol
 from measure import record as rec
@@ -220,6 +220,15 @@ def _calls_table_check(record: dict[str, Any], runs_dir: Path | None) -> Iterato
         yield Check("calls table", "ok")
 
 
+def _unit_check(record: dict[str, Any], runs_dir: Path | None) -> Iterator[Check]:
+    """The run's record, tables and run manifest agree (``run_unit``), when the record is
+    stored in a runs folder: a run cut short, or a table truncated or edited, fails."""
+    if runs_dir is None or not (runs_dir / run_unit.RECORDS / f"{record['run_id']}.json").is_file():
+        return
+    problem = run_unit.run_problem(runs_dir, record["run_id"])
+    yield Check("run files", "mismatch", problem) if problem else Check("run files", "ok")
+
+
 def checks(
     record: dict[str, Any],
     weights_dir: Path | None = None,
@@ -232,6 +241,7 @@ def checks(
     Raises ``RecordError`` (one line) before the first check when the record is malformed."""
     rec.validate(record, where)
     yield from _figure_checks(record, rec.recompute(record))
+    yield from _unit_check(record, runs_dir)
     yield from _calls_table_check(record, runs_dir)
     yield from _accuracy_checks(record)
     yield from _consistency_checks(record)
@@ -291,7 +301,31 @@ def verify_file(path: Path, weights_dir: Path | None, allow_missing: bool) -> in
     return 0
 
 
+def check_runs(runs_dir: Path, clean: bool) -> int:
+    """``measure check``: one line per run that is not whole and per stale temp file; 1 if any.
+    ``clean`` removes the stale temp files (regular files only) and says so."""
+    found = list(run_unit.units(runs_dir).damaged)
+    if clean:
+        for path in run_unit.remove_stale_temps(runs_dir):
+            print(f"removed {problems.display_path(path)} (temp file of an interrupted write)")
+    hours = run_unit.STALE_TEMP_S // 3600
+    what = f"temp file of an interrupted write (older than {hours} hours)"
+    for path in run_unit.stale_temps(runs_dir):
+        found.append(problems.line(problems.display_path(path), what, "pass --clean to remove it"))
+    for line in found:
+        print(line, file=sys.stderr)
+    whole = len(run_unit.units(runs_dir).intact)
+    print(f"{whole} runs whole, {len(found)} problems in {problems.display_path(runs_dir)}")
+    return 1 if found else 0
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["check"]:
+        parser = argparse.ArgumentParser(prog="python -m measure check")
+        parser.add_argument("--runs", type=Path, default=None, help="runs folder (data/runs)")
+        parser.add_argument("--clean", action="store_true", help="remove stale temp files")
+        args = parser.parse_args(argv[1:])
+        return check_runs(args.runs or paths.RUNS_DIR, args.clean)
     parser = argparse.ArgumentParser(prog="python -m measure verify")
     parser.add_argument("record", type=Path, nargs="+")
     parser.add_argument("--weights-dir", type=Path, help="where to find the weights files")

@@ -1,8 +1,9 @@
 """Cached access to the store for pages. Every cache is keyed by the snapshot version.
 
 The version served is ``db.serving_version()``: the current catalog's snapshot, checked against
-its file hashes; when it is damaged (rebuilt, or an older intact snapshot served instead) the
-page shows the one-line reason as a warning.
+its file hashes; when it is damaged (rebuilt, or an older intact snapshot served instead), or
+the catalog does not build (the newest intact snapshot served instead), the page shows the
+one-line reason as a warning.
 """
 
 from __future__ import annotations
@@ -11,12 +12,18 @@ import duckdb
 import pandas as pd
 import streamlit as st
 
-from analytics.core import db, snapshot
+from analytics.core import db, paths, run_unit, snapshot
 
 
-@st.cache_resource(show_spinner="Building the catalog snapshot…")
-def _connection(version: str) -> duckdb.DuckDBPyConnection:
+@st.cache_resource(show_spinner="Building the catalog snapshot…", max_entries=4)
+def _connection(version: str, runs_key: str) -> duckdb.DuckDBPyConnection:
     return db.connect(version)
+
+
+def _runs_key() -> str:
+    """The state of the measured runs: a connection's run views list the whole runs of that
+    state (``run_unit``), so a run added, sealed or damaged opens a new one."""
+    return run_unit.fingerprint(paths.RUNS_DIR)
 
 
 def _run_marker() -> int | None:
@@ -49,6 +56,10 @@ def snapshot_version() -> str:
     except snapshot.DamagedSnapshot as exc:  # no intact snapshot at all: one line, then stop
         st.error(str(exc))
         st.stop()
+    except snapshot.CatalogError as exc:  # a catalog that does not build and no older snapshot
+        more = f" ({len(exc.problems)} problems in all)" if len(exc.problems) > 1 else ""
+        st.error(f"{exc.problems[0] if exc.problems else exc}{more}")
+        st.stop()
     if served.warning:
         _warn_once(served.warning)
     return served.version
@@ -61,10 +72,10 @@ def connection() -> duckdb.DuckDBPyConnection:
 
 def version_cursor(version: str) -> duckdb.DuckDBPyConnection:
     """A cursor on the cached connection of one snapshot version (thread-safe use)."""
-    return _connection(version).cursor()
+    return _connection(version, _runs_key()).cursor()
 
 
 @st.cache_data(show_spinner=False)
 def table(version: str, sql: str) -> pd.DataFrame:
     """Result of a read-only query, cached per snapshot version."""
-    return _connection(version).cursor().execute(sql).df()
+    return _connection(version, _runs_key()).cursor().execute(sql).df()

@@ -20,6 +20,7 @@ import streamlit as st
 from analytics.core import labels, safezip
 from analytics.fl import board as flb
 from analytics.fl.submission import ZIP_USE
+from ui import community
 from ui import format as fmt
 from ui.llm import show_table as show_table  # the one labelled-table helper of every track
 
@@ -60,7 +61,7 @@ def receive_uploaded(uploaded: Any) -> tuple[str | None, list[str]]:
         safezip.check_size(int(uploaded.size), name, safezip.LIMITS[ZIP_USE])
     except safezip.BundleError as exc:
         return None, [str(exc)]
-    return flb.receive_upload(uploaded.getvalue(), uploaded.name)
+    return flb.receive_upload(uploaded.getvalue(), uploaded.name, community.client())
 
 
 # --- display of FL figures (ui.format's rule: one unit per column or axis, human names) ------

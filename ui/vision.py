@@ -32,6 +32,20 @@ def catalog() -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner=False)
+def _damaged(runs_key: str) -> tuple[str, ...]:
+    return vision.damaged_runs()
+
+
+def warn_damaged_runs() -> None:
+    """One warning naming the stored runs left out because they are not whole (record, tables
+    and run manifest disagree): the first one's line, and how many more."""
+    damaged = _damaged(vision.runs_fingerprint())
+    if damaged:
+        more = f" ({len(damaged) - 1} more: `python -m measure check` lists them)"
+        st.warning(f"Skipped: {damaged[0]}" + (more if len(damaged) > 1 else ""))
+
+
+@st.cache_data(show_spinner=False)
 def _devices(version: str, runs_key: str) -> list[str]:
     return vision.devices(data.connection())
 

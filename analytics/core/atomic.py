@@ -129,6 +129,21 @@ def write_bytes(path: Path, data: bytes) -> None:
     write_with(path, lambda temp: temp.write_bytes(data))
 
 
+def create_bytes(path: Path, data: bytes) -> None:
+    """Atomically create ``path`` holding ``data``; ``FileExistsError`` when it exists already
+    (also when another writer creates it first: ``os.link`` never replaces, unlike a rename)."""
+    path = Path(path)
+    temp = temp_beside(path)
+    try:
+        temp.write_bytes(data)
+        fsync_file(temp)
+        os.chmod(temp, FILE_MODE)
+        os.link(temp, path)
+        fsync_dir(path.parent)
+    finally:
+        temp.unlink(missing_ok=True)
+
+
 def write_text(path: Path, text: str) -> None:
     """Atomically write UTF-8 ``text`` to ``path``."""
     write_with(path, lambda temp: temp.write_text(text, encoding="utf-8"))

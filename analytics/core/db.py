@@ -49,6 +49,31 @@ def ensure_snapshot(catalog_dir: Path | None = None, snapshots_dir: Path | None 
     return version
 
 
+_UNBUILDABLE: dict[tuple[str, str], Exception] = {}
+"""Catalog states (folder, version) that failed validation in this process: a page run does
+not validate a broken catalog again until one of its files changes (and its version with it)."""
+
+
+def display(path: Path) -> str:
+    from analytics.core.problems import display_path
+
+    return display_path(path)
+
+
+def _built(catalog_dir: Path, snapshots_dir: Path) -> str:
+    """``ensure_snapshot``, remembering a catalog that does not build (``CatalogError``)."""
+    key = (str(catalog_dir), current_version(catalog_dir))
+    if key in _UNBUILDABLE:
+        raise _UNBUILDABLE[key]
+    try:
+        return ensure_snapshot(catalog_dir, snapshots_dir)
+    except _verify().CatalogError as exc:
+        if len(_UNBUILDABLE) > 16:
+            _UNBUILDABLE.clear()
+        _UNBUILDABLE[key] = exc
+        raise
+
+
 @dataclass(frozen=True)
 class Serving:
     """The snapshot version to serve, and a one-line warning when it is not the intact current
@@ -87,11 +112,25 @@ def serving_version(
 ) -> Serving:
     """The version to serve: the current catalog's (built when missing) when its files match
     their hashes; when damaged, rebuilt from the catalog (``repair``), else the newest intact
-    snapshot, with a one-line warning. Raises ``DamagedSnapshot`` when none is intact."""
+    snapshot, with a one-line warning; when the catalog does not build at all (a damaged or
+    half-written file), the newest intact snapshot with the first problem as the warning.
+    Raises ``DamagedSnapshot`` (or the ``CatalogError``) when none is intact."""
     catalog_dir = catalog_dir or paths.CATALOG_DIR
     snapshots_dir = snapshots_dir or paths.SNAPSHOTS_DIR
-    current = ensure_snapshot(catalog_dir, snapshots_dir)
     verify = _verify()
+    try:
+        current = _built(catalog_dir, snapshots_dir)
+    except verify.CatalogError as exc:  # the catalog does not build: serve the last good one
+        older = _newest_intact(catalog_dir, snapshots_dir, "")
+        if older is None:
+            raise
+        where, what = exc.where or display(catalog_dir), exc.what or "does not validate"
+        more = f" (and {len(exc.problems) - 1} more problems)" if len(exc.problems) > 1 else ""
+        return Serving(
+            older,
+            f"{where}: {what}{more}; the catalog does not build, so the older snapshot {older} "
+            "is served; fix: `python -m analytics snapshot validate` lists every problem",
+        )
     check = verify.check_cached(snapshots_dir / current, catalog_dir)
     if check.ok:
         return Serving(current)
@@ -119,14 +158,23 @@ def _add_views(con: duckdb.DuckDBPyConnection, folder: Path) -> None:
 
 
 def _add_run_views(con: duckdb.DuckDBPyConnection, runs_dir: Path) -> None:
+    """One view per runs folder; the tables of a measured run only for runs whose record,
+    tables and run manifest agree (``run_unit``): a damaged run is left out, never read."""
+    from analytics.core import run_unit
+
     if not runs_dir.is_dir():
         return
+    whole = None
     for folder in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
-        if _IDENT.match(folder.name) and any(folder.glob("*.parquet")):
-            pattern = _quote_path(folder / "*.parquet")
+        files = sorted(folder.glob("*.parquet"))
+        if folder.name in run_unit.TABLES:
+            whole = run_unit.units(runs_dir).intact if whole is None else whole
+            files = [f for f in files if f.stem in whole]
+        if _IDENT.match(folder.name) and files:
+            listed = ", ".join(_quote_path(f) for f in files)
             con.execute(
                 f"CREATE OR REPLACE VIEW {folder.name} AS "
-                f"SELECT * FROM read_parquet({pattern}, union_by_name=true)"
+                f"SELECT * FROM read_parquet([{listed}], union_by_name=true)"
             )
 
 

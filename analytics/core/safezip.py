@@ -129,8 +129,52 @@ def _not_zip_what(data: bytes, exc: Exception) -> str:
     return f"not a readable ZIP file ({exc})"
 
 
+EOCD = struct.Struct("<4s4H2LH")  # end of central directory record (APPNOTE 4.3.16)
+EOCD64 = struct.Struct("<4sQ2H2L4Q")  # ZIP64 end of central directory record (4.3.14)
+EOCD64_LOCATOR_BYTES = 20  # the ZIP64 locator between the two records (4.3.15)
+DIRECTORY_ENTRY = struct.Struct("<4s6H3L5H2L")  # one central directory header (4.3.12)
+
+
+def _directory_span(data: bytes) -> tuple[int, int, int] | None:
+    """(start, size, declared entry count) of the central directory, read from the end record
+    alone; None when there is no end record (``zipfile`` then says why it is not a ZIP)."""
+    at = data.rfind(b"PK\x05\x06", max(0, len(data) - EOCD.size - 0xFFFF))
+    if at < 0 or at + EOCD.size > len(data):
+        return None
+    *_, entries, size, _offset, _comment = EOCD.unpack_from(data, at)
+    end = at
+    if entries == 0xFFFF or size == 0xFFFFFFFF:
+        at64 = at - EOCD64_LOCATOR_BYTES - EOCD64.size
+        if at64 >= 0 and data[at64 : at64 + 4] == b"PK\x06\x06":
+            record = EOCD64.unpack_from(data, at64)
+            entries, size, end = record[7], record[8], at64
+    return max(end - size, 0), size, entries
+
+
+def _count_entries(data: bytes, cap: int) -> int:
+    """How many central directory headers the archive holds, counted structurally (as
+    ``zipfile`` walks them, whatever count the end record declares) and never past ``cap + 1``,
+    so a directory of a million entries costs microseconds, not a ``ZipInfo`` each."""
+    span = _directory_span(data)
+    if span is None:
+        return 0
+    start, size, declared = span
+    at, end, count = start, min(start + size, len(data)), 0
+    while at + DIRECTORY_ENTRY.size <= end and count <= cap:
+        header = DIRECTORY_ENTRY.unpack_from(data, at)
+        if header[0] != b"PK\x01\x02":
+            break
+        at += DIRECTORY_ENTRY.size + header[10] + header[11] + header[12]
+        count += 1
+    return max(count, min(declared, 2**31)) if count > cap else count
+
+
 def _open_zip(data: bytes, source: str, limits: ZipLimits) -> zipfile.ZipFile:
     check_size(len(data), source, limits)
+    # the member count is checked before ``zipfile`` builds an object per directory entry
+    count = _count_entries(data, limits.members)
+    if count > limits.members:
+        raise ZipProblems([_too_many(count, source, limits)])
     try:
         return zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
@@ -220,14 +264,49 @@ def _total_problems(
     return []
 
 
+def _too_many(count: int, source: str, limits: ZipLimits) -> BundleError:
+    what = f"{count} members, over the cap of {limits.members}"
+    return fail("too-many-members", source, what, limits.rebuild, count=count)
+
+
+def _extent(data: memoryview, info: zipfile.ZipInfo) -> tuple[int, int]:
+    """The bytes a member really occupies: its local header, name, extra field and
+    compressed data (``BadZipFile`` when its local header is cut off)."""
+    header = data[info.header_offset : info.header_offset + LOCAL_HEADER.size]
+    if len(header) < LOCAL_HEADER.size or bytes(header[:4]) != b"PK\x03\x04":
+        raise zipfile.BadZipFile(f"no local header for {info.filename!r}")
+    *_, name_len, extra_len = LOCAL_HEADER.unpack(header)
+    start = info.header_offset + LOCAL_HEADER.size + name_len + extra_len
+    return info.header_offset, start + info.compress_size
+
+
+def overlap_problems(
+    data: memoryview, infos: list[zipfile.ZipInfo], source: str, limits: ZipLimits
+) -> list[BundleError]:
+    """A problem when two members share bytes of the archive: entries pointing at one
+    compressed stream inflate it many times while each keeps a modest ratio (and the ratio
+    of the whole counts the shared bytes once per entry)."""
+    try:
+        spans = sorted((*_extent(data, info), info.filename) for info in infos)
+    except zipfile.BadZipFile as exc:
+        what = f"a member cannot be located: {exc}"
+        return [fail("corrupt-member", source, what, limits.rebuild, error=str(exc))]
+    for (_, end, first), (start, _, second) in zip(spans, spans[1:], strict=False):
+        if start < end:
+            what = (
+                f"members {first!r} and {second!r} share bytes of the archive (overlapping entries)"
+            )
+            return [fail("overlapping-members", source, what, limits.rebuild, second)]
+    return []
+
+
 def directory_problems(
     infos: list[zipfile.ZipInfo], source: str, limits: ZipLimits
 ) -> list[BundleError]:
     """Every cap, from the sizes the central directory declares (before reading anything):
     the member count alone when over, else the first problem of each member, then the totals."""
     if len(infos) > limits.members:
-        what = f"{len(infos)} members, over the cap of {limits.members}"
-        return [fail("too-many-members", source, what, limits.rebuild, count=len(infos))]
+        return [_too_many(len(infos), source, limits)]
     seen: set[str] = set()
     found = [_member_problem(info, seen, source, limits) for info in infos]
     return [p for p in found if p is not None] + _total_problems(infos, source, limits)
@@ -446,6 +525,132 @@ def each_problem(exc: BundleError) -> list[BundleError]:
     return list(getattr(exc, "problems", [exc]))
 
 
+class _CheckedStream(io.RawIOBase):
+    """One member's bytes as a binary stream, with ``read_capped``'s checks applied as they
+    arrive (declared size, member and total caps, ratio) and every failure a ``BundleError``:
+    a member is validated while it inflates, ``CHUNK`` bytes at a time, never held whole."""
+
+    def __init__(self, archive: Archive, info: zipfile.ZipInfo) -> None:
+        super().__init__()
+        self._archive, self._info = archive, info
+        limits = archive.limits
+        limit = max(
+            min(info.file_size, limits.member_bytes, limits.total_bytes - archive.inflated), 0
+        )
+        self._limit, self._size, self._pending = limit, 0, b""
+        self._member = archive.guard(info, lambda: _BoundedMember(archive.raw(info), info, limit))
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if not self._pending:
+            self._pending = self._archive.guard(self._info, self._next)
+        n = min(len(buffer), len(self._pending))
+        buffer[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+    def _next(self) -> bytes:
+        block = self._member.read(CHUNK)
+        info, limits, archive = self._info, self._archive.limits, self._archive
+        self._size += len(block)
+        archive.inflated += len(block)
+        if self._size > info.file_size or archive.inflated > limits.total_bytes:
+            what = (
+                f"member {info.filename!r} yields more than the {info.file_size} bytes it "
+                "declares or than a cap allows"
+            )
+            raise fail("size-mismatch", archive.source, what, limits.rebuild, info.filename)
+        if _too_compressed(self._size, info.compress_size, limits):
+            raise _bomb_ratio(info.filename, self._size, info.compress_size, archive.source, limits)
+        if not block and self._size != info.file_size:
+            what = (
+                f"member {info.filename!r} has {self._size} bytes, "
+                f"not the {info.file_size} it declares"
+            )
+            raise fail("size-mismatch", archive.source, what, limits.rebuild, info.filename)
+        return block
+
+
+class Archive:
+    """An untrusted ZIP opened for reading one member at a time: the directory checks (entry
+    count, names, sizes, ratios, overlapping entries) are done on opening, before any member
+    is inflated; ``read`` gives a member's bytes, ``open`` a stream that checks as it goes.
+
+    Memory: the archive's own bytes plus ``CHUNK`` per open member (and what ``read`` returns).
+    Use as a context manager; any refusal is a ``BundleError`` (several: ``ZipProblems``).
+    """
+
+    def __init__(self, data: bytes, source: str, limits: str | ZipLimits = DEFAULT_LIMITS):
+        self.limits, self.source, self.inflated = limits_for(limits), source, 0
+        self._zip = _open_zip(data, source, self.limits)
+        self._view = memoryview(data)
+        self.infos = self._zip.infolist()
+        found = directory_problems(self.infos, source, self.limits)
+        found = found or overlap_problems(self._view, self.infos, source, self.limits)
+        if found:
+            self.close()
+            raise ZipProblems(found)
+        self._by_name = {info.filename: info for info in self.infos}
+
+    def __enter__(self) -> Archive:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._zip.close()
+        self._view.release()
+
+    @property
+    def names(self) -> list[str]:
+        """Member names in directory order (folders end with '/')."""
+        return [info.filename for info in self.infos]
+
+    def size(self, name: str) -> int:
+        """A member's declared uncompressed size (checked against its bytes as it is read)."""
+        return self._by_name[name].file_size
+
+    def raw(self, info: zipfile.ZipInfo) -> memoryview:
+        return _raw_data(self._view, self._zip, info)
+
+    def guard(self, info: zipfile.ZipInfo, step: Any) -> Any:
+        """``step()``, with a member's read failures turned into its one ``BundleError``."""
+        try:
+            return step()
+        except BundleError:
+            raise
+        except (
+            zipfile.BadZipFile,
+            OSError,
+            EOFError,
+            ValueError,
+            RuntimeError,
+            zlib.error,
+            lzma.LZMAError,
+        ) as exc:
+            what = f"member {info.filename!r} cannot be read: bad CRC, size or header ({exc})"
+            facts: dict[str, Any] = {"error": str(exc)}
+            if isinstance(exc, _Overflow):
+                facts |= {"declared": info.file_size}
+            raise fail(
+                "corrupt-member", self.source, what, self.limits.rebuild, info.filename, **facts
+            ) from None
+
+    def open(self, name: str) -> io.BufferedReader:
+        """A member as a buffered binary stream, checked while it is read."""
+        return io.BufferedReader(_CheckedStream(self, self._by_name[name]), CHUNK)
+
+    def read(self, name: str) -> bytes:
+        """A member's whole bytes (after the same checks)."""
+        info = self._by_name[name]
+        data = _read_member(self._view, self._zip, info, self.inflated, self.source, self.limits)
+        self.inflated += len(data)
+        return data
+
+
 def read_members(
     data: bytes, source: str, limits: str | ZipLimits = DEFAULT_LIMITS
 ) -> dict[str, bytes]:
@@ -454,19 +659,5 @@ def read_members(
     Raises a ``ZipProblems`` holding every central-directory problem, or the first problem
     found while reading (a ``BundleError`` in both cases: the first is its code and message).
     """
-    limits = limits_for(limits)
-    with _open_zip(data, source, limits) as archive:
-        infos = archive.infolist()
-        found = directory_problems(infos, source, limits)
-        if found:
-            raise ZipProblems(found)
-        out: dict[str, bytes] = {}
-        view = memoryview(data)
-        try:
-            for info in infos:
-                out[info.filename] = _read_member(
-                    view, archive, info, sum(map(len, out.values())), source, limits
-                )
-        finally:
-            view.release()
-    return out
+    with Archive(data, source, limits) as archive:
+        return {name: archive.read(name) for name in archive.names}

@@ -177,13 +177,19 @@ def upload_claims(board: Board, zip_name: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
 
 
-def receive_upload(data: bytes, upload_name: str) -> tuple[str | None, list[str]]:
+def receive_upload(
+    data: bytes, upload_name: str, client: str | None = None
+) -> tuple[str | None, list[str]]:
     """Validate and store an uploaded ZIP as unverified under our policy (see store.receive)."""
-    return store.receive(data, upload_name, load_policy())
+    return store.receive(data, upload_name, load_policy(), client)
 
 
 def decide_upload(
-    name: str, action: str, by: str, sha256: str | None = None, reason: str = "",
+    name: str,
+    action: str,
+    by: str,
+    sha256: str | None = None,
+    reason: str = "",
     seen: str | None = None,
 ) -> review.State:
     """A maintainer's accept/reject of a stored upload (the caller checks who is signed in);

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analytics.core import atomic, paths
+from analytics.core import atomic, gate, paths
 from analytics.core import problems as problem_text
 from analytics.fl import cache, review
 from analytics.fl import policy as policy_mod
@@ -151,32 +151,72 @@ def load_all(policy: Policy) -> Loaded:
     return Loaded(kept, problems + upload_problems, sources, uploads, ids)
 
 
-def _taken(sub: Submission, policy: Policy) -> bool:
-    """Whether a reference run or any stored upload already holds this protocol/model/method."""
-    keys = {s.key for s in load_cached(reference_dir(), policy)[0]}
-    keys |= {s.key for s in load_cached(uploads_dir(), policy)[0]}
-    return sub.key in keys or (uploads_dir() / zip_name(sub)).exists()
+UPLOADS = gate.Gate("an FL upload")
+"""Anonymous uploads: two validated at once, ten per client in ten minutes."""
 
 
-def receive(data: bytes, upload_name: str, policy: Policy) -> tuple[str | None, list[str]]:
+def _folded(method: str) -> str:
+    """A method name as names are compared: case-folded, spaces, '_', '-' and '.' dropped
+    ('fedavg', 'Fed Avg' and 'FedAvg' are one name; so are 'Local Only' and 'local-only')."""
+    return re.sub(r"[\s_.-]+", "", method).casefold()
+
+
+def _reserved(policy: Policy) -> set[str]:
+    """Method names an upload may not take: the policy's reference methods and every method of
+    our reference runs (their cached validations; a fixed set), in folded form."""
+    ours = {s.method for s in load_cached(reference_dir(), policy)[0]}
+    return {_folded(m) for m in (*policy.reference_methods, *ours)}
+
+
+def _taken(sub: Submission) -> bool:
+    """Whether a stored upload already holds this protocol/model/method (method compared
+    folded). An upload is stored under its canonical name (``zip_name``), so the file names
+    answer for every stored upload: no stored ZIP is read to check a new one."""
+    wanted = _folded(zip_name(sub))
+    folder = uploads_dir()
+    return folder.is_dir() and any(_folded(p.name) == wanted for p in folder.glob("*.zip"))
+
+
+def receive(
+    data: bytes, upload_name: str, policy: Policy, client: str | None = None
+) -> tuple[str | None, list[str]]:
     """Validate an upload and store it atomically as unverified; returns (stored name, problems).
 
     It is scored only after a maintainer accepts it (``analytics.fl.review.decide``). The
-    browser-given name is reduced to plain characters before it appears in any line.
+    browser-given name is reduced to plain characters before it appears in any line. At most
+    ``UPLOADS.at_once`` are checked at a time and, for a ``client`` (a page's visitor),
+    ``UPLOADS.per_client`` in its window (``analytics.core.gate``); of two uploads of one
+    protocol/model/method at once, the second to be written is refused, never stored over
+    the first.
     """
     upload_name = re.sub(r"[^A-Za-z0-9._-]", "_", upload_name)[:100] or "upload.zip"
+    try:
+        with UPLOADS.admit(client):
+            return _receive(data, upload_name, policy)
+    except gate.Busy as exc:
+        return None, [problem_text.line(upload_name, exc.what, exc.fix)]
+
+
+def _already(upload_name: str, sub: Submission) -> list[str]:
+    what = f"protocol {sub.protocol}, model {sub.model}, method {sub.method} is already stored"
+    return [problem_text.line(upload_name, what, "use a new method name")]
+
+
+def _receive(data: bytes, upload_name: str, policy: Policy) -> tuple[str | None, list[str]]:
     result = validate_zip(data, policy, name=upload_name)
     if not result.ok:
         return None, result.problems
     sub = result.submission
-    if sub.method in policy.reference_methods:
-        what = f"method {sub.method!r} is one of our reference methods"
+    if _folded(sub.method) in _reserved(policy):
+        what = f"method {sub.method!r} is the name of one of our reference methods"
         return None, [problem_text.line(upload_name, what, "name your own method")]
-    if _taken(sub, policy):
-        what = f"protocol {sub.protocol}, model {sub.model}, method {sub.method} is already stored"
-        return None, [problem_text.line(upload_name, what, "use a new method name")]
+    if _taken(sub):
+        return None, _already(upload_name, sub)
     target = uploads_dir() / zip_name(sub)
-    atomic.write_bytes(target, data)
+    try:
+        atomic.create_bytes(target, data)
+    except FileExistsError:  # another upload of the same key was stored since the check
+        return None, _already(upload_name, sub)
     review.record_received(target.name, hashlib.sha256(data).hexdigest(), upload_name)
     return target.name, []
 

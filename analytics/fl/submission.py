@@ -21,8 +21,11 @@ import json
 import math
 import re
 import zipfile
+from array import array
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -88,17 +91,68 @@ class Validation:
         return self.submission is not None and not self.problems
 
 
-class _Problems(list):
-    def add(self, where: str, message: str, fix: str) -> None:
-        self.append(problem_text.line(where, message, fix))
+MAX_LINES_PER_FILE = 20
+"""Problem lines listed per member: the rest are counted and summed up in one more line, so a
+file of a million bad rows costs a counter, not a million lines (and a page that many
+elements)."""
+MAX_LINES = 200
+"""Problem lines listed per ZIP, the per-file summaries aside (at most 2 x 200 + 1 in all)."""
+_ROW_SUFFIX = re.compile(r"(?:/status\.json)? row \d+$")
 
 
-Members = dict[str, bytes]
-"""A ZIP read by ``safezip.read_members``: member name -> bytes (folders as b'')."""
+class _Problems:
+    """Problem lines of one ZIP, listed up to the caps above and counted past them."""
+
+    def __init__(self) -> None:
+        self._shown: list[str] = []
+        self._per_file: dict[str, int] = {}
+        self._hidden: dict[str, int] = {}
+        self.count = 0
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+    def add(self, where: str, message: object, fix: str, file: str | None = None) -> None:
+        """One problem; ``message`` may be a callable, formatted only when the line is shown."""
+        file = file or _ROW_SUFFIX.sub("", where)
+        self.count += 1
+        seen = self._per_file[file] = self._per_file.get(file, 0) + 1
+        if seen > MAX_LINES_PER_FILE or len(self._shown) >= MAX_LINES:
+            self._hidden[file] = self._hidden.get(file, 0) + 1
+            return
+        what = message() if callable(message) else str(message)
+        self._shown.append(problem_text.line(where, what, fix))
+
+    def add_line(self, text: str) -> None:
+        """A problem already written as a line (by the shared ZIP reader)."""
+        self.count += 1
+        if len(self._shown) >= MAX_LINES:
+            self._hidden["(archive)"] = self._hidden.get("(archive)", 0) + 1
+            return
+        self._shown.append(text)
+
+    def lines(self) -> list[str]:
+        """The listed lines, then one line per listed file with more, then one for the rest."""
+        out = list(self._shown)
+        rest_files, rest = 0, 0
+        for file, more in self._hidden.items():
+            if self._per_file.get(file, 0) > more:  # some of its lines are listed
+                out.append(problem_text.line(file, f"{more:,} more problems not listed", _MORE_FIX))
+            else:
+                rest_files, rest = rest_files + 1, rest + more
+        if rest:
+            where = f"{rest_files:,} more files" if rest_files > 1 else "one more file"
+            out.append(problem_text.line(where, f"{rest:,} problems not listed", _MORE_FIX))
+        return out
 
 
-def _read_text(members: Members, name: str) -> str:
-    return members[name].decode("utf-8-sig")
+_MORE_FIX = (
+    f"correct the lines listed (at most {MAX_LINES_PER_FILE} a file, {MAX_LINES} a ZIP) "
+    "and validate again"
+)
 
 
 def _clip(text: str, limit: int) -> str:
@@ -112,22 +166,28 @@ def _short(value: object, limit: int = 60) -> str:
     return _clip(repr(value), limit)
 
 
-def _json(members: Members, name: str, where: str, problems: _Problems) -> object | None:
-    """A small JSON member within the size and depth caps (None, problem added, when not)."""
+def _json(archive: safezip.Archive, name: str, where: str, problems: _Problems) -> object | None:
+    """A small JSON member within the size and depth caps (None, problem added, when not);
+    an oversized one is refused from its declared size, never inflated."""
     try:
-        return safejson.loads(members[name], JSON_BYTES, JSON_DEPTH)
+        size = archive.size(name)
+        if size > JSON_BYTES:
+            raise safejson.JsonLimitError(what=f"is {size} bytes, over the cap of {JSON_BYTES}")
+        return safejson.loads(archive.read(name), JSON_BYTES, JSON_DEPTH)
     except safejson.JsonLimitError as exc:
         problems.add(where, str(exc), "write a small flat JSON object")
         return None
 
 
-def _manifest(members: Members, label: str, policy: Policy, problems: _Problems) -> dict | None:
+def _manifest(
+    archive: safezip.Archive, label: str, policy: Policy, problems: _Problems
+) -> dict | None:
     where = f"{label}: manifest.json"
-    if "manifest.json" not in members:
+    if "manifest.json" not in archive.names:
         problems.add(where, "missing", "add manifest.json at the ZIP root")
         return None
     before = len(problems)
-    raw = _json(members, "manifest.json", where, problems)
+    raw = _json(archive, "manifest.json", where, problems)
     if len(problems) > before:
         return None
     if not isinstance(raw, dict):
@@ -179,54 +239,74 @@ def _parse_number(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _read_csv(
-    members: Members, name: str, columns: tuple[str, ...], where: str, problems: _Problems
-) -> list[dict[str, str]] | None:
+Rows = Iterator[tuple[int, list[str]]]
+"""A CSV member's data rows, streamed: (row number, header = 1; the values of the columns
+asked for, in that order)."""
+
+
+def _csv_rows(
+    archive: safezip.Archive,
+    name: str,
+    columns: tuple[str, ...],
+    where: str,
+    problems: _Problems,
+) -> Rows:
+    """The rows of a CSV member, read ``safezip.CHUNK`` bytes at a time (memory: one chunk and
+    one row, whatever the member's size). Stops at the first row that cannot be read or has
+    the wrong number of fields, with one problem; a bad header or no rows is one problem too."""
+    text = io.TextIOWrapper(archive.open(name), encoding="utf-8-sig", newline="")
+    count = 0
     try:
-        text = _read_text(members, name)
-        rows = list(csv.DictReader(io.StringIO(text), strict=True))
+        reader = csv.reader(text, strict=True)
+        header = next(reader, [])
+        missing = [c for c in columns if c not in header]
+        if missing:
+            problems.add(where, f"missing columns {missing}", f"header must hold {list(columns)}")
+            return
+        picks = [header.index(c) for c in columns]
+        for row in reader:
+            if not row:
+                continue  # a blank line (csv.DictReader skipped these too)
+            count += 1
+            if len(row) != len(header):
+                what = "wrong number of fields"
+                problems.add(f"{where} row {count + 1}", what, "one value per column", where)
+                return
+            yield count + 1, [row[i] for i in picks]
     except (UnicodeDecodeError, csv.Error) as exc:
         problems.add(where, f"not a readable CSV ({exc})", "write UTF-8 comma-separated text")
-        return None
-    header = list(rows[0].keys()) if rows else next(csv.reader(io.StringIO(text)), [])
-    missing = [c for c in columns if c not in header]
-    if missing:
-        problems.add(where, f"missing columns {missing}", f"header must hold {list(columns)}")
-        return None
-    if not rows:
+        return
+    if not count:
         problems.add(where, "no rows", "write at least one row")
-        return None
-    for i, row in enumerate(rows, start=2):
-        if None in row or any(v is None for v in row.values()):
-            problems.add(f"{where} row {i}", "wrong number of fields", "one value per column")
-            return None
-    return rows
 
 
-def _checkpoints(rows: list[dict[str, str]], where: str, problems: _Problems) -> pd.DataFrame:
+def _number_problem(col: str, text: str) -> Callable[[], str]:
+    return lambda: f"{col} {_short(text)}"
+
+
+def _checkpoints(rows: Rows, where: str, problems: _Problems) -> pd.DataFrame | None:
+    """The checkpoints as a frame (None when any row has a problem: every row is still checked
+    and counted; values are kept as float arrays only while none has)."""
     before = len(problems)
-    records = []
-    for i, row in enumerate(rows, start=2):
-        rec = {}
-        for col in CHECKPOINT_COLUMNS:
-            value = _parse_number(row[col])
+    kept = {col: array("d") for col in CHECKPOINT_COLUMNS}
+    for i, values in rows:
+        at, start = f"{where} row {i}", len(problems)
+        numbers = [_parse_number(v) for v in values]
+        for col, text, value in zip(CHECKPOINT_COLUMNS, values, numbers, strict=True):
             if value is None or value < 0:
-                problems.add(
-                    f"{where} row {i}", f"{col} {_short(row[col])}", "a finite number >= 0"
-                )
-            rec[col] = value
-        if rec["accuracy"] is not None and rec["accuracy"] > 1:
-            problems.add(
-                f"{where} row {i}",
-                f"accuracy {row['accuracy'].strip()[:40]}",
-                "a fraction in [0, 1]",
-            )
-        if not _whole(rec["step"]):
-            problems.add(f"{where} row {i}", f"step {_short(row['step'])}", "an integer step")
-        records.append(rec)
+                problems.add(at, _number_problem(col, text), "a finite number >= 0", where)
+        step, accuracy = numbers[0], numbers[1]
+        if accuracy is not None and accuracy > 1:
+            what = f"accuracy {values[1].strip()[:40]}"
+            problems.add(at, what, "a fraction in [0, 1]", where)
+        if step is not None and not _whole(step):
+            problems.add(at, _number_problem("step", values[0]), "an integer step", where)
+        if len(problems) == start == before:
+            for col, value in zip(CHECKPOINT_COLUMNS, numbers, strict=True):
+                kept[col].append(value)
     if len(problems) > before:
-        return pd.DataFrame()
-    frame = pd.DataFrame.from_records(records, columns=list(CHECKPOINT_COLUMNS))
+        return None
+    frame = pd.DataFrame({col: np.frombuffer(kept[col], dtype=float) for col in kept})
     frame["step"] = frame["step"].astype(int)
     _monotone(frame, where, problems)
     return frame
@@ -247,38 +327,52 @@ def _monotone(frame: pd.DataFrame, where: str, problems: _Problems) -> None:
             return
 
 
-def _workload(rows: list[dict[str, str]], where: str, problems: _Problems) -> pd.DataFrame:
+_WORKLOAD_LABELS = ("client", "device", "network")
+_WORKLOAD_NUMBERS = tuple(c for c in simulator.WORKLOAD_COLUMNS if c not in _WORKLOAD_LABELS)
+
+
+def _workload(rows: Rows, where: str, problems: _Problems) -> pd.DataFrame | None:
+    """The workload as a frame (None when any row has a problem), like :func:`_checkpoints`;
+    repeated labels (devices, networks, clients) are stored once."""
     before = len(problems)
-    numeric = ("round", "flops", "bytes_up", "bytes_down", "mem_bytes")
-    records = []
-    for i, row in enumerate(rows, start=2):
-        rec = {k: row[k] for k in ("client", "device", "network")}
-        for col in numeric:
-            value = _parse_number(row[col])
+    kept: dict[str, Any] = {
+        col: [] if col in _WORKLOAD_LABELS else array("d") for col in simulator.WORKLOAD_COLUMNS
+    }
+    interned: dict[str, str] = {}
+    for i, values in rows:
+        at, start = f"{where} row {i}", len(problems)
+        row = dict(zip(simulator.WORKLOAD_COLUMNS, values, strict=True))
+        numbers = {col: _parse_number(row[col]) for col in _WORKLOAD_NUMBERS}
+        for col, value in numbers.items():
             if value is None or value < 0:
-                problems.add(
-                    f"{where} row {i}", f"{col} {_short(row[col])}", "a finite number >= 0"
-                )
-            rec[col] = value
-        if not _whole(rec["round"]):
-            problems.add(f"{where} row {i}", f"round {_short(row['round'])}", "an integer round")
-        records.append(rec)
+                problems.add(at, _number_problem(col, row[col]), "a finite number >= 0", where)
+        if not _whole(numbers["round"]):
+            problems.add(at, _number_problem("round", row["round"]), "an integer round", where)
+        if len(problems) == start == before:
+            for col, value in numbers.items():
+                kept[col].append(value)
+            for col in _WORKLOAD_LABELS:
+                kept[col].append(interned.setdefault(row[col], row[col]))
     if len(problems) > before:
-        return pd.DataFrame()
-    return pd.DataFrame.from_records(records, columns=list(simulator.WORKLOAD_COLUMNS))
+        return None
+    columns = {
+        col: values if col in _WORKLOAD_LABELS else np.frombuffer(values, dtype=float)
+        for col, values in kept.items()
+    }
+    return pd.DataFrame(columns, columns=list(simulator.WORKLOAD_COLUMNS))
 
 
-def _run_members(members: Members) -> dict[tuple[str, str], set[str]]:
+def _run_members(names: list[str]) -> dict[tuple[str, str], set[str]]:
     folders: dict[tuple[str, str], set[str]] = {}
-    for name in members:
+    for name in names:
         parts = PurePosixPath(name).parts
         if len(parts) == 4 and parts[0] == "runs" and not name.endswith("/"):
             folders.setdefault((parts[1], parts[2]), set()).add(parts[3])
     return folders
 
 
-def _stray_members(members: Members, label: str, problems: _Problems) -> None:
-    for name in members:
+def _stray_members(names: list[str], label: str, problems: _Problems) -> None:
+    for name in names:
         parts = PurePosixPath(name).parts
         is_dir = name.endswith("/") and parts[0] == "runs" and len(parts) <= 3
         is_file = len(parts) == 4 and parts[0] == "runs" and not name.endswith("/")
@@ -287,13 +381,13 @@ def _stray_members(members: Members, label: str, problems: _Problems) -> None:
 
 
 def _status_run(
-    members: Members, prefix: str, files: set[str], where: str, problems: _Problems
+    archive: safezip.Archive, prefix: str, files: set[str], where: str, problems: _Problems
 ) -> Run | None:
     if files & {"checkpoints.csv", "workload.csv"}:
         problems.add(where, "status.json beside checkpoints", "give either status.json or CSVs")
         return None
     before = len(problems)
-    raw = _json(members, prefix + "status.json", f"{where}/status.json", problems)
+    raw = _json(archive, prefix + "status.json", f"{where}/status.json", problems)
     if len(problems) > before:
         return None
     status = raw.get("status") if isinstance(raw, dict) else None
@@ -306,29 +400,28 @@ def _status_run(
 
 
 def _one_run(
-    members: Members, prefix: str, files: set[str], label: str, problems: _Problems
+    archive: safezip.Archive, prefix: str, files: set[str], label: str, problems: _Problems
 ) -> Run | None:
     where = f"{label}: {prefix.rstrip('/')}"
+    before = len(problems)
     unknown = files - {"checkpoints.csv", "workload.csv", "status.json"}
     for name in sorted(unknown):
         problems.add(f"{where}/{name}", "unexpected file", "keep checkpoints/workload/status")
     if "status.json" in files:
-        return _status_run(members, prefix, files, where, problems)
+        return _status_run(archive, prefix, files, where, problems)
     for needed in ("checkpoints.csv", "workload.csv"):
         if needed not in files:
             problems.add(f"{where}/{needed}", "missing", "add it, or status.json if the run died")
-    if problems:
+    if len(problems) > before:
         return None
     ck_where, wl_where = f"{where}/checkpoints.csv", f"{where}/workload.csv"
-    ck_rows = _read_csv(members, prefix + "checkpoints.csv", CHECKPOINT_COLUMNS, ck_where, problems)
-    wl_rows = _read_csv(
-        members, prefix + "workload.csv", simulator.WORKLOAD_COLUMNS, wl_where, problems
-    )
-    if ck_rows is None or wl_rows is None:
-        return None
+    ck_rows = _csv_rows(archive, prefix + "checkpoints.csv", CHECKPOINT_COLUMNS, ck_where, problems)
     checkpoints = _checkpoints(ck_rows, ck_where, problems)
+    wl_rows = _csv_rows(
+        archive, prefix + "workload.csv", simulator.WORKLOAD_COLUMNS, wl_where, problems
+    )
     workload = _workload(wl_rows, wl_where, problems)
-    if problems:
+    if len(problems) > before or checkpoints is None or workload is None:
         return None
     return _recomputed(checkpoints, workload, ck_where, problems)
 
@@ -349,11 +442,11 @@ def _recomputed(
 
 
 def _runs(
-    members: Members, manifest: dict, label: str, policy: Policy, problems: _Problems
+    archive: safezip.Archive, manifest: dict, label: str, policy: Policy, problems: _Problems
 ) -> dict[tuple[str, str], Run]:
     runs: dict[tuple[str, str], Run] = {}
     allowed = policy.conditions(manifest["protocol"])
-    for (dataset, condition), files in sorted(_run_members(members).items()):
+    for (dataset, condition), files in sorted(_run_members(archive.names).items()):
         where = f"{label}: runs/{dataset}/{condition}"
         if dataset not in policy.datasets:
             problems.add(where, f"dataset {dataset!r} not in the policy", f"use {policy.datasets}")
@@ -361,26 +454,10 @@ def _runs(
         if condition not in allowed:
             problems.add(where, f"condition {condition!r} not allowed", f"use one of {allowed}")
             continue
-        local = _Problems()
-        run = _one_run(members, f"runs/{dataset}/{condition}/", files, label, local)
-        problems.extend(local)
+        run = _one_run(archive, f"runs/{dataset}/{condition}/", files, label, problems)
         if run is not None:
             runs[(dataset, condition)] = run
     return runs
-
-
-def _zip_problem(label: str, err: safezip.BundleError) -> str:
-    """One refusal of the shared ZIP reader, worded as the reader words it for every track."""
-    return str(err)
-
-
-def _members(data: bytes, label: str, problems: _Problems) -> Members | None:
-    """The ZIP's members through the shared safe reader; None (problems added) when refused."""
-    try:
-        return safezip.read_members(data, label, ZIP_USE)
-    except safezip.BundleError as exc:
-        problems.extend(_zip_problem(label, err) for err in safezip.each_problem(exc))
-    return None
 
 
 def _one_line(exc: BaseException, limit: int = 160) -> str:
@@ -390,26 +467,37 @@ def _one_line(exc: BaseException, limit: int = 160) -> str:
 
 def _checked(data: bytes, label: str, policy: Policy) -> Validation:
     problems = _Problems()
-    members = _members(data, label, problems)
-    if members is None:
-        return Validation(None, problems)
-    _stray_members(members, label, problems)
-    manifest = _manifest(members, label, policy, problems)
-    if manifest is None or problems:
-        return Validation(None, problems)
-    runs = _runs(members, manifest, label, policy, problems)
-    if problems:
-        return Validation(None, problems)
+    runs = None
+    try:
+        with safezip.Archive(data, label, ZIP_USE) as archive:
+            runs = _checked_members(archive, label, policy, problems)
+    except safezip.BundleError as exc:  # refused by the shared reader, before or while reading
+        for err in safezip.each_problem(exc):
+            problems.add_line(str(err))
+    if problems or runs is None:
+        return Validation(None, problems.lines())
+    manifest, found = runs
     sub = Submission(
         manifest["protocol"],
         manifest["model"],
         manifest["method"],
         manifest["simulator_version"],
         int(manifest["seed"]),
-        runs,
+        found,
         label,
     )
     return Validation(sub, [])
+
+
+def _checked_members(
+    archive: safezip.Archive, label: str, policy: Policy, problems: _Problems
+) -> tuple[dict, dict[tuple[str, str], Run]] | None:
+    _stray_members(archive.names, label, problems)
+    manifest = _manifest(archive, label, policy, problems)
+    if manifest is None or problems:
+        return None
+    runs = _runs(archive, manifest, label, policy, problems)
+    return None if problems else (manifest, runs)
 
 
 def validate_zip(source: Path | bytes, policy: Policy, name: str | None = None) -> Validation:

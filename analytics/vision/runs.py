@@ -10,7 +10,6 @@ Never imports streamlit.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from analytics.core import atomic, db, paths, problems, run_schema, safejson
+from analytics.core import atomic, db, paths, problems, run_schema, run_unit, safejson
 from analytics.core.licences import licence_verdict
 
 NOT_LEGAL_ADVICE = (
@@ -31,17 +30,14 @@ NOT_LEGAL_ADVICE = (
 
 
 def runs_fingerprint(runs_dir: Path | None = None) -> str:
-    """A short hash of the run files present (names and sizes): a cache key for run data."""
-    folder = Path(runs_dir or paths.RUNS_DIR)
-    parts = (
-        sorted(
-            f"{p.relative_to(folder)}:{p.stat().st_size}:{p.stat().st_mtime_ns}"
-            for p in folder.glob("vision_*/*.parquet")
-        )
-        if folder.is_dir()
-        else []
-    )
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+    """A short hash of the run files present (names, sizes, mtimes): a cache key for run data."""
+    return run_unit.fingerprint(Path(runs_dir or paths.RUNS_DIR))
+
+
+def damaged_runs(runs_dir: Path | None = None) -> tuple[str, ...]:
+    """One line per stored run that is not served because its record, tables and run manifest
+    disagree (cut short, truncated, edited): the pages skip it and name it."""
+    return run_unit.units(Path(runs_dir or paths.RUNS_DIR)).damaged
 
 
 def all_runs(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:

@@ -13,6 +13,7 @@ from ui import community, fl
 from ui import format as fmt
 
 REVIEWABLE = (review.UNVERIFIED, review.ACCEPTED)  # rejected uploads stay rejected
+SCREENFUL_LINES = 30  # problem lines drawn (the validator caps what it lists, too)
 CLAIM_FIGURES = ("best_accuracy", "loss", "ours_best_accuracy")  # shown to three decimals
 
 
@@ -24,8 +25,12 @@ def _upload_result(uploaded) -> None:
     stored, problems = st.session_state[memo]
     if problems:
         st.error(f"Not stored: {fmt.plural(len(problems), 'problem')}.")
-        for line in problems:
+        for line in problems[:SCREENFUL_LINES]:
             st.text(line)
+        if len(problems) > SCREENFUL_LINES:
+            st.caption(
+                f"{len(problems) - SCREENFUL_LINES:,} more lines not shown: correct these first."
+            )
         return
     st.success(
         f"{RECEIVED_STATUS}: stored as {stored}. It is listed as unverified on the ranked page "

@@ -90,6 +90,7 @@ def _download(frame: pd.DataFrame, label: str, name: str, key: str) -> None:
 
 catalog = loaders.catalog()
 st.title("Vision leaderboard")
+loaders.warn_damaged_runs()
 st.caption(
     "Rankings and charts use only numbers we measured ourselves under one protocol (batch 1, "
     "3 runs x 100 timed calls, median and p90). Accuracy is AP on our own small labelled image "

@@ -116,6 +116,7 @@ def _review(run_id: str) -> None:
 
 
 catalog = loaders.catalog()
+loaders.warn_damaged_runs()
 names = list(catalog["adapter"])
 display = fmt.names_from(catalog, "adapter", "display_name")
 wanted = st.query_params.get("model")

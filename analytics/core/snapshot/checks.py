@@ -15,6 +15,7 @@ from pathlib import Path
 
 from analytics.core import schema
 from analytics.core.problems import Problem, at, display_path, fields
+from analytics.core.snapshot import generation
 from analytics.core.snapshot.parse import (
     Table,
     catalog_files,
@@ -276,7 +277,7 @@ def load_catalog(catalog_dir: Path) -> tuple[dict[str, Table], list[str]]:
         fix = "create it, or pass --catalog DIR"
         return {}, [at(catalog_dir, None, "catalog folder is missing", fix)]
     files = catalog_files(catalog_dir)
-    problems = _check_names(catalog_dir, files)
+    problems = generation.problems(catalog_dir) + _check_names(catalog_dir, files)
     for name in schema.TABLES:
         if not (catalog_dir / f"{name}.csv").is_file():
             fix = f"add it with the columns listed for '{name}' in analytics/core/schema.py"

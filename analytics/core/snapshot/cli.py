@@ -18,6 +18,7 @@ from pathlib import Path
 import analytics.core.snapshot.verify as verify
 from analytics.core import derived, paths, schema
 from analytics.core.problems import at, display_path
+from analytics.core.snapshot import generation
 from analytics.core.snapshot.build import build
 from analytics.core.snapshot.checks import CatalogError, validate
 from analytics.core.snapshot.manifest import (
@@ -157,9 +158,21 @@ def _derived_lines(snapshots_dir: Path, version: str) -> list[str]:
     return derived.damage_lines(snapshots_dir.parent / "derived" / version)
 
 
+def _catalog_lines(catalog_dir: Path, snapshots_dir: Path) -> list[str]:
+    """Problems of the current catalog: its generation list always (a hash each), and full
+    validation when its version is not built (a built version validated when it was built)."""
+    found = generation.problems(catalog_dir)
+    if found or not catalog_dir.is_dir():
+        return found
+    if (snapshots_dir / catalog_version(catalog_dir) / MANIFEST).is_file():
+        return []
+    return validate(catalog_dir)
+
+
 def _check(snapshots_dir: Path, catalog_dir: Path, versions: list[str], repair: bool) -> int:
     problems = _stale_lines(snapshots_dir)
     if not versions:
+        problems += _catalog_lines(catalog_dir, snapshots_dir)
         problems += _unreadable_manifests(snapshots_dir)
     for version in versions or list_versions(snapshots_dir):
         problems += _check_one(snapshots_dir / version, catalog_dir, repair)

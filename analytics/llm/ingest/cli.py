@@ -2,8 +2,9 @@
 
 Every file is written to a temp file beside its target, and only when all are complete are they
 renamed into place (``analytics.core.atomic.write_all``); on any error while writing nothing in
-the output folder changes. Prints row counts and every
-reason rows were dropped.
+the output folder changes. ``GENERATION.sha256`` (their hashes) is written last, so a kill
+between two renames leaves a mix that validation refuses instead of building. Prints row
+counts and every reason rows were dropped.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 from pathlib import Path
 
 from analytics.core import atomic, dispatch, paths, schema
+from analytics.core.snapshot import generation
 from analytics.llm.ingest import crosslinks, litgpt
 from analytics.llm.ingest.build import FINETUNE_TABLE, Catalog, build
 from analytics.llm.ingest.common import write_csv
@@ -28,7 +30,9 @@ def table_columns(name: str) -> tuple[str, ...]:
 
 
 def write_catalog(catalog: Catalog, out: Path) -> list[str]:
-    """Write every table atomically into `out` (all complete before any is renamed)."""
+    """Write every table atomically into `out` (all complete before any is renamed), then the
+    generation list of their hashes, last: a kill between the renames leaves files that do
+    not match the list, which validation refuses (``analytics.core.snapshot.generation``)."""
     fills = {out / f"{name}.csv": _csv_filler(name, rows) for name, rows in catalog.tables.items()}
     # the cross-link graph's evidence, so tests rebuild the graph without ../shared
     evidence = out / crosslinks.EVIDENCE_CSV.relative_to(paths.CATALOG_DIR)
@@ -36,6 +40,7 @@ def write_catalog(catalog: Catalog, out: Path) -> list[str]:
     text = crosslinks.extract_text(catalog.evidence)
     fills[evidence] = lambda temp: temp.write_text(text, encoding="utf-8")
     atomic.write_all(fills)
+    generation.seal(out, list(fills))
     return [path.name for path in fills]
 
 
