@@ -18,10 +18,10 @@ from tests.fixtures.fl.store import fl_store
 ROOT = paths.REPO_ROOT
 REFERENCE = ROOT / "data" / "fl_reference" / "submissions"
 SMALL_SET = [
-    "A_linear_FedAvg.zip",
-    "A_linear_FedProx.zip",
-    "A_linear_Local-Only.zip",
-    "B_linear_FedAvg.zip",
+    "A_cnn_FedAvg.zip",
+    "A_cnn_FedProx.zip",
+    "A_cnn_Local-Only.zip",
+    "B_cnn_FedAvg.zip",
     "A_mlp_FedAdam.zip",
 ]
 
@@ -129,7 +129,7 @@ def _values(data) -> list[float]:
 
 
 def _renamed(method: str) -> bytes:
-    with zipfile.ZipFile(REFERENCE / "A_linear_FedAvg.zip") as zf:
+    with zipfile.ZipFile(REFERENCE / "A_cnn_FedAvg.zip") as zf:
         files = {n: zf.read(n) for n in zf.namelist()}
     manifest = json.loads(files["manifest.json"]) | {"method": method}
     files["manifest.json"] = json.dumps(manifest).encode()
@@ -146,7 +146,7 @@ def test_submit_page_stores_a_valid_zip_as_unverified(store: Path) -> None:
         "received — unverified until a maintainer reviews it"
     )
     assert "published" not in at.success[0].value
-    assert (store / "runs" / "fl_submissions" / "A_linear_MyMethod.zip").is_file()
+    assert (store / "runs" / "fl_submissions" / "A_cnn_MyMethod.zip").is_file()
     st.cache_data.clear()
     ranked = _page("fl/ranked.py")
     assert "MyMethod" not in ranked.dataframe[0].value["method"].tolist()  # not ranked yet

@@ -227,7 +227,11 @@ def receive_upload(data: bytes, upload_name: str) -> tuple[str | None, list[str]
 
 
 def decide_upload(
-    name: str, action: str, by: str, sha256: str | None = None, reason: str = "",
+    name: str,
+    action: str,
+    by: str,
+    sha256: str | None = None,
+    reason: str = "",
     seen: str | None = None,
 ) -> review.State:
     """A maintainer's accept/reject of a stored upload (the caller checks who is signed in);

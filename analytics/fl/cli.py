@@ -102,9 +102,7 @@ def run_main(args: list[str]) -> int:
             print(f"[{time.perf_counter() - started:6.1f}s] {msg}", file=sys.stderr)
 
     by_seed = {
-        seed: reference.build(
-            ns.methods, ns.models, ns.datasets, ns.perturbations, seed, progress
-        )
+        seed: reference.build(ns.methods, ns.models, ns.datasets, ns.perturbations, seed, progress)
         for seed in ns.seeds
     }
     written = reference.write_seeds(by_seed, ns.out, ns.seeds)
