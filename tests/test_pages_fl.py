@@ -167,3 +167,23 @@ def test_submit_page_rejects_with_one_line_per_problem(store: Path) -> None:
     lines = [t.value for t in at.text]
     assert len(lines) == 2 and all(line.startswith("bad.zip: ") for line in lines)
     assert not (store / "runs" / "fl_submissions").exists()
+
+
+def test_ranked_page_discloses_the_reference_set_and_the_seed_spread(tmp_path, monkeypatch):
+    """The page names its datasets, models, client split and seeds, says the B targets are ours
+    (with docs/fl.md's section), and shows every score beside its spread over the seeds."""
+    fl_store(tmp_path, monkeypatch, SMALL_SET, seeds=True)
+    at = _page("fl/ranked.py")
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown)
+    for needed in ("MNIST", "LeNet-5", "2NN", "Dirichlet(0.5)", "100", "2026, 2027, 2028",
+                   "ours, not a paper's", "docs/fl.md", "clients 0-9"):  # fmt: skip
+        assert needed in text, needed
+    assert any(e.label == "docs/fl.md: Our reference runs and targets" for e in at.expander)
+    scores = at.dataframe[4].value
+    assert set(scores["score"]) == {"A · Quality", "B · Efficiency", "C · Robustness", "Final"}
+    assert (scores["seeds"] == 3).all() and (scores["low"] <= scores["high"]).all()
+    values = at.dataframe[5].value  # Protocol A values, each in its unit
+    assert {"Accuracy (0-1)", "Loss"} == set(values["metric"])
+    caption = " ".join(c.value for c in at.caption)
+    assert "lie inside the seed spread" in caption and "exceed" in caption
