@@ -32,5 +32,12 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt
   (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) \
     || echo "note: could not install chromium; browser screenshot tests will be skipped"
 fi
+# The FL track: Flower and the MNIST subset without their declared pins (docs/patches/flower.md),
+# and Fashion-MNIST's files from Debian (elsewhere: ATLAS_FASHION_MNIST_DIR, docs/fl.md).
+.venv/bin/pip install --quiet --disable-pip-version-check --no-deps -r requirements-fl.txt
+if [ ! -d /usr/share/datasets/fashion-mnist ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  (apt-get update -qq && apt-get install -y -qq dataset-fashion-mnist >/dev/null) \
+    || echo "note: could not install dataset-fashion-mnist; set ATLAS_FASHION_MNIST_DIR (docs/fl.md)"
+fi
 .venv/bin/python -m ruff check .
 exec .venv/bin/python -m pytest "$@"

@@ -16,7 +16,7 @@ from analytics.fl.policy import load_policy
 from analytics.fl.submission import validate_zip, zip_bytes
 from tests.fixtures.fl.store import fl_store
 
-SMALL_SET = ["A_linear_FedAvg.zip", "B_linear_FedAvg.zip", "C_linear_FedProx.zip"]
+SMALL_SET = ["A_cnn_FedAvg.zip", "B_cnn_FedAvg.zip", "C_cnn_FedProx.zip"]
 
 
 @pytest.fixture()
@@ -75,7 +75,7 @@ def test_a_rejected_zip_is_cached_with_the_same_lines(data, monkeypatch):
 def test_a_modified_zip_invalidates_its_entry(data, monkeypatch):
     policy = load_policy()
     flb.load_board()
-    target = store.reference_dir() / "A_linear_FedAvg.zip"
+    target = store.reference_dir() / "A_cnn_FedAvg.zip"
     with zipfile.ZipFile(target) as zf:
         files = {n: zf.read(n) for n in zf.namelist()}
     manifest = json.loads(files["manifest.json"])
@@ -83,15 +83,15 @@ def test_a_modified_zip_invalidates_its_entry(data, monkeypatch):
     target.write_bytes(zip_bytes(files))
     seen = _count_validations(monkeypatch)
     loaded = flb.load_board()
-    assert seen == ["A_linear_FedAvg.zip"]  # only the changed ZIP is validated again, in full
+    assert seen == ["A_cnn_FedAvg.zip"]  # only the changed ZIP is validated again, in full
     assert "Edited" in {s.method for s in loaded.submissions}
     assert len(_entries()) == len(SMALL_SET) + 1 and len(_entries("scores")) == 2
     # a change that breaks validation is never served from the old entry
-    files["runs/iris/nominal/checkpoints.csv"] = b"step,accuracy\n1,2\n"
+    files["runs/digits/nominal/checkpoints.csv"] = b"step,accuracy\n1,2\n"
     target.write_bytes(zip_bytes(files))
     loaded = store.load_all(policy)
     assert "Edited" not in {s.method for s in loaded.submissions}
-    assert any(line.startswith("A_linear_FedAvg.zip") for line in loaded.problems)
+    assert any(line.startswith("A_cnn_FedAvg.zip") for line in loaded.problems)
 
 
 def test_other_policy_or_code_is_another_folder(data, monkeypatch):
@@ -114,14 +114,14 @@ def test_other_policy_or_code_is_another_folder(data, monkeypatch):
 )
 def test_a_corrupt_entry_is_ignored_and_recomputed(data, monkeypatch, damage):
     policy = load_policy()
-    file = store.reference_dir() / "A_linear_FedAvg.zip"
+    file = store.reference_dir() / "A_cnn_FedAvg.zip"
     fresh, entry_id = cache.validated(file, policy)
     (entry,) = [p for p in _entries() if entry_id in p.name]
     good = entry.read_bytes()
     entry.write_bytes(damage(good))
     seen = _count_validations(monkeypatch)
     result, again = cache.validated(file, policy)
-    assert seen == ["A_linear_FedAvg.zip"] and again == entry_id
+    assert seen == ["A_cnn_FedAvg.zip"] and again == entry_id
     assert cache.same_validation(result, fresh)
     assert entry.read_bytes() == good  # rewritten whole
 
@@ -138,7 +138,7 @@ def test_a_corrupt_scores_entry_is_recomputed(data):
 def test_nothing_is_written_half(data, monkeypatch):
     """A write that fails midway leaves no entry (and no temp file); the next load computes it."""
     policy = load_policy()
-    file = store.reference_dir() / "A_linear_FedAvg.zip"
+    file = store.reference_dir() / "A_cnn_FedAvg.zip"
 
     def broken_replace(temp, path):
         raise OSError("disk full")
@@ -161,7 +161,7 @@ def test_unforeseen_failures_are_never_cached(data, monkeypatch):
         raise KeyError("a check nobody wrote")
 
     monkeypatch.setattr(submission, "_runs", boom)
-    result, entry_id = cache.validated(store.reference_dir() / "A_linear_FedAvg.zip", load_policy())
+    result, entry_id = cache.validated(store.reference_dir() / "A_cnn_FedAvg.zip", load_policy())
     assert not result.ok and entry_id is None and _entries() == []
 
 
@@ -171,7 +171,7 @@ def test_derive_writes_the_committed_folder_and_check_sees_staleness(data):
     assert derive.stale_reason() is None
     assert not (folder / cache.LOCAL).exists()
     assert len(list(folder.glob("zip-*.entry"))) == len(SMALL_SET)
-    (store.reference_dir() / "B_linear_FedAvg.zip").unlink()
+    (store.reference_dir() / "B_cnn_FedAvg.zip").unlink()
     assert "no longer stored" in derive.stale_reason()
     derive.derive()
     assert derive.stale_reason() is None

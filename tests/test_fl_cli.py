@@ -7,7 +7,7 @@ import shutil
 import zipfile
 
 from analytics.__main__ import main
-from analytics.fl import store
+from analytics.fl import runner, store
 from analytics.fl.policy import policy_path
 
 
@@ -24,10 +24,10 @@ def test_scores_committed_reference_runs(capsys):
     out = json.loads(capsys.readouterr().out)
     assert rc == 0 and out["skipped"] == []
     methods = [m["method"] for m in out["methods"]]
-    assert sorted(methods) == ["FedAdam", "FedAvg", "FedProx"]  # references never ranked
-    assert [m["rank"] for m in out["methods"]] == [1, 2, 3]
+    assert sorted(methods) == sorted(runner.FED_METHODS)  # references never ranked
+    assert [m["rank"] for m in out["methods"]] == list(range(1, len(runner.FED_METHODS) + 1))
     for m in out["methods"]:
-        assert 0 <= m["final"] <= 10 and set(m["per_model"]) == {"linear", "mlp"}
+        assert 0 <= m["final"] <= 10 and set(m["per_model"]) == {"cnn", "mlp"}
         assert (
             m["final"] == round((m["A"] + m["B"] + m["C"]) / 3, 4)
             or abs(m["final"] - (m["A"] + m["B"] + m["C"]) / 3) < 1e-4
@@ -35,7 +35,7 @@ def test_scores_committed_reference_runs(capsys):
 
 
 def test_invalid_zip_is_reported_once_and_skipped(tmp_path, capsys):
-    folder = _copy(tmp_path, ["A_linear_FedAvg.zip", "A_linear_FedProx.zip"])
+    folder = _copy(tmp_path, ["A_cnn_FedAvg.zip", "A_cnn_FedProx.zip"])
     with zipfile.ZipFile(folder / "evil.zip", "w") as zf:
         zf.writestr("../escape.txt", "x")
     rc = main(["fl-score", str(folder), "--policy", str(policy_path())])
@@ -74,29 +74,33 @@ def test_fl_run_subset_writes_zips_and_policy(tmp_path, capsys):
             "FedAvg",
             "Centralized",
             "--models",
-            "linear",
+            "cnn",
             "--datasets",
-            "iris",
+            "digits",
             "--perturbations",
+            "--seeds",
+            "2026",
+            "2027",
             "--quiet",
         ]
     )
     assert rc == 0
     names = sorted(p.name for p in out.glob("*.zip"))
     assert names == [
-        "A_linear_Centralized.zip",
-        "A_linear_FedAvg.zip",
-        "B_linear_Centralized.zip",
-        "B_linear_FedAvg.zip",
-        "C_linear_FedAvg.zip",
+        "A_cnn_Centralized.zip",
+        "A_cnn_FedAvg.zip",
+        "B_cnn_Centralized.zip",
+        "B_cnn_FedAvg.zip",
+        "C_cnn_FedAvg.zip",
     ]
+    assert sorted(p.name for p in (out / "seeds" / "2027").glob("*.zip")) == names
     policy = json.loads((out / "policy.json").read_text())
-    assert policy["datasets"] == ["iris"] and len(policy["targets"]["linear"]["iris"]) == 3
+    assert policy["datasets"] == ["digits"] and len(policy["targets"]["cnn"]["digits"]) == 3
     with (
-        zipfile.ZipFile(out / "A_linear_FedAvg.zip") as new,
-        zipfile.ZipFile(store.reference_dir() / "A_linear_FedAvg.zip") as committed,
+        zipfile.ZipFile(out / "A_cnn_FedAvg.zip") as new,
+        zipfile.ZipFile(store.reference_dir() / "A_cnn_FedAvg.zip") as committed,
     ):
-        member = "runs/iris/nominal/checkpoints.csv"
+        member = "runs/digits/nominal/checkpoints.csv"
         assert new.read(member) == committed.read(member)
     rc = main(["fl-score", str(out), "--policy", str(out / "policy.json")])
     assert rc == 0

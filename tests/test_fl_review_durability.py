@@ -28,7 +28,7 @@ from measure.community import audit, inbox
 from measure.community.auth import Maintainer
 
 LINE = re.compile(r"^[^\n\r]+: [^\n\r]+; fix: [^\n\r]+$")
-NAME = "A_linear_Mine.zip"
+NAME = "A_cnn_Mine.zip"
 CAP = safezip.LIMITS["fl-submission"].bundle_bytes
 
 

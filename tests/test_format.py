@@ -182,7 +182,7 @@ def test_other_names() -> None:
     assert fmt.device_text("cpu: AMD EPYC") == "CPU: AMD EPYC"
     assert fmt.device_text("gpu: NVIDIA H100") == "GPU: NVIDIA H100"
     assert fmt.category_name("long-context") == "Long context"
-    assert fmt.fl_dataset_name("breast_cancer") == "Breast cancer (Wisconsin)"
+    assert fmt.fl_dataset_name("fashion_mnist") == "Fashion-MNIST"
     assert fmt.protocol_name("B") == "B · Efficiency"
     assert fmt.finetune_method_name("qlora") == "QLoRA"
     assert fmt.timestamp_text("2026-11-30T04:54:26+02:00") == "2026-11-30 02:54"  # in UTC

@@ -18,10 +18,10 @@ from tests.fixtures.fl.store import fl_store
 ROOT = paths.REPO_ROOT
 REFERENCE = ROOT / "data" / "fl_reference" / "submissions"
 SMALL_SET = [
-    "A_linear_FedAvg.zip",
-    "A_linear_FedProx.zip",
-    "A_linear_Local-Only.zip",
-    "B_linear_FedAvg.zip",
+    "A_cnn_FedAvg.zip",
+    "A_cnn_FedProx.zip",
+    "A_cnn_Local-Only.zip",
+    "B_cnn_FedAvg.zip",
     "A_mlp_FedAdam.zip",
 ]
 
@@ -129,7 +129,7 @@ def _values(data) -> list[float]:
 
 
 def _renamed(method: str) -> bytes:
-    with zipfile.ZipFile(REFERENCE / "A_linear_FedAvg.zip") as zf:
+    with zipfile.ZipFile(REFERENCE / "A_cnn_FedAvg.zip") as zf:
         files = {n: zf.read(n) for n in zf.namelist()}
     manifest = json.loads(files["manifest.json"]) | {"method": method}
     files["manifest.json"] = json.dumps(manifest).encode()
@@ -146,7 +146,7 @@ def test_submit_page_stores_a_valid_zip_as_unverified(store: Path) -> None:
         "received — unverified until a maintainer reviews it"
     )
     assert "published" not in at.success[0].value
-    assert (store / "runs" / "fl_submissions" / "A_linear_MyMethod.zip").is_file()
+    assert (store / "runs" / "fl_submissions" / "A_cnn_MyMethod.zip").is_file()
     st.cache_data.clear()
     ranked = _page("fl/ranked.py")
     assert "MyMethod" not in ranked.dataframe[0].value["method"].tolist()  # not ranked yet
@@ -167,3 +167,23 @@ def test_submit_page_rejects_with_one_line_per_problem(store: Path) -> None:
     lines = [t.value for t in at.text]
     assert len(lines) == 2 and all(line.startswith("bad.zip: ") for line in lines)
     assert not (store / "runs" / "fl_submissions").exists()
+
+
+def test_ranked_page_discloses_the_reference_set_and_the_seed_spread(tmp_path, monkeypatch):
+    """The page names its datasets, models, client split and seeds, says the B targets are ours
+    (with docs/fl.md's section), and shows every score beside its spread over the seeds."""
+    fl_store(tmp_path, monkeypatch, SMALL_SET, seeds=True)
+    at = _page("fl/ranked.py")
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown)
+    for needed in ("MNIST", "LeNet-5", "2NN", "Dirichlet(0.5)", "100", "2026, 2027, 2028",
+                   "ours, not a paper's", "docs/fl.md", "clients 0-9"):  # fmt: skip
+        assert needed in text, needed
+    assert any(e.label == "docs/fl.md: Our reference runs and targets" for e in at.expander)
+    scores = at.dataframe[4].value
+    assert set(scores["score"]) == {"A · Quality", "B · Efficiency", "C · Robustness", "Final"}
+    assert (scores["seeds"] == 3).all() and (scores["low"] <= scores["high"]).all()
+    values = at.dataframe[5].value  # Protocol A values, each in its unit
+    assert {"Accuracy (0-1)", "Loss"} == set(values["metric"])
+    caption = " ".join(c.value for c in at.caption)
+    assert "lie inside the seed spread" in caption and "exceed" in caption

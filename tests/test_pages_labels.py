@@ -28,7 +28,7 @@ from tests.fixtures.fl.store import fl_store
 from tests.fixtures.store import StorePaths
 from ui import navigation
 
-FL_ZIPS = ["A_linear_FedAvg.zip", "A_linear_FedProx.zip", "A_linear_Local-Only.zip"]
+FL_ZIPS = ["A_cnn_FedAvg.zip", "A_cnn_FedProx.zip", "A_cnn_Local-Only.zip"]
 VISION_VERSION = "test-labels-vision"
 
 
@@ -119,7 +119,7 @@ QUERIES: dict[str, list[dict[str, str | list[str]]]] = {
     "pages/llm/model.py": [{"model": "acme-2-7b"}],
     "pages/llm/compare.py": [{"models": ["beta-pro-2", "acme-2-70b"]}],
     "pages/llm/benchmark.py": [{"benchmark": "kn1"}],
-    "pages/fl/ranked.py": [{"model": "linear", "method": "FedAvg", "protocol": "A"}],
+    "pages/fl/ranked.py": [{"model": "cnn", "method": "FedAvg", "protocol": "A"}],
 }
 """URL parameters that make a page show all its tables (every page also runs without any)."""
 

@@ -21,8 +21,8 @@ pytestmark = pytest.mark.ray
 BUSY = "tests/fixtures/measure/busy_adapter.py:"
 ADAPTERS = [BUSY + "BusyWait2ms", BUSY + "SlowSecondRun"]  # 2 ms per call each
 TINY = ["--runs", "1", "--warmup", "1", "--calls", "5"]
-FL_ARGS = ["--methods", "FedAvg", "Centralized", "--models", "linear", "--datasets", "iris"]
-FL_ARGS += ["--perturbations", "label_noise", "--quiet"]
+FL_ARGS = ["--methods", "FedAvg", "Centralized", "--models", "mlp", "--datasets", "digits"]
+FL_ARGS += ["--perturbations", "label_noise", "--seeds", "2026", "--quiet"]
 
 
 @pytest.fixture(scope="module")
@@ -65,15 +65,18 @@ def test_fl_batch_on_ray_writes_the_same_zips(ray_local, tmp_path):
 def test_fl_run_tables_equal_direct_runs(ray_local, tmp_path):
     from analytics.fl import runner
 
-    batch = fl_distributed.run_jobs(["FedProx"], ["linear"], ["wine"], ["label_noise"], 7)
+    conditions = ["label_noise", "stragglers"]
+    batch = fl_distributed.run_jobs(["FedProx"], ["mlp"], ["digits"], conditions, [7])
+    assert [j.spec["conditions"] for j in batch] == [["nominal", "stragglers"], ["label_noise"]]
     jobs.run_batch("fl", fl_distributed.fl_job, batch, tmp_path / "r", use_ray=True)
     for job in batch:
         s = job.spec
-        direct = runner.run_one(s["method"], s["model"], s["dataset"], s["condition"], s["seed"])
-        stored = fl_distributed.load_run(tmp_path / "r", job)
-        assert stored.status == direct.status
-        pd.testing.assert_frame_equal(stored.checkpoints, direct.checkpoints)
-        pd.testing.assert_frame_equal(stored.workload, direct.workload)
+        stored = fl_distributed.load_runs(tmp_path / "r", job)
+        for condition in s["conditions"]:
+            direct = runner.run_one(s["method"], s["model"], s["dataset"], condition, s["seed"])
+            assert stored[condition].status == direct.status
+            pd.testing.assert_frame_equal(stored[condition].checkpoints, direct.checkpoints)
+            pd.testing.assert_frame_equal(stored[condition].workload, direct.workload)
 
 
 def test_fl_killed_worker_then_rerun_completes_missing_only(ray_local, tmp_path, monkeypatch):

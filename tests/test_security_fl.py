@@ -36,7 +36,7 @@ from tests.fixtures.fl.store import fl_store as fl_store_copy
 
 ROOT = paths.REPO_ROOT
 REFERENCE = ROOT / "data" / "fl_reference" / "submissions"
-SMALL_SET = ["A_linear_FedAvg.zip", "A_linear_FedProx.zip", "A_linear_Local-Only.zip"]
+SMALL_SET = ["A_cnn_FedAvg.zip", "A_cnn_FedProx.zip", "A_cnn_Local-Only.zip"]
 LINE = re.compile(r"^[^\n\r]+: [^\n\r]+; fix: [^\n\r]+$")
 MEMORY_CAP = 64 * 2**20  # peak Python allocations while checking one capped fuzz input
 PASSWORD = "correct horse battery"
@@ -49,7 +49,7 @@ def fl_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return fl_store_copy(tmp_path, monkeypatch, SMALL_SET)
 
 
-def _members(name: str = "A_linear_FedAvg.zip") -> dict[str, bytes]:
+def _members(name: str = "A_cnn_FedAvg.zip") -> dict[str, bytes]:
     with zipfile.ZipFile(REFERENCE / name) as zf:
         return {n: zf.read(n) for n in zf.namelist()}
 
@@ -90,7 +90,7 @@ def test_tampered_copy_validates_but_is_stored_unverified_and_not_ranked(fl_stor
     data = tampered()
     assert validate_zip(data, load_policy()).ok  # nothing in the ZIP itself gives it away
     stored, problems = store.receive(data, "evil.zip", load_policy())
-    assert problems == [] and stored == "A_linear_Tampered.zip"
+    assert problems == [] and stored == "A_cnn_Tampered.zip"
     board = flb.load_board()
     assert "Tampered" not in _ranked(board)
     assert "Tampered" not in set(board.scores.comparisons["method"])  # no points either
@@ -155,7 +155,7 @@ def test_a_replaced_file_is_unverified_again(fl_store):
 
 
 def test_uploads_cannot_pose_as_our_reference_methods(fl_store):
-    files = _members("A_linear_Local-Only.zip")
+    files = _members("A_cnn_Local-Only.zip")
     files["manifest.json"] = json.dumps(
         json.loads(files["manifest.json"]) | {"model": "mlp"}
     ).encode()
@@ -167,7 +167,7 @@ def test_fl_review_list_shows_unverified_uploads(fl_store, capsys):
     store.receive(tampered(), "evil.zip", load_policy())
     assert main(["fl-review", "list"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("unverified A_linear_Tampered.zip  A linear Tampered")
+    assert out.startswith("unverified A_cnn_Tampered.zip  A cnn Tampered")
 
 
 def _page(name: str) -> AppTest:
@@ -205,7 +205,7 @@ def test_maintainer_accepts_on_the_page_and_the_upload_ranks(fl_store, monkeypat
     at.text_input(key="fl_review_login_password").input(PASSWORD)
     _button(at, "Sign in").click().run()
     assert not at.exception
-    assert at.selectbox(key="fl_review_pick").value == "A_linear_Tampered.zip"
+    assert at.selectbox(key="fl_review_pick").value == "A_cnn_Tampered.zip"
     assert at.button(key="fl_review_reject").disabled  # a rejection needs a reason
     at.button(key="fl_review_accept").click().run()
     assert not at.exception and "accepted by maint" in at.success[0].value
@@ -221,7 +221,7 @@ def test_maintainer_accepts_on_the_page_and_the_upload_ranks(fl_store, monkeypat
 
 def _deflate_corrupt() -> bytes:
     """A reference ZIP with one bit flipped inside a deflated member (zlib refuses it)."""
-    data = bytearray((REFERENCE / "A_linear_FedAvg.zip").read_bytes())
+    data = bytearray((REFERENCE / "A_cnn_FedAvg.zip").read_bytes())
     with zipfile.ZipFile(io.BytesIO(bytes(data))) as zf:
         info = next(i for i in zf.infolist() if i.filename.endswith("checkpoints.csv"))
     start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
@@ -264,7 +264,7 @@ def test_each_bad_zip_is_refused_in_one_line(name):
 def test_fl_score_skips_each_bad_zip_in_one_line_and_scores_the_rest(tmp_path, capsys):
     folder = tmp_path / "zips"
     folder.mkdir()
-    for name in ("A_linear_FedAvg.zip", "A_linear_FedProx.zip"):
+    for name in ("A_cnn_FedAvg.zip", "A_cnn_FedProx.zip"):
         shutil.copy(REFERENCE / name, folder / name)
     for name, make in BAD_ZIPS.items():
         (folder / name).write_bytes(make())
@@ -282,7 +282,7 @@ def test_fl_score_skips_each_bad_zip_in_one_line_and_scores_the_rest(tmp_path, c
 def test_an_unforeseen_failure_is_still_one_skipped_line(tmp_path, monkeypatch, capsys):
     folder = tmp_path / "zips"
     folder.mkdir()
-    shutil.copy(REFERENCE / "A_linear_FedAvg.zip", folder / "A_linear_FedAvg.zip")
+    shutil.copy(REFERENCE / "A_cnn_FedAvg.zip", folder / "A_cnn_FedAvg.zip")
 
     def boom(*args, **kwargs):
         raise KeyError("a check nobody wrote")

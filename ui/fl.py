@@ -130,3 +130,50 @@ def named_runs(frame: pd.DataFrame) -> pd.DataFrame:
     elif "condition" in out:
         out["condition"] = [fmt.fl_condition_name(v) for v in out["condition"]]
     return out
+
+
+# --- seed spread (analytics.fl.seeds via the board) --------------------------------------------
+
+SPREAD_COLUMNS = {
+    "method": "Method",
+    "score": "Score",
+    "submitted": fmt.number_column("Scored (first seed)", 2),
+    "mean": fmt.number_column("Mean over seeds", 2),
+    "sd": fmt.number_column("Standard deviation", 2),
+    "low": fmt.number_column("Lowest", 2),
+    "high": fmt.number_column("Highest", 2),
+    "seeds": fmt.count_column("Seeds"),
+}
+"""Columns of the per-method score spread (points, 0-10)."""
+SPREAD_VALUE_COLUMNS = {"submitted": "Scored (first seed)", "mean": "Mean over seeds",
+                        "sd": "Standard deviation", "low": "Lowest", "high": "Highest"}  # fmt: skip
+
+
+def score_spread_table(board: flb.Board) -> pd.DataFrame:
+    """Each method's protocol and final scores: scored value and spread over the seeds."""
+    table = board.score_spread.copy()
+    table["score"] = [fmt.protocol_name(s) if s != "final" else "Final" for s in table["score"]]
+    return table
+
+
+def metric_spread_table(board: flb.Board, protocol: str) -> tuple[pd.DataFrame, dict]:
+    """One protocol's values per comparison and method, each metric in its own unit: the
+    scored value beside mean, standard deviation and range over the seeds."""
+    rows = fl_named(flb.spread_table(board, protocol), protocol)
+    config: dict[str, Any] = {"method": "Method", "model": "Model", "dataset": "Dataset",
+                              "condition": "Condition", "metric": "Metric",
+                              "seeds": fmt.count_column("Seeds")}  # fmt: skip
+    texts = {c: [] for c in SPREAD_VALUE_COLUMNS}
+    for metric, *values in rows[["metric", *SPREAD_VALUE_COLUMNS]].itertuples(index=False):
+        for column, value in zip(SPREAD_VALUE_COLUMNS, values, strict=True):
+            texts[column].append(metric_value_text(metric, value))
+    for column, label in SPREAD_VALUE_COLUMNS.items():
+        rows[column] = texts[column]
+        config[column] = fmt.text_number_column(label)
+    rows["metric"] = [METRIC_NAMES.get(m, fmt.fallback_name(m)) for m in rows["metric"]]
+    return rows.drop(columns=["reference"]), config
+
+
+def fl_named(frame: pd.DataFrame, protocol: str) -> pd.DataFrame:
+    """``named_runs`` for a table of one protocol (its conditions say what they compare)."""
+    return named_runs(frame.assign(protocol=protocol)).drop(columns=["protocol"])

@@ -261,19 +261,15 @@ VISION_TASK_NAMES: dict[str, str] = {
 """Vision task id (``data/catalog/vision/tasks.json``) -> name."""
 
 FL_MODEL_NAMES: dict[str, str] = {
-    "linear": "Linear (logistic)",
-    "mlp": "MLP (1 hidden layer)",
+    "cnn": "CNN (LeNet-5)",
+    "mlp": "MLP (2NN, 200-200)",
 }
 """FL model id (``analytics.fl.runner.MODELS``) -> name."""
 
 FL_DATASET_NAMES: dict[str, str] = {
-    "digits": "Digits (8×8 handwritten)",
-    "wine": "Wine",
-    "breast_cancer": "Breast cancer (Wisconsin)",
-    "iris": "Iris",
-    "synth_linear": "Synthetic: linear, 4 classes",
-    "synth_noisy": "Synthetic: noisy, 2 classes",
-    "synth_moons": "Synthetic: two moons",
+    "fashion_mnist": "Fashion-MNIST",
+    "mnist": "MNIST (5,000-image subset)",
+    "digits": "Digits (8×8, smoke set)",
 }
 """FL dataset id (``analytics.fl.datasets.LOADERS``) -> name."""
 

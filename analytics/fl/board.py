@@ -6,7 +6,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from analytics.fl import cache, review, scoring, store
+from analytics.core import paths
+from analytics.fl import cache, datasets, review, runner, scoring, seeds, store
+from analytics.fl.perturbations import NOMINAL_SETUP
 from analytics.fl.policy import Policy, load_policy
 from analytics.fl.submission import PROTOCOLS, Submission
 
@@ -36,6 +38,16 @@ class Board:
     sources: dict[str, str]
     submissions: list[Submission]  # scored: our reference runs and accepted uploads
     uploads: list[store.Upload] = field(default_factory=list)  # every stored upload
+    seeds: tuple[int, ...] = ()  # the seeds of our reference set; the first one is scored
+    spread: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=seeds.SPREAD_COLUMNS))
+    score_spread: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=seeds.SCORE_SPREAD_COLUMNS)
+    )
+
+    @property
+    def gaps(self) -> pd.DataFrame:
+        """Adjacent ranked methods per comparison, and whether the gap is inside the spread."""
+        return seeds.adjacent_gaps(self.spread)
 
     @property
     def methods(self) -> list[str]:
@@ -52,6 +64,17 @@ def load_board() -> Board:
     policy = load_policy()
     loaded = store.load_all(policy)
     result = cache.scored(loaded.submissions, loaded.ids, policy)  # scoring.score, cached
+    pairs = zip(loaded.submissions, loaded.ids, strict=True)
+    ours_ids = [(s, i) for s, i in pairs if loaded.sources.get(s.name) == "reference"]
+    ours = [s for s, _ in ours_ids]
+    primary = ours[0].seed if ours else 0
+    # the spread compares our sets alone under each seed (accepted uploads have one seed)
+    per_seed = {primary: cache.scored(ours, [i for _, i in ours_ids], policy)}
+    for seed, (subs, ids) in store.load_seed_sets(policy).items():
+        if subs:
+            per_seed[seed] = cache.scored(subs, ids, policy)
+    comparisons = {seed: _ours(s.comparisons, ours) for seed, s in per_seed.items()}
+    tables = {seed: _ours(s.table, ours) for seed, s in per_seed.items()}
     return Board(
         data_version(),
         policy,
@@ -60,7 +83,28 @@ def load_board() -> Board:
         loaded.sources,
         loaded.submissions,
         loaded.uploads,
+        tuple(per_seed),
+        seeds.metric_spread(comparisons, primary),
+        seeds.score_spread(tables, primary),
     )
+
+
+def _ours(frame: pd.DataFrame, ours: list[Submission]) -> pd.DataFrame:
+    """Rows of our reference methods only (an accepted upload has no further seeds)."""
+    return frame[frame["method"].isin({s.method for s in ours})]
+
+
+def spread_table(board: Board, protocol: str, model: str | None = None) -> pd.DataFrame:
+    """One protocol's comparison values beside their mean, sd and range over the seeds."""
+    rows = board.spread[board.spread["protocol"] == protocol]
+    if model is not None:
+        rows = rows[rows["model"] == model]
+    return rows.drop(columns=["protocol"]).reset_index(drop=True)
+
+
+def gap_summary(board: Board) -> dict[str, int]:
+    """Adjacent gaps in all comparisons: total, inside the seed spread, exceeding it, ties."""
+    return seeds.gap_counts(board.gaps)
 
 
 def leaderboard(board: Board, model: str | None = None) -> pd.DataFrame:
@@ -197,3 +241,42 @@ def decide_upload(
     withdrawal of an accepted upload says so)."""
     kwargs = {} if seen is None else {"seen": seen}
     return review.decide(name, action, by, sha256, reason, **kwargs)
+
+
+DOCS = "docs/fl.md"
+DOCS_SECTION = "Our reference runs and targets"
+
+
+def docs_section(title: str = DOCS_SECTION) -> str:
+    """One '## ' section of docs/fl.md (its text up to the next '## '), for the page to show."""
+    text = (paths.REPO_ROOT / DOCS).read_text(encoding="utf-8")
+    start = text.index(f"## {title}\n") + len(title) + 4
+    end = text.find("\n## ", start)
+    return text[start : end if end >= 0 else len(text)].strip()
+
+
+def disclosures(board: Board) -> list[str]:
+    """What the reference set is, in plain sentences built from the code's own settings: the
+    datasets and their sources, the models, the client split, the seeds, whose targets B uses."""
+    setup = NOMINAL_SETUP
+    names = [datasets.SOURCES.get(d, d) for d in board.policy.datasets]
+    seeds_text = ", ".join(str(s) for s in board.seeds) or "none"
+    training = ", ".join(
+        f"{d}: B = {b}, E = {e}" for d, (b, e) in runner.LOCAL_TRAINING.items()
+        if d in board.policy.datasets
+    )  # fmt: skip
+    return [
+        "Datasets: " + "; ".join(names) + f". Every checkpoint is evaluated on the same fixed "
+        f"sample of at most {datasets.EVAL_SAMPLES:,} test images.",
+        "Models: a LeNet-5 CNN and the 2NN MLP (two layers of 200 units), float32, trained with "
+        f"SGD (lr {runner.LEARNING_RATE}; {training}).",
+        f"Clients: {setup.n_clients}, each with label proportions drawn from Dirichlet("
+        f"{setup.alpha:g}); {setup.clients_per_round} take part in each of {setup.rounds} rounds. "
+        f"Local Only is the mean accuracy of clients 0-{runner.LOCAL_ONLY_CLIENTS - 1} only, "
+        f"every {runner.LOCAL_ONLY_EVAL_EVERY} rounds; Centralized trains "
+        f"{runner.CENTRAL_EPOCHS} epochs on all training data.",
+        f"Seeds: {seeds_text}. Points and ranks use the first seed's runs (the submissions), "
+        "exactly as the methodology scores submitted values; the other seeds show the spread.",
+        "The Protocol B targets are ours, not a paper's: 80 %, 90 % and 95 % of the best "
+        "accuracy of our own Centralized run per model and dataset.",
+    ]

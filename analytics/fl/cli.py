@@ -38,7 +38,10 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--perturbations", nargs="*", default=list(PERTURBATIONS), choices=list(PERTURBATIONS)
     )
-    p.add_argument("--seed", type=int, default=runner.BASE_SEED)
+    p.add_argument(
+        "--seeds", nargs="+", type=int, default=list(runner.SEEDS),
+        help="the first seed's ZIPs go to --out (scored), the others to --out/seeds/<seed>/",
+    )  # fmt: skip
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help="one Ray task per run")
     p.add_argument("--results", type=Path, help="job results folder (docs/ray.md)")
@@ -98,10 +101,11 @@ def run_main(args: list[str]) -> int:
         if not ns.quiet:
             print(f"[{time.perf_counter() - started:6.1f}s] {msg}", file=sys.stderr)
 
-    subs = reference.build(ns.methods, ns.models, ns.datasets, ns.perturbations, ns.seed, progress)
-    written = reference.write(subs, ns.out)
-    if "Centralized" in ns.methods:
-        reference.write_policy(reference.derive_policy(subs, ns.seed), ns.out / "policy.json")
+    by_seed = {
+        seed: reference.build(ns.methods, ns.models, ns.datasets, ns.perturbations, seed, progress)
+        for seed in ns.seeds
+    }
+    written = reference.write_seeds(by_seed, ns.out, ns.seeds)
     print(f"wrote {len(written)} ZIPs to {ns.out} in {time.perf_counter() - started:.1f}s")
     return 0
 

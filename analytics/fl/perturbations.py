@@ -1,7 +1,9 @@
 """Federated setups: the nominal one and the eight registered perturbations of Protocol C.
 
 A ``Setup`` fixes how a task's training split is spread over clients and how clients behave;
-each perturbation changes one thing. The client data split is Dirichlet non-IID over labels.
+each perturbation changes one thing. The client data split is non-IID over labels: each
+client's label proportions are drawn from Dirichlet(alpha) over the classes (the scheme of Hsu et
+al. 2019, "Measuring the effects of non-identical data distribution"), with equal client sizes.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ STRAGGLER_DEVICE = "rpi_zero2w"
 
 @dataclass(frozen=True)
 class Setup:
-    n_clients: int = 10
+    n_clients: int = 100
     rounds: int = 20
-    clients_per_round: int = 5
+    clients_per_round: int = 10
     alpha: float = 0.5  # Dirichlet concentration of the label split (smaller = more skew)
     quantity_alpha: float | None = None  # Dirichlet over client sizes, labels IID, when set
     label_noise: float = 0.0  # fraction of training labels replaced at random
@@ -37,10 +39,20 @@ PERTURBATIONS: dict[str, Setup] = {
     "label_noise": replace(NOMINAL_SETUP, label_noise=0.2),
     "bandwidth_drop": replace(NOMINAL_SETUP, network="hsdpa_low"),
     "stronger_skew": replace(NOMINAL_SETUP, alpha=0.1),
-    "fewer_clients": replace(NOMINAL_SETUP, n_clients=4, clients_per_round=2),
+    "fewer_clients": replace(NOMINAL_SETUP, n_clients=20, clients_per_round=2),
     "quantity_skew": replace(NOMINAL_SETUP, quantity_alpha=0.5),
     "feature_noise": replace(NOMINAL_SETUP, feature_noise_std=0.5),
 }
+
+
+def training_groups(conditions: list[str]) -> list[list[str]]:
+    """Conditions grouped by what they train (order kept): stragglers and a bandwidth drop change
+    only devices and networks, so they share the nominal run's training and only cost more."""
+    groups: dict[Setup, list[str]] = {}
+    for condition in conditions:
+        key = replace(setup_for(condition), straggler_fraction=0.0, network=None)
+        groups.setdefault(key, []).append(condition)
+    return list(groups.values())
 
 
 def setup_for(condition: str) -> Setup:
@@ -54,38 +66,44 @@ def setup_for(condition: str) -> Setup:
     return PERTURBATIONS[condition]
 
 
-def _sizes_ok(parts: list[np.ndarray]) -> bool:
-    return min(len(p) for p in parts) >= MIN_CLIENT_SAMPLES
-
-
 def dirichlet_label_split(
     y: np.ndarray, n_clients: int, alpha: float, rng: np.random.Generator
 ) -> list[np.ndarray]:
-    """Per class, share its indices over clients by Dirichlet(alpha) proportions (retry if tiny)."""
-    for _ in range(200):
-        parts: list[list[int]] = [[] for _ in range(n_clients)]
-        for label in np.unique(y):
-            idx = rng.permutation(np.flatnonzero(y == label))
-            cuts = (np.cumsum(rng.dirichlet([alpha] * n_clients)) * len(idx)).astype(int)[:-1]
-            for client, chunk in enumerate(np.split(idx, cuts)):
-                parts[client].extend(chunk.tolist())
-        arrays = [np.sort(np.asarray(p, dtype=np.int64)) for p in parts]
-        if _sizes_ok(arrays):
-            return arrays
-    raise ValueError(f"cannot give {n_clients} clients >= {MIN_CLIENT_SAMPLES} samples each")
+    """Equal-size clients whose label proportions are Dirichlet(alpha) draws (Hsu et al. 2019).
+
+    Each client asks for a multinomial draw of its size from its proportions; a class that has
+    run out is made up from the classes with the most left, so every sample is used at most once
+    and no client is ever too small (no retries).
+    """
+    classes = np.unique(y)
+    pools = [rng.permutation(np.flatnonzero(y == c)) for c in classes]
+    used = np.zeros(len(classes), dtype=np.int64)
+    size = len(y) // n_clients
+    parts = []
+    for _ in range(n_clients):
+        left = np.array([len(pool) for pool in pools]) - used
+        taken = np.minimum(rng.multinomial(size, rng.dirichlet([alpha] * len(classes))), left)
+        for _ in range(size - int(taken.sum())):
+            taken[int(np.argmax(left - taken))] += 1
+        chunk = [pools[k][used[k] : used[k] + t] for k, t in enumerate(taken)]
+        used += taken
+        parts.append(np.sort(np.concatenate(chunk).astype(np.int64)))
+    return parts
 
 
 def quantity_split(
     n: int, n_clients: int, alpha: float, rng: np.random.Generator
 ) -> list[np.ndarray]:
-    """IID labels, client sizes by Dirichlet(alpha) proportions (retry if tiny)."""
-    for _ in range(200):
-        idx = rng.permutation(n)
-        cuts = (np.cumsum(rng.dirichlet([alpha] * n_clients)) * n).astype(int)[:-1]
-        arrays = [np.sort(c) for c in np.split(idx, cuts)]
-        if _sizes_ok(arrays):
-            return arrays
-    raise ValueError(f"cannot give {n_clients} clients >= {MIN_CLIENT_SAMPLES} samples each")
+    """IID labels; each client gets MIN_CLIENT_SAMPLES, the rest is shared by Dirichlet(alpha)
+    proportions (no retries)."""
+    idx = rng.permutation(n)
+    rest = n - MIN_CLIENT_SAMPLES * n_clients
+    if rest < 0:
+        raise ValueError(f"cannot give {n_clients} clients >= {MIN_CLIENT_SAMPLES} samples each")
+    extra = np.floor(rng.dirichlet([alpha] * n_clients) * rest).astype(int)
+    sizes = extra + MIN_CLIENT_SAMPLES
+    cuts = np.cumsum(sizes)[:-1]
+    return [np.sort(c) for c in np.split(idx[: int(sizes.sum())], cuts)]
 
 
 def client_profiles(setup: Setup, rng: np.random.Generator) -> list[tuple[str, str]]:

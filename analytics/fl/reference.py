@@ -8,16 +8,37 @@ from pathlib import Path
 from analytics.core import atomic
 from analytics.fl import runner, simulator
 from analytics.fl.datasets import DATASETS
-from analytics.fl.perturbations import PERTURBATIONS
+from analytics.fl.perturbations import NOMINAL_SETUP, PERTURBATIONS, training_groups
 from analytics.fl.policy import NOMINAL
 from analytics.fl.scoring import best_checkpoint
 from analytics.fl.submission import Run, Submission, submission_files, zip_bytes, zip_name
 
 POLICY_ABOUT = (
-    "Our policy for the reference runs. The Protocol B targets are OUR levels, not a paper's: "
-    "for each model and dataset, 80 %, 90 % and 95 % of the best test accuracy of our Centralized "
-    "reference run (seed {seed}), floored to two decimals (analytics.fl.runner.target_levels)."
+    "Our policy for the reference runs (docs/fl.md). Data: {datasets}. Models: LeNet-5 CNN and "
+    "the 2NN MLP. 100 clients, Dirichlet({alpha}) label skew, 10 per round. Each run is made with "
+    "seeds {seeds}; the first seed's runs are the submissions that are scored, the others give "
+    "the spread. The Protocol B targets are OUR levels, not a paper's: for each model and dataset, "
+    "80 %, 90 % and 95 % of the best accuracy of our Centralized reference run (seed {seed}), "
+    "floored to two decimals (analytics.fl.runner.target_levels)."
 )
+SEEDS_DIR = "seeds"  # OUT/seeds/<seed>/*.zip: the reference set under each further seed
+
+
+def conditions_of(method: str, perturbations: Iterable[str]) -> list[str]:
+    """Centralized takes part in Protocols A/B only (seed 001), so it runs nominal only."""
+    return [NOMINAL] if method == "Centralized" else [NOMINAL, *perturbations]
+
+
+def package(
+    model: str, method: str, runs: dict[tuple[str, str], Run], seed: int
+) -> list[Submission]:
+    """A and B share the nominal runs; C adds the perturbed runs (not for Centralized)."""
+    nominal = {k: r for k, r in runs.items() if k[1] == NOMINAL}
+    version = simulator.SIMULATOR_VERSION
+    subs = [Submission(p, model, method, version, seed, dict(nominal)) for p in ("A", "B")]
+    if method != "Centralized":
+        subs.append(Submission("C", model, method, version, seed, dict(runs)))
+    return subs
 
 
 def build(
@@ -28,34 +49,29 @@ def build(
     seed: int = runner.BASE_SEED,
     progress: Callable[[str], None] | None = None,
 ) -> list[Submission]:
-    """Run and package: A and B share the nominal runs; C adds the perturbed runs."""
+    """Run (in this process, one after another) and package one seed's submissions."""
     subs: list[Submission] = []
     for model in models:
         for method in methods:
-            nominal: dict[tuple[str, str], Run] = {}
-            perturbed: dict[tuple[str, str], Run] = {}
+            runs: dict[tuple[str, str], Run] = {}
             for dataset in datasets:
-                if progress:
-                    progress(f"{model} {method} {dataset}")
-                nominal[(dataset, NOMINAL)] = runner.run_one(method, model, dataset, NOMINAL, seed)
-                if method == "Centralized":
-                    continue  # Centralized takes part in A/B only (seed 001)
-                for pert in perturbations:
-                    perturbed[(dataset, pert)] = runner.run_one(method, model, dataset, pert, seed)
-            version = simulator.SIMULATOR_VERSION
-            for protocol in ("A", "B"):
-                subs.append(Submission(protocol, model, method, version, seed, dict(nominal)))
-            if method != "Centralized":
-                subs.append(Submission("C", model, method, version, seed, nominal | perturbed))
+                for group in training_groups(conditions_of(method, perturbations)):
+                    if progress:
+                        progress(f"seed {seed} {model} {method} {dataset} {' '.join(group)}")
+                    for cond, run in runner.run_group(method, model, dataset, group, seed).items():
+                        runs[(dataset, cond)] = run
+            subs += package(model, method, runs, seed)
     return subs
 
 
-def derive_policy(subs: list[Submission], seed: int = runner.BASE_SEED) -> dict:
-    """Our policy JSON: registry names plus targets from the Centralized Protocol A runs."""
+def derive_policy(subs: list[Submission], seeds: Iterable[int] = runner.SEEDS) -> dict:
+    """Our policy JSON: registry names plus targets from the Centralized Protocol A runs of the
+    submissions (the first seed's)."""
+    seeds = list(seeds)
     central = {s.model: s for s in subs if s.method == "Centralized" and s.protocol == "A"}
-    models = sorted({s.model for s in subs})
-    datasets = sorted({d for s in subs for d, _ in s.runs})
-    perts = sorted({c for s in subs for _, c in s.runs if c != NOMINAL})
+    models = [m for m in runner.MODELS if m in {s.model for s in subs}]
+    datasets = [d for d in DATASETS if d in {d for s in subs for d, _ in s.runs}]
+    perts = {c for s in subs for _, c in s.runs if c != NOMINAL}
     targets: dict[str, dict[str, list[float]]] = {}
     for model in models:
         if model not in central:
@@ -65,14 +81,25 @@ def derive_policy(subs: list[Submission], seed: int = runner.BASE_SEED) -> dict:
             run = central[model].runs[(dataset, NOMINAL)]
             best = float(best_checkpoint(run.checkpoints)["accuracy"])
             targets[model][dataset] = runner.target_levels(best)
+    about = POLICY_ABOUT.format(
+        datasets=", ".join(datasets),
+        alpha=NOMINAL_SETUP.alpha,
+        seeds=", ".join(str(s) for s in seeds),
+        seed=subs[0].seed if subs else seeds[0],
+    )
     return {
-        "about": POLICY_ABOUT.format(seed=seed),
+        "about": about,
         "models": models,
-        "datasets": [d for d in DATASETS if d in datasets],
+        "datasets": datasets,
         "perturbations": [p for p in PERTURBATIONS if p in perts],
         "targets": targets,
         "reference_methods": list(runner.REFERENCE_METHODS),
     }
+
+
+def out_dir(out: Path, seed: int, first_seed: int) -> Path:
+    """Where one seed's ZIPs go: OUT itself for the first seed, OUT/seeds/<seed>/ otherwise."""
+    return out if seed == first_seed else out / SEEDS_DIR / str(seed)
 
 
 def write(subs: list[Submission], out_dir: Path) -> list[Path]:
@@ -87,3 +114,15 @@ def write(subs: list[Submission], out_dir: Path) -> list[Path]:
 
 def write_policy(policy: dict, path: Path) -> None:
     atomic.write_json(path, policy, indent=2, allow_nan=True)
+
+
+def write_seeds(by_seed: dict[int, list[Submission]], out: Path, seeds: list[int]) -> list[Path]:
+    """Every seed's ZIPs (``out_dir``) and, with Centralized runs, the policy derived from the
+    first seed's; returns the ZIPs written."""
+    written = []
+    for seed in seeds:
+        written += write(by_seed.get(seed, []), out_dir(out, seed, seeds[0]))
+    first = by_seed.get(seeds[0], [])
+    if any(s.method == "Centralized" for s in first):
+        write_policy(derive_policy(first, seeds), out / "policy.json")
+    return written

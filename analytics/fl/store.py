@@ -30,6 +30,20 @@ def reference_dir() -> Path:
     return paths.DATA_DIR / "fl_reference" / "submissions"
 
 
+def seed_dirs() -> dict[int, Path]:
+    """Our reference set under each further seed (``data/fl_reference/seeds/<seed>/``): shown
+    as the seed spread, never scored as submissions."""
+    base = paths.DATA_DIR / "fl_reference" / "seeds"
+    found = sorted(p for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
+    return {int(p.name): p for p in found if p.name.isdigit()}
+
+
+def reference_zips() -> list[Path]:
+    """Every committed reference ZIP: the submissions and each further seed's set."""
+    folders = [reference_dir(), *seed_dirs().values()]
+    return [z for f in folders if f.is_dir() for z in sorted(f.glob("*.zip"))]
+
+
 def uploads_dir() -> Path:
     """Uploads that passed validation (unverified, accepted or rejected)."""
     return review.uploads_dir()
@@ -44,10 +58,11 @@ def data_version(policy_file: Path | None = None) -> str:
         paths.CATALOG_DIR / "fl" / "simulator_profiles.json",
         review.log_path(),
     ]
-    for folder in (reference_dir(), uploads_dir()):
-        files += sorted(folder.glob("*.zip")) if folder.is_dir() else []
+    files += reference_zips()
+    files += sorted(uploads_dir().glob("*.zip")) if uploads_dir().is_dir() else []
     for file in files:
-        digest.update(str(file.name).encode())
+        name = file.relative_to(paths.DATA_DIR) if file.is_relative_to(paths.DATA_DIR) else file
+        digest.update(str(name).encode())
         digest.update(file.read_bytes() if file.is_file() else b"<missing>")
     return digest.hexdigest()[:16]
 
@@ -86,6 +101,18 @@ def load_cached(
     the same submissions and lines, plus each submission's cache entry id (None: not cached)."""
     folder_key = folder_key or cache.key(policy)
     return _load(folder, lambda file: cache.validated(file, policy, folder_key, local=local))
+
+
+def load_seed_sets(
+    policy: Policy, folder_key: str | None = None, *, local: bool = True
+) -> dict[int, tuple[list[Submission], list[str | None]]]:
+    """Each further seed's reference set, validated through the cache: seed -> (subs, ids).
+    A ZIP that does not validate is left out here (its line shows when the set is derived)."""
+    out = {}
+    for seed, folder in seed_dirs().items():
+        subs, _problems, ids = load_cached(folder, policy, folder_key, local=local)
+        out[seed] = (subs, ids)
+    return out
 
 
 def _load(

@@ -64,6 +64,13 @@ st.caption(
     "maintainer accepted are scored; unverified uploads are listed at the bottom."
 )
 
+with st.container(key="fl_disclosures"):
+    st.markdown(f"**What these reference runs are** (details: `{flb.DOCS}`, shown below)")
+    for line in flb.disclosures(board):
+        st.markdown(f"- {line}")
+    with st.expander(f"{flb.DOCS}: {flb.DOCS_SECTION}"):
+        st.markdown(flb.docs_section())
+
 st.subheader("Overall ranking")
 overall = flb.leaderboard(board)
 fl.show_table(overall, "fl_overall", SCORES, csv="fl_ranking.csv")
@@ -101,6 +108,24 @@ st.caption(
 )
 references, cost_config = fl.metric_table(fl.named_runs(board.scores.references), COST_METRICS)
 fl.show_table(references, "fl_references", cost_config, csv="fl_references.csv")
+
+st.subheader("Seed spread")
+gaps = flb.gap_summary(board)
+st.caption(
+    f"Each score and value above comes from the first seed's runs. Over {len(board.seeds)} "
+    f"seeds ({', '.join(str(s) for s in board.seeds)}), {gaps['gaps']} gaps between methods "
+    f"next to each other in a comparison: {gaps['inside']} lie inside the seed spread (the "
+    f"larger range of the two methods; {gaps['ties']} are exact ties), {gaps['exceed']} exceed "
+    "it. A gap inside the spread could flip with another seed."
+)
+fl.show_table(fl.score_spread_table(board), "fl_score_spread", fl.SPREAD_COLUMNS,
+              csv="fl_score_spread.csv")  # fmt: skip
+spread_protocol = pick(
+    "Protocol", ["A", "B", "C"], "spread_protocol", key_prefix=KEYS,
+    format_func=fmt.protocol_name,
+)  # fmt: skip
+spread, spread_config = fl.metric_spread_table(board, spread_protocol)
+fl.show_table(spread, "fl_metric_spread", spread_config, csv=f"fl_spread_{spread_protocol}.csv")
 
 st.subheader("Unverified uploads (not ranked)")
 unverified = flb.uploads_table(board, (review.UNVERIFIED,))
