@@ -13,10 +13,12 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from analytics.core import paths
 from analytics.vision import runs as vision
+from measure import review_trail
 from measure.adapters import registry
 from measure.adapters.catalog import adapter_catalog
-from measure.community import inbox, status
+from measure.community import audit, inbox, status
 from measure.community.auth import Maintainer
 from ui import data
 
@@ -108,7 +110,12 @@ def save_review(run_id: str, marks: pd.DataFrame, who: Maintainer) -> Path:
         run_id,
         who,
         failures,
-        lambda: vision.save_failure_marks(run_id, marks, who.name),
+        lambda: vision.save_failure_marks(
+            run_id,
+            marks,
+            who.name,
+            before_write=lambda frame: review_trail.record(run_id, frame, who.name, "model page"),
+        ),  # fmt: skip
         file=f"{run_id}.parquet",
     )
     for cached in REVIEW_CACHES:
@@ -117,6 +124,34 @@ def save_review(run_id: str, marks: pd.DataFrame, who: Maintainer) -> Path:
 
 
 REVIEW_CACHES = (_outputs, _model_view)
+
+
+def review_trail_line(run_id: str) -> tuple[str, bool]:
+    """Who reviewed the run's outputs and when, from the committed review trail, as one line,
+    and whether the trail vouches for the stored marks (False: the line says why not)."""
+    try:
+        entry = review_trail.latest().get(run_id)
+    except audit.AuditError as exc:
+        return f"The review trail is damaged: {exc}", False
+    marks = paths.RUNS_DIR / review_trail.MARKS_DIR / f"{run_id}.parquet"
+    if not marks.exists():
+        return "", True
+    problem = review_trail.mismatch(marks, entry)
+    log = review_trail.TRAIL_DIR + "/" + audit.AUDIT_FILE
+    if problem is not None:
+        return f"The stored marks {problem} (`{log}`).", False
+    imported = (
+        " (entered from the marks file)" if entry["action"] == review_trail.IMPORT_ACTION else ""
+    )
+    return (
+        f"Reviewed by {entry['maintainer']} on {entry['reviewed_utc'][:10]}: "
+        f"{entry['failures']} failure marks on {entry['outputs']} outputs; entry "
+        f"{entry[audit.SEQ_KEY]}{imported} of the committed, hash-chained review trail "
+        f"`data/runs/{log}`, which `python -m measure audit verify` checks.",
+        True,
+    )
+
+
 """The cached loaders whose results include failure marks or the run files they change."""
 
 

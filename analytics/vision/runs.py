@@ -271,10 +271,8 @@ def failure_marks(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataFrame:
     return db.query(con, "SELECT * FROM vision_failures WHERE run_id = ?", [run_id])
 
 
-def save_failure_marks(
-    run_id: str, marks: pd.DataFrame, reviewer: str, runs_dir: Path | None = None
-) -> Path:
-    """Store a maintainer's review of one run's outputs (replaces that run's previous review)."""
+def review_frame(run_id: str, marks: pd.DataFrame, reviewer: str) -> pd.DataFrame:
+    """The stored form of a maintainer's review of one run's outputs, stamped now."""
     needed = {"output_index", "input_name", "failure"}
     if not needed <= set(marks.columns):
         raise ValueError(f"review marks lack columns {sorted(needed - set(marks.columns))}")
@@ -283,6 +281,21 @@ def save_failure_marks(
     frame.insert(0, "run_id", run_id)
     frame["reviewer"] = reviewer
     frame["reviewed_utc"] = datetime.now(UTC).isoformat(timespec="seconds")
+    return frame
+
+
+def save_failure_marks(
+    run_id: str,
+    marks: pd.DataFrame,
+    reviewer: str,
+    runs_dir: Path | None = None,
+    before_write: Callable[[pd.DataFrame], object] | None = None,
+) -> Path:
+    """Store a maintainer's review of one run's outputs (replaces that run's previous review);
+    ``before_write`` gets the stored form first (the committed review trail's entry)."""
+    frame = review_frame(run_id, marks, reviewer)
+    if before_write is not None:
+        before_write(frame)
     path = Path(runs_dir or paths.RUNS_DIR) / "vision_failures" / f"{run_id}.parquet"
     atomic.write_parquet(path, frame)
     return path

@@ -88,6 +88,9 @@ def _review(run_id: str) -> None:
         return
     state = vision.review_state(outputs)
     (st.info if state == "not reviewed yet" else st.caption)(f"Review: {state}.")
+    trail, vouched = loaders.review_trail_line(run_id)
+    if trail:
+        (st.caption if vouched else st.warning)(trail)
     table = vision.review_table(outputs)
     who = community.maintainer_or_none("vision_review")
     if who is None:
