@@ -330,11 +330,24 @@ def current(runs_dir: Path | None = None) -> Job | None:
     return load(Path(lock["folder"])) if lock else None
 
 
+def _job_folders(runs_dir: Path | None) -> list[Path]:
+    """Job folders, newest first (their names start with the UTC start time)."""
+    folder = jobs_dir(runs_dir)
+    return sorted((p for p in folder.glob("*/") if (p / JOB_FILE).is_file()), reverse=True)
+
+
 def recent(runs_dir: Path | None = None, limit: int = 10) -> list[dict[str, Any]]:
     """The latest jobs' states, newest first."""
-    folder = jobs_dir(runs_dir)
-    found = sorted((p for p in folder.glob("*/") if (p / JOB_FILE).is_file()), reverse=True)
-    return [_read_json(p / JOB_FILE) or {} for p in found[:limit]]
+    return [_read_json(p / JOB_FILE) or {} for p in _job_folders(runs_dir)[:limit]]
+
+
+def latest(runs_dir: Path | None = None) -> Job | None:
+    """The running job, else the newest one (finished, failed or cancelled), else None."""
+    running = current(runs_dir)
+    if running is not None:
+        return running
+    folders = _job_folders(runs_dir)
+    return load(folders[0]) if folders else None
 
 
 def _progress_lines(job: Job) -> list[dict[str, Any]]:

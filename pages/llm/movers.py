@@ -9,7 +9,7 @@ import ui.data
 from analytics.llm import leaderboard
 from ui import format as fmt
 from ui import llm
-from ui.params import flag_param, int_param, param
+from ui.params import VARIANTS, flag_param, int_param, one_of
 
 COLUMNS = {
     "display_name": "Model",
@@ -35,7 +35,7 @@ c1, c2, c3 = st.columns(3)
 top = c1.slider("Show the top", 5, 100, int_param("top", 20, 5, 100), key="mv_top")
 ranked_only = c2.toggle("Only ranked models at both ends", flag_param("ranked"), key="mv_ranked")
 every = c3.toggle(
-    "Every variant", param("variants", "") == "all", key="mv_variants",
+    "Every variant", one_of(*VARIANTS) == "all", key="mv_variants",
     help="Off: one row per checkpoint, as on the leaderboard. On: every setting apart.",
 )  # fmt: skip
 st.query_params.update(top=str(top), ranked="1" if ranked_only else "0")

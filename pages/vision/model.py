@@ -8,7 +8,7 @@ import streamlit as st
 from analytics.vision import charts
 from analytics.vision import runs as vision
 from measure.community.inbox import InboxError
-from ui import community
+from ui import community, params
 from ui import format as fmt
 from ui import vision as loaders
 
@@ -121,14 +121,13 @@ def _review(run_id: str) -> None:
 catalog = loaders.catalog()
 names = list(catalog["adapter"])
 display = fmt.names_from(catalog, "adapter", "display_name")
-wanted = st.query_params.get("model")
 adapter = st.selectbox(
-    "Model", names, index=names.index(wanted) if wanted in names else 0, key="vision_model_pick",
-    format_func=lambda a: fmt.name_of(display, a),
+    "Model", names, key="vision_model_pick", format_func=lambda a: fmt.name_of(display, a),
+    index=params.index_of(names, "model", names[0], label_of=lambda a: fmt.name_of(display, a)),
 )  # fmt: skip
 st.query_params["model"] = adapter
 _header(catalog.set_index("adapter").loc[adapter])
-view = loaders.model_view(adapter, st.query_params.get("run"))
+view = loaders.model_view(adapter, None)
 if view.runs.empty:
     st.info("Not measured yet.")
 else:
@@ -139,7 +138,9 @@ else:
         placeholder="—", column_config=RUN_COLUMNS,
     )  # fmt: skip
     run_ids = list(runs["run_id"])
-    chosen = st.selectbox("Run", run_ids, key="vision_model_run")
+    chosen = st.selectbox(
+        "Run", run_ids, index=params.index_of(run_ids, "run", run_ids[0]), key="vision_model_run"
+    )
     st.query_params["run"] = chosen
     view = loaders.model_view(adapter, chosen)
     _charts(view, chosen)

@@ -54,25 +54,16 @@ with st.form("vision_run_form"):
     submitted = st.form_submit_button("Start")
 if submitted:
     try:
-        job = run_jobs.start(adapter, device, int(runs), int(warmup), int(calls), owner=who.name)
-        st.session_state["vision_run_job"] = job.folder
+        run_jobs.start(adapter, device, int(runs), int(warmup), int(calls), owner=who.name)
     except run_jobs.BusyError as exc:
         st.error(f"Not started: {exc}")
 
 
-def _job() -> run_jobs.Job | None:
-    """The running job of this runs folder (whoever started it), else this session's last."""
-    found = run_jobs.current()
-    if found is None and st.session_state.get("vision_run_job"):
-        found = run_jobs.load(st.session_state["vision_run_job"])
-    return found
-
-
 @st.fragment(run_every=1.0)
 def _progress() -> None:
-    job = _job()
+    job = run_jobs.latest()  # the running one, whoever started it; else the last one's outcome
     if job is None:
-        st.caption("No measurement is running.")
+        st.caption("No measurement started from this runs folder yet.")
         return
     state = run_jobs.status(job)
     left = state["left_s"]
