@@ -14,8 +14,9 @@ import pandas as pd
 import streamlit as st
 
 from analytics.core import paths
+from analytics.vision import evidence
 from analytics.vision import runs as vision
-from measure import review_trail
+from measure import coco, review_trail
 from measure.adapters import registry
 from measure.adapters.catalog import adapter_catalog
 from measure.community import audit, inbox, status
@@ -124,6 +125,18 @@ def save_review(run_id: str, marks: pd.DataFrame, who: Maintainer) -> Path:
 
 
 REVIEW_CACHES = (_outputs, _model_view)
+
+
+@st.cache_data(show_spinner="Bootstrapping the accuracy intervals over images…")
+def _evidence(runs_dir: str, runs_key: str, run_ids: tuple[str, ...]) -> pd.DataFrame:
+    return evidence.evidence_table(list(run_ids), coco.bootstrap_intervals, Path(runs_dir))
+
+
+def accuracy_evidence(run_ids: list[str]) -> pd.DataFrame:
+    """Images, objects and bootstrap intervals of each run's accuracy
+    (``analytics.vision.evidence``, scored by ``measure.coco``)."""
+    key = tuple(sorted(set(run_ids)))
+    return _evidence(str(paths.RUNS_DIR), vision.runs_fingerprint(), key)
 
 
 def review_trail_line(run_id: str) -> tuple[str, bool]:

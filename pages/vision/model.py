@@ -146,7 +146,8 @@ else:
     _charts(view, chosen)
     st.subheader("Accuracy: ours first, the authors' beside it")
     st.dataframe(
-        fmt.rounded(vision.accuracy_table(view), ACCURACY_COLUMNS), hide_index=True,
+        fmt.rounded(vision.accuracy_table(view, loaders.accuracy_evidence(run_ids)),
+                    ACCURACY_COLUMNS), hide_index=True,
         key="vision_model_acc", placeholder="—", column_config=ACCURACY_COLUMNS,
     )  # fmt: skip
     _review(chosen)
