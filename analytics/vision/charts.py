@@ -6,11 +6,10 @@ Builds figures only (data comes from ``analytics.vision.runs``); never imports s
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 import plotly.graph_objects as go
 
+from analytics.core.axes import log_ticks
 from analytics.vision import runs as vision
 from analytics.vision.evidence import MIN_OBJECTS, sanity_only
 
@@ -20,19 +19,8 @@ FRONT_NAME = "Pareto front (no model is both faster and more accurate)"
 EMPTY_TITLE = "No ranked model has an accuracy on our set to plot"
 
 
-def log_ticks(values: pd.Series | list[float], unit: str) -> dict:
-    """Tick values at 1, 2 and 5 times each power of ten spanning ``values`` (at least two),
-    each labelled with its number and unit ('20 ms'), for a log axis whose bare minor ticks
-    ('2 3 4 ... 100') say nothing."""
-    found = [float(v) for v in pd.to_numeric(pd.Series(values), errors="coerce").dropna() if v > 0]
-    if not found:
-        return {}
-    low, high = min(found), max(found)
-    ticks = []
-    for exponent in range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 1):
-        ticks += [m * 10.0**exponent for m in (1, 2, 5)]
-    inside = [t for t in ticks if low / 2.5 <= t <= high * 2.5]
-    return {"tickvals": inside, "ticktext": [f"{t:g} {unit}" for t in inside]}
+def _ms(value: float) -> str:
+    return f"{value:g} ms"
 
 
 def latency_figure(board: vision.Leaderboard, why: str) -> go.Figure:
@@ -51,7 +39,7 @@ def latency_figure(board: vision.Leaderboard, why: str) -> go.Figure:
     fig.update_layout(
         title=f"Latency, {board.task} on {board.device} — {why}",
         xaxis={"title": {"text": LATENCY_AXIS}, "type": "log",
-               **log_ticks([*r["median_ms"], *r["p90_ms"]], "ms")},
+               **log_ticks([*r["median_ms"], *r["p90_ms"]], _ms)},
         yaxis={"title": {"text": ""}},
         showlegend=False,
     )  # fmt: skip
@@ -78,7 +66,7 @@ def pareto_figure(board: vision.Leaderboard, evidence: pd.DataFrame | None = Non
     fig.update_layout(
         title=f"Accuracy vs latency, {board.task} on {board.device} — {_set_note(y_title)}",
         xaxis={"title": {"text": LATENCY_AXIS}, "type": "log",
-               **log_ticks(points.get("median_ms", []), "ms")},
+               **log_ticks(points.get("median_ms", []), _ms)},
         yaxis={"title": {"text": y_title}, "range": [0, 1.05]},  # AP lies in [0, 1]
         legend={"orientation": "h", "y": -0.25},
     )  # fmt: skip

@@ -37,6 +37,7 @@ def columns(context: int) -> dict[str, str]:
     return {
         "display_name": "Model",
         "verdict": "Verdict",
+        "context_verdict": f"Verdict at {at}",  # what the page is for: fits at my context?
         "rating": "Best Elo (variants)",
         "single_stream_tokens_per_s": SINGLE_TOKS,
         "server_tokens_per_s": SERVER_TOKS,
@@ -46,7 +47,6 @@ def columns(context: int) -> dict[str, str]:
         "vendor_tokens_per_s": VENDOR_TOKS,
         "required_gb": "Required GB",
         "q4_basis": "Q4 basis",
-        "context_verdict": f"Verdict at {at}",
         "q4_plus_kv_gb": f"Q4 weights + KV GB at {at}",
         "kv_cache_gb": f"KV cache GB at {at}",
         "q8_0_gb": Q8,

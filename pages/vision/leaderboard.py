@@ -11,6 +11,7 @@ from analytics.vision import runs as vision
 from measure.adapters.base import RANDOM_WEIGHTS_REASON
 from ui import format as fmt
 from ui import vision as loaders
+from ui.llm import table_height
 from ui.params import pick
 
 KEYS = "vision_lb"  # widget-key prefix of this page
@@ -117,6 +118,7 @@ else:
     st.dataframe(
         fmt.rounded(table, RANKING_COLUMNS), hide_index=True, key="vision_lb_table",
         placeholder="—", column_config={k: v for k, v in RANKING_COLUMNS.items() if k in table},
+        height=table_height(len(table)),
     )  # fmt: skip
     _download(table, "Download ranking (CSV)", f"vision_ranking_{slug}.csv", "vision_lb_table_csv")
     st.plotly_chart(_pareto(board, task, device), key="vision_lb_chart")
@@ -148,7 +150,7 @@ if not board.excluded.empty:  # no empty table: an empty ranking says why above
     excluded = _excluded_table(board, names)
     st.dataframe(
         fmt.rounded(excluded, EXCLUDED_COLUMNS), hide_index=True, key="vision_lb_excluded",
-        placeholder="—", column_config=EXCLUDED_COLUMNS,
+        placeholder="—", column_config=EXCLUDED_COLUMNS, height=table_height(len(excluded)),
     )  # fmt: skip
     _download(excluded, "Download runs left out (CSV)", f"vision_left_out_{slug}.csv",
               "vision_lb_excluded_csv")  # fmt: skip

@@ -11,6 +11,7 @@ from measure.community.inbox import InboxError
 from ui import community, params
 from ui import format as fmt
 from ui import vision as loaders
+from ui.llm import table_height
 
 RUN_COLUMNS = {
     "Median latency (ms)": fmt.number_column("Median latency (ms)", 2),
@@ -96,7 +97,7 @@ def _review(run_id: str) -> None:
     if who is None:
         st.dataframe(
             fmt.rounded(table, OUTPUT_COLUMNS), hide_index=True, key=f"vision_review_{run_id}",
-            placeholder="—", column_config=OUTPUT_COLUMNS,
+            placeholder="—", column_config=OUTPUT_COLUMNS, height=table_height(len(table)),
         )  # fmt: skip
         st.caption("Failure marks are set by maintainers: sign in to edit them.")
         return
@@ -135,7 +136,7 @@ else:
     st.subheader("Our runs")
     st.dataframe(
         fmt.rounded(runs_table(view), RUN_COLUMNS), hide_index=True, key="vision_model_runs",
-        placeholder="—", column_config=RUN_COLUMNS,
+        placeholder="—", column_config=RUN_COLUMNS, height=table_height(len(runs)),
     )  # fmt: skip
     run_ids = list(runs["run_id"])
     chosen = st.selectbox(
@@ -145,10 +146,10 @@ else:
     view = loaders.model_view(adapter, chosen)
     _charts(view, chosen)
     st.subheader("Accuracy: ours first, the authors' beside it")
+    accuracy = vision.accuracy_table(view, loaders.accuracy_evidence(run_ids))
     st.dataframe(
-        fmt.rounded(vision.accuracy_table(view, loaders.accuracy_evidence(run_ids)),
-                    ACCURACY_COLUMNS), hide_index=True,
-        key="vision_model_acc", placeholder="—", column_config=ACCURACY_COLUMNS,
+        fmt.rounded(accuracy, ACCURACY_COLUMNS), hide_index=True, key="vision_model_acc",
+        placeholder="—", column_config=ACCURACY_COLUMNS, height=table_height(len(accuracy)),
     )  # fmt: skip
     _review(chosen)
 community_results_section(adapter)

@@ -12,6 +12,7 @@ from measure import protocol, run_jobs
 from ui import community, sweep_status
 from ui import format as fmt
 from ui import vision as loaders
+from ui.llm import table_height
 
 st.title("Run a measurement")
 who = community.require_maintainer("vision_run", neutral=True)
@@ -96,5 +97,6 @@ if recent.empty:
 else:
     shown = [c for c in ("started_utc", "owner", "adapter", "device", "status", "ended_utc",
                          "cancelled_by", "run_id", "error") if c in recent]  # fmt: skip
-    st.dataframe(recent[shown], hide_index=True, key="vision_run_recent", placeholder="")
+    st.dataframe(recent[shown], hide_index=True, key="vision_run_recent", placeholder="",
+                 height=table_height(len(recent)))  # fmt: skip
 sweep_status.section()
