@@ -199,6 +199,10 @@ def _update(job_folder: Path, **fields: Any) -> dict[str, Any]:
     return state
 
 
+_CHILDREN: dict[int, subprocess.Popen] = {}
+"""Run processes this process started (``start``), kept to be reaped once they end."""
+
+
 def start(
     adapter: str,
     device: str,
@@ -230,9 +234,6 @@ def start(
             )  # fmt: skip
         _CHILDREN[proc.pid] = proc  # reaped by status(), so a finished run leaves no zombie
         return _write_lock(folder, job, proc.pid)
-
-
-_CHILDREN: dict[int, subprocess.Popen] = {}
 
 
 @contextlib.contextmanager
