@@ -28,4 +28,7 @@ def build_navigation() -> dict[str, list]:
 
 
 st.set_page_config(page_title="Model Atlas", page_icon=":material/insights:", layout="wide")
-st.navigation(build_navigation()).run()
+# Always fully expanded: Streamlit otherwise folds a menu of more than 12 pages to 10 plus "View
+# N more" as soon as the sidebar holds anything else (the maintainer's sign-in line), which hid
+# the federated track and the maintainers' own pages right after sign-in.
+st.navigation(build_navigation(), expanded=True).run()

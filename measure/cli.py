@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from analytics.core import paths, run_schema
-from measure import protocol
+from measure import protocol, run_jobs
 from measure.adapters import registry
 from measure.runner import RunRequest, run_measurement
 
@@ -40,14 +40,15 @@ def _run_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--progress-file", type=Path, help="also write progress as JSON lines here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--job", type=Path, help=argparse.SUPPRESS)  # the folder run_jobs.start made
     return p
 
 
 class _Progress:
     """tqdm on stderr, plus optional JSON lines for the 'Run a measurement' page."""
 
-    def __init__(self, file: Path | None, show: bool) -> None:
-        self.file, self.show, self.bar, self.label = file, show, None, None
+    def __init__(self, files: list[Path], show: bool) -> None:
+        self.files, self.show, self.bar, self.label = files, show, None, None
 
     def __call__(self, label: str, done: int, total: int) -> None:
         if self.show:
@@ -58,9 +59,11 @@ class _Progress:
                     self.bar.close()
                 self.bar, self.label = tqdm(total=total, desc=label, file=sys.stderr), label
             self.bar.update(done - self.bar.n)
-        if self.file is not None and (done == total or done % 5 == 0):
-            with open(self.file, "a") as handle:
-                handle.write(json.dumps({"label": label, "done": done, "total": total}) + "\n")
+        if done == total or done % 5 == 0:
+            line = json.dumps({"label": label, "done": done, "total": total}) + "\n"
+            for file in self.files:
+                with open(file, "a") as handle:
+                    handle.write(line)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -83,14 +86,42 @@ def run_main(argv: list[str]) -> int:
         accuracy_images=args.accuracy_images,
         timeout_s=args.timeout,
     )
-    progress = _Progress(args.progress_file, not args.no_progress)
+    counts, job = (args.runs, args.warmup, args.calls), None
+    try:
+        with run_jobs.claim(args.adapter, args.device, counts, args.out, args.job) as job:
+            return _run_job(req, args, job)
+    except run_jobs.BusyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except run_jobs.Cancelled:
+        if job is not None:
+            run_jobs.record_outcome(job, run_jobs.CANCELLED, cancelled_by="SIGTERM")
+        print("cancelled: the measurement was cancelled; nothing was recorded", file=sys.stderr)
+        return 143
+
+
+def _run_job(req: RunRequest, args: argparse.Namespace, job: run_jobs.Job) -> int:
+    """Measure under the runs folder's lock; the job folder gets the progress and the outcome."""
+    files = [
+        job.path / run_jobs.PROGRESS_FILE,
+        *([args.progress_file] if args.progress_file else []),
+    ]
+    progress = _Progress(files, not args.no_progress)
     try:
         record = run_measurement(req, progress)
     except (ValueError, FileExistsError) as exc:  # a bad request (other problems: dispatch.run)
         print(f"error: {exc}", file=sys.stderr)
+        run_jobs.record_outcome(job, run_jobs.FAILED, error=str(exc))
         return 2
+    except Exception as exc:
+        run_jobs.record_outcome(
+            job, run_jobs.FAILED, error=(str(exc).splitlines() or [type(exc).__name__])[0][:500]
+        )
+        raise
     finally:
         progress.close()
+    outcome = run_jobs.FINISHED if record["status"] == "ok" else run_jobs.FAILED
+    run_jobs.record_outcome(job, outcome, run_id=record["run_id"], error=record["error"])
     out = Path(args.out or paths.RUNS_DIR) / "records" / f"{record['run_id']}.json"
     _report(record, out)
     return 0 if record["status"] == "ok" else 1

@@ -116,3 +116,76 @@ def evaluate(
         name: (None if value < 0 else float(value))
         for name, value in zip(STAT_NAMES, evaluator.stats, strict=True)
     }
+
+
+BOOTSTRAP_RESAMPLES = 200
+"""Resamples of the images for an accuracy interval (a percentile bootstrap)."""
+BOOTSTRAP_LEVEL = 0.95
+BOOTSTRAP_SEED = 0  # fixed: the same record always gets the same interval
+
+
+def _resampled(evaluator: Any, draw: list[int]) -> tuple[float, float]:
+    """(AP, AP50) of the images at positions ``draw`` (with repeats), from ``evaluator``'s
+    per-image matches: COCOeval's own ``accumulate`` over the drawn images' entries, so a
+    resample is scored exactly as a set holding those images would be; only the all-areas,
+    most-detections setting AP and AP50 read is accumulated. -1 where undefined."""
+    import numpy as np
+
+    sample = copy.copy(evaluator)
+    ids = [evaluator._paramsEval.imgIds[i] for i in draw]
+    n_images = len(evaluator._paramsEval.imgIds)
+    per_image = evaluator.evalImgs
+    blocks = len(per_image) // n_images  # categories x area ranges, images innermost
+    sample.evalImgs = [per_image[b * n_images + i] for b in range(blocks) for i in draw]
+    sample._paramsEval = copy.copy(evaluator._paramsEval)
+    sample._paramsEval.imgIds = ids
+    sample.params = copy.copy(evaluator.params)
+    sample.params.imgIds = ids
+    sample.params.areaRng = evaluator.params.areaRng[:1]  # "all"
+    sample.params.maxDets = evaluator.params.maxDets[-1:]  # 100
+    _quiet(sample.accumulate)
+    precision = sample.eval["precision"][:, :, :, 0, 0]  # iou x recall x category
+    iou50 = precision[int(np.argmin(np.abs(sample.params.iouThrs - 0.5)))]
+
+    def mean(values: Any) -> float:  # COCOeval.summarize's rule: -1 entries are undefined
+        kept = values[values > -1]
+        return float(np.mean(kept)) if kept.size else -1.0
+
+    return mean(precision), mean(iou50)
+
+
+def bootstrap_intervals(
+    ground_truth: dict[str, Any],
+    detections: list[dict],
+    image_ids: list[int] | None = None,
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    level: float = BOOTSTRAP_LEVEL,
+    seed: int = BOOTSTRAP_SEED,
+) -> dict[str, tuple[float, float] | None]:
+    """Percentile bootstrap intervals over images of AP and AP50 (Efron & Tibshirani 1993,
+    ch. 13): the images are drawn with replacement ``resamples`` times and each draw is scored
+    by COCOeval as a set of those images; the interval holds the central ``level`` of the
+    scores. A statistic undefined in a draw (no ground truth drawn) is left out of it; None
+    when every draw leaves it undefined."""
+    import numpy as np
+    from pycocotools.cocoeval import COCOeval
+
+    gt = _coco(ground_truth)
+    ids = sorted(set(gt.getImgIds()) if image_ids is None else set(image_ids))
+    wanted = set(ids)
+    dets = [d for d in detections if d["image_id"] in wanted]
+    evaluator = COCOeval(gt, _results(gt, dets), "bbox")
+    evaluator.params.imgIds = ids
+    _quiet(evaluator.evaluate)
+    rng = np.random.default_rng(seed)
+    scores = np.array(
+        [_resampled(evaluator, list(rng.integers(0, len(ids), len(ids)))) for _ in range(resamples)]
+    )
+    tail = (1 - level) / 2 * 100
+    out: dict[str, tuple[float, float] | None] = {}
+    for column, name in enumerate(("ap", "ap50")):
+        valid = scores[:, column][scores[:, column] >= 0]
+        low, high = np.percentile(valid, [tail, 100 - tail]) if len(valid) else (None, None)
+        out[name] = None if low is None else (float(low), float(high))
+    return out

@@ -35,7 +35,7 @@ from typing import Any
 import psutil
 
 from analytics.core import paths, run_schema
-from measure import env, protocol, record, store
+from measure import env, protocol, record, run_jobs, store
 from measure.adapters import import_problem, resolve, source_file
 from measure.coco import evaluate, load_ground_truth
 from measure.tasks import Task, get_task
@@ -264,16 +264,16 @@ SWEEP_ROUNDS = 50
 """Scans for marked processes after a worker ends (each kills what it finds)."""
 
 
-def marked_processes(marker: str) -> list[psutil.Process]:
+def marked_processes(marker: str, name: str = RUN_MARKER) -> list[psutil.Process]:
     """This user's processes whose environment (``/proc/PID/environ``) holds
-    ``MODELATLAS_RUN_ID=<marker>``; zombies and this process never do."""
+    ``<name>=<marker>`` (by default ``MODELATLAS_RUN_ID``); zombies and this process never do."""
     uid, me, found = os.getuid(), os.getpid(), []
     for proc in psutil.process_iter(["uids"]):
         uids = proc.info.get("uids")
         if proc.pid == me or uids is None or uids.real != uid:
             continue
         with contextlib.suppress(psutil.Error):
-            if proc.environ().get(RUN_MARKER) == marker:
+            if proc.environ().get(name) == marker:
                 found.append(proc)
     return found
 
@@ -294,8 +294,14 @@ def end_worker(proc: subprocess.Popen, marker: str) -> None:
         with contextlib.suppress(psutil.Error):
             child.kill()
     proc.wait()
+    kill_marked(RUN_MARKER, marker)
+
+
+def kill_marked(name: str, marker: str) -> None:
+    """SIGKILL, until a scan finds none, every process of this user whose environment holds
+    ``<name>=<marker>``."""
     for _ in range(SWEEP_ROUNDS):
-        left = marked_processes(marker)
+        left = marked_processes(marker, name)
         if not left:
             return
         for child in left:
@@ -445,7 +451,8 @@ def run_measurement(req: RunRequest, progress: Progress | None = None) -> dict[s
                 gt_path,
                 req.accuracy_images or task.accuracy_images,
             )
-            runs.append(_run_worker(cmd, out, f"run {k + 1}/{req.runs}", progress, req))
+            label = run_jobs.run_label(k + 1, req.runs)
+            runs.append(_run_worker(cmd, out, label, progress, req))
             if runs[-1].get("error"):
                 break
     return _finish(req, cls, task, proto, files, inputs, runs, gt_path)

@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from analytics.core import db, problems  # noqa: E402
 from analytics.vision import review, runs  # noqa: E402
+from measure import review_trail  # noqa: E402
 from measure.adapters.catalog import adapter_catalog  # noqa: E402
 from measure.community import auth, cli, inbox  # noqa: E402
 from measure.tasks import load_tasks  # noqa: E402
@@ -127,7 +128,15 @@ def store(
             run_id,
             who,
             int(marks["failure"].astype(bool).sum()),
-            lambda: runs.save_failure_marks(run_id, marks, who.name, runs_dir),
+            lambda: runs.save_failure_marks(
+                run_id,
+                marks,
+                who.name,
+                runs_dir,
+                lambda frame: review_trail.record(
+                    run_id, frame, who.name, "scripts/review_sheet.py", runs_dir
+                ),
+            ),  # fmt: skip
             inbox_root,
             file=f"{run_id}.parquet",
             via="scripts/review_sheet.py",

@@ -230,15 +230,16 @@ def test_committed_records_recompute_and_match_their_tables(path):
     assert bool(row.loc[0, "discarded"]) == record["discarded"]
 
 
-def test_launch_runs_in_background_with_progress(tmp_path):
-    from measure import launch
+def test_a_job_runs_in_background_with_progress(tmp_path):
+    from measure import run_jobs
 
-    job = launch.start(f"{FIXTURE}:BusyWait2ms", "cpu", 1, 0, 5, out=tmp_path)
+    job = run_jobs.start(f"{FIXTURE}:BusyWait2ms", "cpu", 1, 0, 5, owner="test", out=tmp_path)
     for _ in range(600):
-        state = launch.status(job)
+        state = run_jobs.status(job)
         if state["finished"]:
             break
         time.sleep(0.1)
-    assert state["finished"] and state["exit_code"] == 0, state
-    assert state["done"] == state["total"] == 5
+    assert state["status"] == run_jobs.FINISHED, state
+    assert state["calls_done"] == state["calls_total"] == 5
+    assert run_jobs.holder(tmp_path) is None  # the runs folder is free again
     assert len(list((tmp_path / "records").glob("*.json"))) == 1

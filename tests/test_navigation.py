@@ -86,3 +86,44 @@ def test_no_page_file_sits_directly_in_pages():
     assert list((paths.REPO_ROOT / "pages").glob("*.py")) == []
     assert navigation.HOME in {p.file for p in navigation.PAGES}
     assert next(p for p in navigation.PAGES if p.file == navigation.HOME).url_path == "home"
+
+
+def test_the_menu_stays_expanded_with_the_maintainer_pages_after_sign_in(monkeypatch, tmp_path):
+    """Streamlit folds a long menu to 10 pages and "View N more" once the sidebar holds anything
+    else (the sign-in line); the app asks for it always expanded, signed in or not."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from measure.community import auth, inbox
+
+    password = "nav-test-password"
+    monkeypatch.setenv(
+        auth.ENV_MAINTAINERS, f"maint:{auth.hash_password(password, salt=b's' * 16)}"
+    )
+    monkeypatch.setenv(inbox.ENV_INBOX, str(tmp_path / "inbox"))
+    calls: list[dict] = []
+    real = st.navigation
+
+    def spy(pages, **kwargs):
+        calls.append({"pages": pages, **kwargs})
+        return real(pages, **kwargs)
+
+    monkeypatch.setattr(st, "navigation", spy)
+    at = AppTest.from_file(str(paths.REPO_ROOT / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("pages/vision/review.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.text_input(key="review_login_name").input("maint")
+    at.text_input(key="review_login_password").input(password)
+    next(b for b in at.button if b.label == "Sign in").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Signed in as maintainer" in c.value for c in at.sidebar.caption)
+    last = calls[-1]
+    assert last["expanded"] is True
+    shown = [
+        p.title for section in last["pages"].values() for p in section if p.visibility != "hidden"
+    ]
+    for page in navigation.maintainer_pages() + [
+        p for p in navigation.PAGES if p.section == "Federated track"
+    ]:
+        assert page.title in shown

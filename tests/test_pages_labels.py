@@ -13,23 +13,17 @@ header on any page starts in lower case either.
 from __future__ import annotations
 
 import json
-import os
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from analytics.core import db, labels, paths, run_schema, schema
+from analytics.core import labels, paths, run_schema, schema
 from analytics.llm import leaderboard
+from tests.fixtures import page_stores
 from tests.fixtures.apptest import fresh_caches
-from tests.fixtures.catalogs import LLM_NEW, LLM_OLD, make_catalog, write_snapshot
-from tests.fixtures.community.records import make_record, our_runs_table
-from tests.fixtures.fl.store import fl_store
 from tests.fixtures.store import StorePaths
 from ui import navigation
-
-FL_ZIPS = ["A_cnn_FedAvg.zip", "A_cnn_FedProx.zip", "A_cnn_Local-Only.zip"]
-VISION_VERSION = "test-labels-vision"
 
 
 def raw_names() -> frozenset[str]:
@@ -72,43 +66,10 @@ def bad_headers(at: AppTest) -> list[str]:
     return bad
 
 
-# --- one store per track ------------------------------------------------------------------
+# --- one store per track (tests/fixtures/page_stores.py) -----------------------------------
 
-
-def _llm_store(store: StorePaths) -> None:
-    """Two LLM snapshots (OLD then NEW, so the changes table shows), NEW served."""
-    write_snapshot(store.snapshots, LLM_OLD, old=True)
-    write_snapshot(store.snapshots, LLM_NEW)
-    stamp = (store.snapshots / LLM_OLD / "MANIFEST.json").stat().st_mtime
-    os.utime(store.snapshots / LLM_NEW / "MANIFEST.json", (stamp + 10, stamp + 10))
-    store.monkeypatch.setattr(db, "ensure_snapshot", lambda *args, **kwargs: LLM_NEW)
-
-
-def _calculator_store(store: StorePaths) -> None:
-    make_catalog(store.root)
-    store.serve_catalog()
-
-
-def _vision_store(store: StorePaths) -> None:
-    folder = store.snapshots / VISION_VERSION
-    folder.mkdir(parents=True)
-    (folder / "MANIFEST.json").write_text(json.dumps({"version": VISION_VERSION}))
-    store.monkeypatch.setattr(db, "ensure_snapshot", lambda *args, **kwargs: VISION_VERSION)
-    our_runs_table(store.runs, make_record(seed=100))
-
-
-def _fl_store(store: StorePaths) -> None:
-    fl_store(store.root, store.monkeypatch, FL_ZIPS)
-
-
-def _setup(page: str):
-    if page.startswith("pages/fl/"):
-        return _fl_store
-    if page.startswith("pages/vision/"):
-        return _vision_store
-    if page in ("pages/llm/hardware_fit.py", "pages/llm/finetune_planner.py"):
-        return _calculator_store
-    return _llm_store
+_llm_store = page_stores.llm_store
+_setup = page_stores.setup_for
 
 
 QUERIES: dict[str, list[dict[str, str | list[str]]]] = {

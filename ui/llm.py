@@ -67,6 +67,16 @@ def column_config(frame: pd.DataFrame, config: dict | None = None) -> dict:
     return out
 
 
+ROW_HEIGHT_PX = 35  # st.dataframe's row (and header) height at the default font size
+TABLE_MAX_HEIGHT_PX = 760  # about the viewport a laptop screen leaves a table below the header
+
+
+def table_height(rows: int) -> int:
+    """A table's height in px: every row (and the header) up to about the viewport, then it
+    scrolls; Streamlit's default shows about 10 rows however tall the page is."""
+    return min(ROW_HEIGHT_PX * (max(rows, 1) + 1) + 3, TABLE_MAX_HEIGHT_PX)
+
+
 def show_table(
     frame: pd.DataFrame,
     key: str,
@@ -85,6 +95,7 @@ def show_table(
     frame = labels.shown_flags(frame)
     csv_frame = None if csv_frame is None else labels.shown_flags(csv_frame)
     conf = column_config(frame, config)
+    kwargs.setdefault("height", table_height(len(frame)))
     st.dataframe(  # rounded first: a number column's step truncates (ui.format.rounded)
         ui.format.rounded(frame, conf), column_config=conf, column_order=columns,
         hide_index=hide_index, key=key, placeholder="—", **kwargs,

@@ -7,13 +7,14 @@ from pathlib import Path
 import streamlit as st
 
 from analytics.core import jobs
+from ui import params
 
 
 def section() -> None:
     """Done / running / failed of a sweep started with ``--ray --results DIR`` (docs/ray.md)."""
     st.subheader("Sweeps on Ray")
     known = jobs.known_sweeps()
-    default = st.query_params.get("sweep", str(known[0]) if known else "")
+    default = params.text_param("sweep", str(known[0]) if known else "")
     folder = st.text_input("Results folder of a sweep (--results)", default, key="sweep_dir")
     if folder:
         st.query_params["sweep"] = folder

@@ -13,10 +13,13 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from analytics.core import paths
+from analytics.vision import evidence
 from analytics.vision import runs as vision
+from measure import coco, review_trail
 from measure.adapters import registry
 from measure.adapters.catalog import adapter_catalog
-from measure.community import inbox, status
+from measure.community import audit, inbox, status
 from measure.community.auth import Maintainer
 from ui import data
 
@@ -122,7 +125,12 @@ def save_review(run_id: str, marks: pd.DataFrame, who: Maintainer) -> Path:
         run_id,
         who,
         failures,
-        lambda: vision.save_failure_marks(run_id, marks, who.name),
+        lambda: vision.save_failure_marks(
+            run_id,
+            marks,
+            who.name,
+            before_write=lambda frame: review_trail.record(run_id, frame, who.name, "model page"),
+        ),  # fmt: skip
         file=f"{run_id}.parquet",
     )
     for cached in REVIEW_CACHES:
@@ -131,6 +139,46 @@ def save_review(run_id: str, marks: pd.DataFrame, who: Maintainer) -> Path:
 
 
 REVIEW_CACHES = (_outputs, _model_view)
+
+
+@st.cache_data(show_spinner="Bootstrapping the accuracy intervals over images…")
+def _evidence(runs_dir: str, runs_key: str, run_ids: tuple[str, ...]) -> pd.DataFrame:
+    return evidence.evidence_table(list(run_ids), coco.bootstrap_intervals, Path(runs_dir))
+
+
+def accuracy_evidence(run_ids: list[str]) -> pd.DataFrame:
+    """Images, objects and bootstrap intervals of each run's accuracy
+    (``analytics.vision.evidence``, scored by ``measure.coco``)."""
+    key = tuple(sorted(set(run_ids)))
+    return _evidence(str(paths.RUNS_DIR), vision.runs_fingerprint(), key)
+
+
+def review_trail_line(run_id: str) -> tuple[str, bool]:
+    """Who reviewed the run's outputs and when, from the committed review trail, as one line,
+    and whether the trail vouches for the stored marks (False: the line says why not)."""
+    try:
+        entry = review_trail.latest().get(run_id)
+    except audit.AuditError as exc:
+        return f"The review trail is damaged: {exc}", False
+    marks = paths.RUNS_DIR / review_trail.MARKS_DIR / f"{run_id}.parquet"
+    if not marks.exists():
+        return "", True
+    problem = review_trail.mismatch(marks, entry)
+    log = review_trail.TRAIL_DIR + "/" + audit.AUDIT_FILE
+    if problem is not None:
+        return f"The stored marks {problem} (`{log}`).", False
+    imported = (
+        " (entered from the marks file)" if entry["action"] == review_trail.IMPORT_ACTION else ""
+    )
+    return (
+        f"Reviewed by {entry['maintainer']} on {entry['reviewed_utc'][:10]}: "
+        f"{entry['failures']} failure marks on {entry['outputs']} outputs; entry "
+        f"{entry[audit.SEQ_KEY]}{imported} of the committed, hash-chained review trail "
+        f"`data/runs/{log}`, which `python -m measure audit verify` checks.",
+        True,
+    )
+
+
 """The cached loaders whose results include failure marks or the run files they change."""
 
 

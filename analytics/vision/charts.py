@@ -9,7 +9,9 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from analytics.core.axes import log_ticks
 from analytics.vision import runs as vision
+from analytics.vision.evidence import MIN_OBJECTS, sanity_only
 
 LATENCY_AXIS = "median latency per predict() call (ms, ours, log scale)"
 OTHERS_NAME = "other ranked models"
@@ -17,19 +19,57 @@ FRONT_NAME = "Pareto front (no model is both faster and more accurate)"
 EMPTY_TITLE = "No ranked model has an accuracy on our set to plot"
 
 
-def pareto_figure(board: vision.Leaderboard) -> go.Figure:
-    """AP on our accuracy set (y) vs our median latency (x, log): every ranked model with an
-    AP, the front as a step line and its models marked; hover names model, median and p90 ms,
-    AP, AP50, memory peak with its kind (RAM/VRAM) and the licence verdict."""
+def _ms(value: float) -> str:
+    return f"{value:g} ms"
+
+
+def latency_figure(board: vision.Leaderboard, why: str) -> go.Figure:
+    """Our median latency per ranked model (x, log, labelled ticks), for a task whose accuracy
+    set is too small to be an axis (``why`` says so in the title): no accuracy axis and no
+    Pareto front."""
+    r = board.ranked.sort_values("median_ms", ascending=False)
+    fig = go.Figure()
+    fig.add_scatter(
+        x=r["median_ms"], y=r["display_name"], mode="markers", marker={"size": 12},
+        error_x={"type": "data", "symmetric": False, "array": r["p90_ms"] - r["median_ms"],
+                 "arrayminus": [0] * len(r)},
+        name="median (bar to p90)",
+        hovertemplate="%{y}: median %{x:.2f} ms<extra></extra>",
+    )  # fmt: skip
+    fig.update_layout(
+        title=f"Latency, {board.task} on {board.device} — {why}",
+        xaxis={"title": {"text": LATENCY_AXIS}, "type": "log",
+               **log_ticks([*r["median_ms"], *r["p90_ms"]], _ms)},
+        yaxis={"title": {"text": ""}},
+        showlegend=False,
+    )  # fmt: skip
+    return fig
+
+
+def pareto_figure(board: vision.Leaderboard, evidence: pd.DataFrame | None = None) -> go.Figure:
+    """AP on our accuracy set (y, 0 to 1) vs our median latency (x, log, labelled ticks): every
+    ranked model with an AP, the front as a step line and its models marked; hover names model,
+    median and p90 ms, AP, AP50, memory peak with its kind (RAM/VRAM) and the licence verdict.
+
+    When ``evidence`` (``analytics.vision.evidence``) says the set has fewer than
+    ``MIN_OBJECTS`` objects, accuracy is a sanity check: the latency alone is drawn."""
     points = vision.pareto_points(board)
+    if evidence is not None and not points.empty:
+        shown = evidence[evidence["run_id"].isin(board.ranked["run_id"])]
+        if sanity_only(shown):
+            images, objects = int(shown["images"].max()), int(shown["objects"].max())
+            why = (f"accuracy on {images} images with {objects} objects is a sanity check "
+                   f"(under {MIN_OBJECTS} objects), not an axis")  # fmt: skip
+            return latency_figure(board, why)
     y_title = vision.accuracy_set_label(points.get("benchmark", pd.Series(dtype=str)))
     fig = go.Figure()
     fig.update_layout(
         title=f"Accuracy vs latency, {board.task} on {board.device} — {_set_note(y_title)}",
-        xaxis={"title": {"text": LATENCY_AXIS}, "type": "log"},
-        yaxis={"title": {"text": y_title}},
+        xaxis={"title": {"text": LATENCY_AXIS}, "type": "log",
+               **log_ticks(points.get("median_ms", []), _ms)},
+        yaxis={"title": {"text": y_title}, "range": [0, 1.05]},  # AP lies in [0, 1]
         legend={"orientation": "h", "y": -0.25},
-    )
+    )  # fmt: skip
     if points.empty:
         fig.update_layout(title=EMPTY_TITLE)
         return fig
@@ -72,8 +112,8 @@ def latency_histogram(calls: pd.DataFrame) -> go.Figure:
     fig.update_layout(
         barmode="overlay",
         title="Timed predict() calls (ours)",
-        xaxis={"title": {"text": "latency per predict() call (ms)"}},
-        yaxis={"title": {"text": "number of calls"}},
+        xaxis={"title": {"text": "latency per predict() call (ms)"}, "rangemode": "nonnegative"},
+        yaxis={"title": {"text": "number of calls"}, "rangemode": "nonnegative"},
     )
     fig.update_traces(opacity=0.6)
     return fig
@@ -120,8 +160,8 @@ def memory_figure(memory: pd.DataFrame, baselines: pd.DataFrame) -> go.Figure:
             )
     fig.update_layout(
         title=f"Memory trace ({kind}, ours)",
-        xaxis={"title": {"text": "time since start (s)"}},
-        yaxis={"title": {"text": "memory (MiB)"}},
+        xaxis={"title": {"text": "time since start (s)"}, "rangemode": "nonnegative"},
+        yaxis={"title": {"text": "memory (MiB)"}, "rangemode": "nonnegative"},
         legend={"orientation": "h", "y": -0.25},
     )
     return fig

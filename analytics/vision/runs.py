@@ -124,12 +124,39 @@ def with_current_metadata(runs: pd.DataFrame, catalog: pd.DataFrame) -> pd.DataF
     return out
 
 
-def ranking_table(board: Leaderboard) -> pd.DataFrame:
-    """The columns the leaderboard shows (human headers): our figures first, the authors' figure
-    labelled."""
+def _with_evidence(runs: pd.DataFrame, evidence: pd.DataFrame | None) -> pd.DataFrame:
+    """``runs`` with the evidence columns (``analytics.vision.evidence.COLUMNS``) of its runs."""
+    cols = ["images", "objects", "ap_low", "ap_high", "ap50_low", "ap50_high", "sanity_only"]
+    if evidence is None or evidence.empty:
+        return runs.assign(**dict.fromkeys(cols, None))
+    found = evidence.set_index("run_id")
+    return runs.assign(**{c: runs["run_id"].map(found[c]) for c in cols})
+
+
+def _evidence_columns(r: pd.DataFrame) -> dict[str, pd.Series]:
+    from analytics.vision.evidence import evidence_text, interval_text
+
+    return {
+        "AP 95% interval (ours)": [
+            interval_text(lo, hi) for lo, hi in zip(r["ap_low"], r["ap_high"], strict=True)
+        ],
+        "AP50 95% interval (ours)": [
+            interval_text(lo, hi) for lo, hi in zip(r["ap50_low"], r["ap50_high"], strict=True)
+        ],
+        "Accuracy rests on": [
+            evidence_text(i, o, s)
+            for i, o, s in zip(r["images"], r["objects"], r["sanity_only"], strict=True)
+        ],
+    }
+
+
+def ranking_table(board: Leaderboard, evidence: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The columns the leaderboard shows (human headers): our figures first, each accuracy with
+    the images and objects it rests on and its bootstrap interval (``evidence``, from
+    ``analytics.vision.evidence``), the authors' figure labelled."""
     if board.ranked.empty:
         return board.ranked
-    r = board.ranked
+    r = _with_evidence(board.ranked, evidence)
     return pd.DataFrame(
         {
             "Rank": r["rank"],
@@ -140,6 +167,7 @@ def ranking_table(board: Leaderboard) -> pd.DataFrame:
             "Memory": r["memory_kind"].str.upper(),
             "AP (ours)": r["ap"].round(3),
             "AP50 (ours)": r["ap50"].round(3),
+            **_evidence_columns(r),
             "Our accuracy set": r["accuracy_benchmark"],
             "Author-reported": r.apply(_paper_label, axis=1),
             "Precision": r["precision"],
@@ -153,7 +181,7 @@ def ranking_table(board: Leaderboard) -> pd.DataFrame:
 
 def _paper_label(row: pd.Series) -> str:
     if row["paper_value"] is None or pd.isna(row["paper_value"]):
-        return f"none comparable ({row['paper_benchmark']})"
+        return ""  # no comparable figure from the authors: a blank cell
     return f"{row['paper_value']} {row['paper_metric']} on {row['paper_benchmark']} (authors)"
 
 
@@ -191,23 +219,28 @@ def model_view(
     return ModelView(adapter, meta, runs, calls, memory)
 
 
-def accuracy_vs_paper(view: ModelView) -> pd.DataFrame:
-    """Our accuracy per run first, the authors' figure beside it, each labelled."""
+def accuracy_vs_paper(view: ModelView, evidence: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Our accuracy per run first, with the images and objects it rests on and its bootstrap
+    intervals (``evidence``), the authors' figure beside it (when they report one), labelled."""
     if view.runs.empty:
         return pd.DataFrame()
-    rows = view.runs[view.runs["ap"].notna()]
+    rows = _with_evidence(view.runs[view.runs["ap"].notna()], evidence)
+    extra = _evidence_columns(rows)
     out = pd.DataFrame(
         {
             "run_id": rows["run_id"],
             "source": "ours (measured)",
             "benchmark": rows["accuracy_benchmark"],
             "AP": rows["ap"].round(3),
+            "AP 95% interval": extra["AP 95% interval (ours)"],
             "AP50": rows["ap50"].round(3),
+            "AP50 95% interval": extra["AP50 95% interval (ours)"],
+            "evidence": extra["Accuracy rests on"],
             "precision": rows["precision"],
         }
     )
     meta = view.meta
-    if meta is not None:
+    if meta is not None and not pd.isna(meta["paper_value"]):
         paper = pd.DataFrame(
             [
                 {
@@ -267,10 +300,8 @@ def failure_marks(con: duckdb.DuckDBPyConnection, run_id: str) -> pd.DataFrame:
     return db.query(con, "SELECT * FROM vision_failures WHERE run_id = ?", [run_id])
 
 
-def save_failure_marks(
-    run_id: str, marks: pd.DataFrame, reviewer: str, runs_dir: Path | None = None
-) -> Path:
-    """Store a maintainer's review of one run's outputs (replaces that run's previous review)."""
+def review_frame(run_id: str, marks: pd.DataFrame, reviewer: str) -> pd.DataFrame:
+    """The stored form of a maintainer's review of one run's outputs, stamped now."""
     needed = {"output_index", "input_name", "failure"}
     if not needed <= set(marks.columns):
         raise ValueError(f"review marks lack columns {sorted(needed - set(marks.columns))}")
@@ -279,6 +310,21 @@ def save_failure_marks(
     frame.insert(0, "run_id", run_id)
     frame["reviewer"] = reviewer
     frame["reviewed_utc"] = datetime.now(UTC).isoformat(timespec="seconds")
+    return frame
+
+
+def save_failure_marks(
+    run_id: str,
+    marks: pd.DataFrame,
+    reviewer: str,
+    runs_dir: Path | None = None,
+    before_write: Callable[[pd.DataFrame], object] | None = None,
+) -> Path:
+    """Store a maintainer's review of one run's outputs (replaces that run's previous review);
+    ``before_write`` gets the stored form first (the committed review trail's entry)."""
+    frame = review_frame(run_id, marks, reviewer)
+    if before_write is not None:
+        before_write(frame)
     path = Path(runs_dir or paths.RUNS_DIR) / "vision_failures" / f"{run_id}.parquet"
     atomic.write_parquet(path, frame)
     return path
@@ -359,14 +405,18 @@ def model_runs_table(view: ModelView) -> pd.DataFrame:
     return labelled(runs, MODEL_RUN_COLUMNS)
 
 
-def accuracy_table(view: ModelView) -> pd.DataFrame:
+ACCURACY_COLUMNS = ["run_id", "source", "benchmark", "AP", "AP 95% interval", "AP50",
+                    "AP50 95% interval", "evidence", "precision"]  # fmt: skip
+
+
+def accuracy_table(view: ModelView, evidence: pd.DataFrame | None = None) -> pd.DataFrame:
     """``accuracy_vs_paper`` with human headers."""
-    acc = accuracy_vs_paper(view)
+    acc = accuracy_vs_paper(view, evidence)
     if acc.empty:
-        acc = pd.DataFrame(columns=["run_id", "source", "benchmark", "AP", "AP50", "precision"])
+        acc = pd.DataFrame(columns=ACCURACY_COLUMNS)
     return acc.rename(
         columns={"run_id": "Run ID", "source": "Source", "benchmark": "Benchmark",
-                 "precision": "Precision"}
+                 "precision": "Precision", "evidence": "Rests on"}
     )  # fmt: skip
 
 

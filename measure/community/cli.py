@@ -3,7 +3,7 @@
     submit RECORD --github NAME --out BUNDLE.zip
     inbox add BUNDLE.zip | list [--status S] | accept ID | reject ID --reason TEXT
     maintainer hash-password [--name NAME]
-    audit verify [--inbox DIR]
+    audit verify [--inbox DIR] [--runs DIR] | import-marks [--runs DIR]
 
 ``inbox list`` first repairs what a killed accept or reject left (``inbox.repair``), so it never
 shows a decision without its audit line (one that still lacks it is marked "no audit line").
@@ -26,6 +26,7 @@ import tomllib
 from pathlib import Path
 
 from analytics.core import atomic, problems
+from measure import review_trail
 from measure.community import audit, auth, bundle, inbox
 from measure.community.validate import validate_bundle
 
@@ -153,7 +154,9 @@ def maintainer_main(argv: list[str]) -> int:
     make = sub.add_parser("hash-password", help="read a password, print its salted scrypt hash")
     make.add_argument("--name", help="print NAME:HASH, ready for MODELATLAS_MAINTAINERS")
     args = p.parse_args(argv)
-    if sys.stdin.isatty():
+    if os.environ.get(auth.ENV_PASSWORD):  # like accept and reject: no prompt in scripts
+        password = os.environ[auth.ENV_PASSWORD]
+    elif sys.stdin.isatty():
         password = getpass.getpass("password: ")
         if getpass.getpass("again: ") != password:
             return _error("the two passwords differ; nothing printed")
@@ -174,9 +177,35 @@ def audit_main(argv: list[str]) -> int:
     check = sub.add_parser("verify", help="find edited, dropped or reordered audit lines")
     check.add_argument("--inbox", "--inbox-dir", dest="inbox_dir", type=Path,
                        help="default $MODELATLAS_INBOX_DIR or data/inbox")  # fmt: skip
+    check.add_argument("--runs", "--runs-dir", dest="runs_dir", type=Path,
+                       help="runs folder of the review trail (default data/runs)")  # fmt: skip
+    marks = sub.add_parser("import-marks", help="trail entries for marks stored before the trail")
+    marks.add_argument("--runs", "--runs-dir", dest="runs_dir", type=Path)
     args = p.parse_args(argv)
-    log = inbox.verify_audit(args.inbox_dir)  # an InboxError names the damaged line
-    path = inbox.inbox_dir(args.inbox_dir) / audit.AUDIT_FILE
+    if args.action == "import-marks":
+        added = review_trail.import_existing(
+            args.runs_dir, via="python -m measure audit import-marks"
+        )
+        print(f"{review_trail.trail_log(args.runs_dir)}: {len(added)} entries added")
+        return 0
+    code = _verify_inbox_log(args.inbox_dir)
+    return max(code, _verify_trail(args.runs_dir))
+
+
+def _verify_trail(runs_dir: Path | None) -> int:
+    """The committed review trail: its chain, and every marks file against its latest entry."""
+    log, problems_ = review_trail.check(runs_dir)  # an AuditError names the damaged line
+    if problems_:
+        return _error(problems_[0])
+    path = review_trail.trail_log(runs_dir)
+    print(f"{path}: intact, {log.lines} lines, head {log.head}; every committed marks file "
+          "matches its run's latest entry")  # fmt: skip
+    return 0
+
+
+def _verify_inbox_log(inbox_dir: Path | None) -> int:
+    log = inbox.verify_audit(inbox_dir)  # an InboxError names the damaged line
+    path = inbox.inbox_dir(inbox_dir) / audit.AUDIT_FILE
     if log.legacy_lines:
         what = (
             f"not intact: line(s) {audit.ranges(log.legacy_lines)} of {log.lines} are unchained "

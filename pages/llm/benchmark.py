@@ -9,7 +9,7 @@ from analytics.core.labels import csv_text
 from analytics.llm import benchmark_view
 from ui import format as fmt
 from ui import llm
-from ui.params import choice, param
+from ui.params import choice
 
 OTHERS = {
     "display_name": "Model",
@@ -46,9 +46,6 @@ if benchmarks.empty:
     st.info("This snapshot has no benchmarks.")
     st.stop()
 ids = list(benchmarks.index)
-wanted = param("benchmark", "")
-if wanted and wanted not in ids:
-    st.warning(f"No benchmark '{wanted[:80]}' in this snapshot; showing {ids[0]} instead.")
 benchmark_id = choice(
     "Benchmark", ids, "benchmark", ids[0], key_prefix="bm",
     format_func=lambda b: f"{benchmarks.loc[b, 'name']} "

@@ -7,6 +7,7 @@ import streamlit as st
 from plotly.colors import qualitative
 
 import ui.data
+from analytics.core.axes import log_ticks
 from analytics.llm import charts
 from ui import format as fmt
 from ui import llm
@@ -70,8 +71,9 @@ def _layout(fig: go.Figure, frame: charts.ChartFrame, log_x: bool) -> go.Figure:
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02},
         margin={"t": 40},
     )  # fmt: skip
-    if log_x:
-        fig.update_xaxes(type="log")
+    if log_x:  # every tick labelled with its value ('0.5', '20'), not Plotly's bare '2 3 4'
+        values = [v for trace in fig.data for v in (trace.x if trace.x is not None else [])]
+        fig.update_xaxes(type="log", **log_ticks(values, "{:g}".format))
     return fmt.readable(fig)
 
 

@@ -11,7 +11,7 @@ import streamlit as st
 from analytics.llm import catalog, finetune, finetune_view, quality
 from ui import format as fmt
 from ui import llm
-from ui.params import choice, flag_param, int_param
+from ui.params import choice, flag_param, index_of, int_param
 
 METHOD_CHOICES = ("auto", *finetune.METHODS)
 VERDICT_HELP = "ratio " + " · ".join(f"≤ {upper:.1f} {name}" for upper, name in finetune.THRESHOLDS)
@@ -124,12 +124,15 @@ def pick_training() -> tuple[str, str, int]:
             format_func=finetune.RECIPE_LABELS.get,
         )
     with cols[2]:
-        st.selectbox(
-            "Dataset preset", list(finetune.DATASET_PRESETS), index=1, key="ft_preset",
-            on_change=_preset_changed,
+        presets = list(finetune.DATASET_PRESETS)
+        preset = st.selectbox(
+            "Dataset preset", presets, index=index_of(presets, "preset", presets[1]),
+            key="ft_preset", on_change=_preset_changed,
         )  # fmt: skip
+        st.query_params["preset"] = preset
     if "ft_samples" not in st.session_state:
-        st.session_state["ft_samples"] = int_param("samples", 10_000, 100, 1_000_000)
+        preset_samples = finetune.DATASET_PRESETS[preset]  # a shared preset without samples
+        st.session_state["ft_samples"] = int_param("samples", preset_samples, 100, 1_000_000)
     steps = sorted({*SAMPLE_STEPS, int(st.session_state["ft_samples"])})
     samples = st.select_slider(
         "Samples (log scale)", steps, key="ft_samples", format_func="{:,}".format,

@@ -8,7 +8,7 @@ import streamlit as st
 from analytics.core.licences import LICENCE_CLASSES
 from analytics.llm import catalog, fit, fit_view
 from ui import llm
-from ui.params import flag_param, index_of, int_param, param
+from ui.params import flag_param, index_of, int_param, multi_param, one_of, range_param
 
 CONTEXTS = (2048, 8192, 32768, 131072)
 DEFAULT_CONTEXT = 8192
@@ -46,6 +46,8 @@ def columns(context: int) -> dict[str, str]:
     return {
         "display_name": "Model",
         "verdict": "Verdict",
+        "context_verdict": f"Verdict at {at}",  # what the page is for: fits at my context?
+        "best_quant": f"Best quant that fits at {at}",
         "rating": "Best Elo (variants)",
         "single_stream_tokens_per_s": SINGLE_TOKS,
         "server_tokens_per_s": SERVER_TOKS,
@@ -55,8 +57,6 @@ def columns(context: int) -> dict[str, str]:
         "vendor_tokens_per_s": VENDOR_TOKS,
         "required_gb": "Required GB",
         "q4_basis": "Q4 basis",
-        "context_verdict": f"Verdict at {at}",
-        "best_quant": f"Best quant that fits at {at}",
         "best_quant_bits": "Best quant bits/weight",
         "max_context_tokens": "Model's max context (tokens)",
         "q4_plus_kv_gb": f"Q4 weights + KV GB at {at}",
@@ -159,13 +159,21 @@ def pick_hardware(gpus: pd.DataFrame) -> tuple[str, int]:
     default = (catalog.default_apple(gpus) if apple else None) or catalog.default_gpu(ids)
     gpu_id = st.selectbox(
         "Apple profile (GPU-usable memory)" if apple else "GPU", ids, key=f"hf_gpu_{apple}",
-        index=index_of(ids, "gpu", default), format_func=names.get,
+        index=index_of(ids, "gpu", default, label_of=names.get), format_func=names.get,
     )  # fmt: skip
     count = 1
     if not apple:
         count = st.number_input("GPU count", 1, 8, int_param("count", 1, 1, 8), key="hf_count")
     st.query_params.update(kind=kind, gpu=gpu_id, count=str(count))
     return gpu_id, int(count)
+
+
+def _keep_in_url(name: str, value: str | list[str] | None) -> None:
+    """``name=value`` in the URL; None (the default view) leaves it out."""
+    if value is None:
+        st.query_params.pop(name, None)
+    else:
+        st.query_params[name] = value
 
 
 def pick_filters(models: pd.DataFrame) -> tuple[int, catalog.ModelFilter, bool]:
@@ -175,10 +183,12 @@ def pick_filters(models: pd.DataFrame) -> tuple[int, catalog.ModelFilter, bool]:
         index=index_of(CONTEXTS, "ctx", DEFAULT_CONTEXT), format_func="{:,} tokens".format,
     )  # fmt: skip
     lic = cols[1].multiselect(
-        "Licence class", LICENCE_CLASSES, default=list(LICENCE_CLASSES), key="hf_lic"
-    )
+        "Licence class", LICENCE_CLASSES, key="hf_lic",
+        default=multi_param("lic", LICENCE_CLASSES) or list(LICENCE_CLASSES),
+    )  # fmt: skip
     top = float(models["total_params_b"].max() if models["total_params_b"].notna().any() else 1)
-    size = cols[2].slider("Parameters (B)", 0.0, top, (0.0, top), key="hf_size")
+    start = range_param("size", 0.0, top) or (0.0, top)
+    size = cols[2].slider("Parameters (B)", 0.0, top, start, key="hf_size")
     open_only = cols[3].checkbox(
         "Open weights only", value=flag_param("open", True), key="hf_open",
         help="Closed API models cannot be downloaded; untick to see their size estimate anyway.",
@@ -190,6 +200,8 @@ def pick_filters(models: pd.DataFrame) -> tuple[int, catalog.ModelFilter, bool]:
     st.query_params.update(
         ctx=str(context), all="1" if show_all else "0", open="1" if open_only else "0"
     )
+    _keep_in_url("lic", lic if set(lic) != set(LICENCE_CLASSES) else None)
+    _keep_in_url("size", f"{size[0]:g}-{size[1]:g}" if size != (0.0, top) else None)
     size_range = None if size == (0.0, top) else size  # full range keeps undisclosed sizes
     flt = catalog.ModelFilter(tuple(lic), size_range, open_only)
     return context, flt, show_all
@@ -241,9 +253,10 @@ def pick_speed_view(table: pd.DataFrame) -> tuple[pd.DataFrame, int, str | None]
     options = [BY_VERDICT, *(KIND_NAMES[k] for k in kinds)]
     by_name = {KIND_NAMES[k]: k for k in kinds}
     from_url = {fit.KIND_PREFIX[k]: KIND_NAMES[k] for k in kinds}  # URL: ?sort=community
+    from_url[""] = BY_VERDICT
     sort = cols[1].selectbox(
         "Sort by", options, key="hf_sort",
-        index=options.index(from_url.get(param("sort", ""), BY_VERDICT)),
+        index=options.index(from_url[one_of(list(from_url), "sort", "", label_of=from_url.get)]),
         format_func=lambda o: o if o == BY_VERDICT else f"measured {o} tok/s (fastest first)",
         help="Kinds are never merged into one sort: each measures something different.",
     )  # fmt: skip

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import math
 from datetime import UTC, date, datetime
 
 import pandas as pd
@@ -18,7 +17,16 @@ from analytics.core.snapshot import manifest as snapshot_manifest
 from analytics.llm import elo, leaderboard, ratings, snapshot_diff
 from ui import format as fmt
 from ui import llm
-from ui.params import choice, index_of, multi_param, param
+from ui.params import (
+    VARIANTS,
+    choice,
+    date_param,
+    index_of,
+    multi_param,
+    one_of,
+    range_param,
+    text_param,
+)
 
 ALL = "All"
 RANK_UB_HELP = (
@@ -140,12 +148,7 @@ def _released_from(table: pd.DataFrame) -> str | None:
     days = pd.to_datetime(table["release_date"], errors="coerce").dropna()
     first = days.min().date() if not days.empty else date(2018, 1, 1)
     last = max(days.max().date() if not days.empty else first, datetime.now(UTC).date())
-    try:
-        wanted = date.fromisoformat(param("from", ""))
-    except ValueError:  # absent or not a day: no filter
-        wanted = None
-    if wanted is not None:
-        wanted = min(max(wanted, first), last)
+    wanted = date_param("from", first, last)  # absent or not a day: no filter
     picked = st.date_input(
         "Released on or after", value=wanted, min_value=first, max_value=last, key="lb_from",
         format="YYYY-MM-DD", help="Hides models released before this day, and models without "
@@ -164,11 +167,7 @@ def _size_range(col, table: pd.DataFrame) -> tuple[float, float] | None:
     if sizes.empty or sizes.min() == sizes.max():
         return None
     lo, hi = float(sizes.min()), float(sizes.max())
-    wanted = [float(v) for v in param("size", "").split("-") if _is_number(v)]
-    start = (lo, hi)
-    if len(wanted) == 2:  # finite numbers only, clamped into the slider's range, low first
-        low, high = sorted(min(max(v, lo), hi) for v in wanted)
-        start = (low, high)
+    start = range_param("size", lo, hi) or (lo, hi)
     picked = col.slider(
         "Parameters (B)", lo, hi, start, key="lb_size",
         help="Narrowing the range hides models of undisclosed size.",
@@ -178,14 +177,6 @@ def _size_range(col, table: pd.DataFrame) -> tuple[float, float] | None:
         return None
     st.query_params["size"] = f"{picked[0]:g}-{picked[1]:g}"
     return picked
-
-
-def _is_number(text: str) -> bool:
-    """Whether ``text`` is a finite number ('inf', 'nan' and overflowing '1e999' are not)."""
-    try:
-        return math.isfinite(float(text))
-    except ValueError:
-        return False
 
 
 CATEGORY_LABELS = {
@@ -202,7 +193,7 @@ def pick_search_and_columns(category: str | None) -> tuple[str, list[str]]:
     """The name search box and the "More columns" picker, both mirrored in the URL."""
     c1, c2 = st.columns([1, 2])
     text = c1.text_input(
-        "Search by name", value=param("q", ""), key="lb_search", max_chars=100,
+        "Search by name", value=text_param("q", ""), key="lb_search", max_chars=100,
         placeholder="e.g. llama", help="Matches the model's name, id and aliases "
         "(case-insensitive). Ranks stay those of the whole leaderboard.",
     )  # fmt: skip
@@ -424,7 +415,8 @@ VIEWS = {RANKED_LIST: "list", SIDE_BY_SIDE: "categories"}  # label -> URL value 
 def pick_view() -> str:
     """The table view, mirrored in the URL (``view=categories``)."""
     names = list(VIEWS)
-    wanted = {v: k for k, v in VIEWS.items()}.get(param("view", ""), RANKED_LIST)
+    by_url = {v: k for k, v in VIEWS.items()}
+    wanted = by_url[one_of(list(by_url), "view", VIEWS[RANKED_LIST], label_of=by_url.get)]
     picked = st.radio(
         "View", names, index=names.index(wanted), key="lb_view", horizontal=True,
         help="Categories side by side: one column per category's Elo (blank where the model "
@@ -472,7 +464,7 @@ def show_side_by_side(
 
 def pick_every_variant() -> bool:
     """The "every variant" toggle, mirrored in the URL (``variants=all``)."""
-    wanted = param("variants", "") == "all"
+    wanted = one_of(*VARIANTS) == "all"
     shown = st.toggle(
         "Show every variant", value=wanted, key="lb_variants",
         help="Off: one row per checkpoint (its best-rated setting). On: every reasoning effort "

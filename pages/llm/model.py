@@ -9,7 +9,7 @@ import streamlit as st
 import ui.data
 from analytics.llm import api_facts, leaderboard, profiles
 from ui import format as fmt
-from ui import llm
+from ui import llm, params
 
 SCORE_COLUMNS = {
     "benchmark_name": st.column_config.TextColumn("Benchmark", width="large"),
@@ -40,7 +40,7 @@ def pick_model(board: leaderboard.Leaderboard) -> str:
     model it now belongs to with a notice, an unknown one says so and offers a search."""
     names = dict(zip(board.models["model_id"], board.models["display_name"], strict=True))
     ids = list(board.table["model_id"]) + sorted(set(names) - set(board.table["model_id"]))
-    target = leaderboard.resolve_link(board, st.query_params.get("model"))
+    target = leaderboard.resolve_link(board, params.param("model", "") or None)
     if target.model_id is None and target.notice:
         closest = ", ".join(f"{names.get(m, m)} ({m})" for m in target.closest) or "none"
         st.warning(

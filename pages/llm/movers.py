@@ -9,7 +9,7 @@ import ui.data
 from analytics.llm import leaderboard
 from ui import format as fmt
 from ui import llm
-from ui.params import flag_param, int_param, param
+from ui.params import VARIANTS, flag_param, int_param, one_of
 
 COLUMNS = {
     "display_name": "Model",
@@ -39,7 +39,7 @@ ranked_only = c2.toggle(
     help="Predecessors are always ranked; on: the successor must be ranked too.",
 )  # fmt: skip
 every = c3.toggle(
-    "Every variant", param("variants", "") == "all", key="mv_variants",
+    "Every variant", one_of(*VARIANTS) == "all", key="mv_variants",
     help="Off: one row per checkpoint, as on the leaderboard. On: every setting apart.",
 )  # fmt: skip
 st.query_params.update(top=str(top), ranked="1" if ranked_only else "0")

@@ -6,10 +6,12 @@ import pandas as pd
 import streamlit as st
 
 from analytics.vision import charts
+from analytics.vision import evidence as evidence_module
 from analytics.vision import runs as vision
 from measure.adapters.base import RANDOM_WEIGHTS_REASON
 from ui import format as fmt
 from ui import vision as loaders
+from ui.llm import table_height
 from ui.params import pick
 
 KEYS = "vision_lb"  # widget-key prefix of this page
@@ -68,7 +70,7 @@ def _excluded_table(board: vision.Leaderboard, names: dict[str, str]) -> pd.Data
 
 def _pareto(board: vision.Leaderboard, task: str, device: str):
     """The Pareto chart with the task and device named, readable on both themes."""
-    fig = charts.pareto_figure(board)
+    fig = charts.pareto_figure(board, evidence)
     title = str(fig.layout.title.text or "")
     title = title.replace(
         f"{task} on {device}", f"{fmt.task_name(task)} on {fmt.device_text(device)}"
@@ -108,7 +110,8 @@ task = pick(
 device = pick("Device", device_options, "device", key_prefix=KEYS, format_func=fmt.device_text)
 names = fmt.names_from(catalog, "adapter", "display_name")
 board = loaders.board(task, device)
-table = vision.ranking_table(board)
+evidence = loaders.accuracy_evidence(list(board.ranked.get("run_id", [])))
+table = vision.ranking_table(board, evidence)
 slug = f"{task}_{device.replace(': ', '_').replace(' ', '-')}"
 if table.empty:
     st.info(_why_nothing_ranked(task, device, board.excluded))
@@ -116,19 +119,28 @@ else:
     st.dataframe(
         fmt.rounded(table, RANKING_COLUMNS), hide_index=True, key="vision_lb_table",
         placeholder="—", column_config={k: v for k, v in RANKING_COLUMNS.items() if k in table},
+        height=table_height(len(table)),
     )  # fmt: skip
     _download(table, "Download ranking (CSV)", f"vision_ranking_{slug}.csv", "vision_lb_table_csv")
     st.plotly_chart(_pareto(board, task, device), key="vision_lb_chart")
     points = vision.pareto_points(board)
     benchmarks = sorted(set(points["benchmark"])) if not points.empty else []
-    st.caption(
-        f"Accuracy: {vision.accuracy_set_label(benchmarks)} ({'; '.join(benchmarks) or 'none'}). "
-        "Latency: our median per predict() call. A model is on the Pareto front when no other "
-        "model is both at least as fast and at least as accurate. "
-        f"{len(points)} of {fmt.plural(len(table), 'ranked model')} "
-        f"{fmt.verb_for(len(points), 'have')} an AP and {fmt.verb_for(len(points), 'are')} "
-        "plotted."
-    )
+    if evidence_module.sanity_only(evidence):
+        st.caption(
+            f"Accuracy here is a sanity check: the set has fewer than "
+            f"{evidence_module.MIN_OBJECTS} objects, too few to rank or plot models by, so the "
+            "chart shows latency alone and there is no Pareto front. The table gives each AP "
+            "with the images and objects it rests on and a 95% bootstrap interval over images."
+        )
+    else:
+        st.caption(
+            f"Accuracy: {vision.accuracy_set_label(benchmarks)} "
+            f"({'; '.join(benchmarks) or 'none'}). Latency: our median per predict() call. A "
+            "model is on the Pareto front when no other model is both at least as fast and at "
+            f"least as accurate. {len(points)} of {fmt.plural(len(table), 'ranked model')} "
+            f"{fmt.verb_for(len(points), 'have')} an AP and {fmt.verb_for(len(points), 'are')} "
+            "plotted."
+        )
     fixes = board.ranked[board.ranked["runs_with_fixes"]]
     for _, row in fixes.iterrows():
         st.markdown(
@@ -139,7 +151,7 @@ if not board.excluded.empty:  # no empty table: an empty ranking says why above
     excluded = _excluded_table(board, names)
     st.dataframe(
         fmt.rounded(excluded, EXCLUDED_COLUMNS), hide_index=True, key="vision_lb_excluded",
-        placeholder="—", column_config=EXCLUDED_COLUMNS,
+        placeholder="—", column_config=EXCLUDED_COLUMNS, height=table_height(len(excluded)),
     )  # fmt: skip
     _download(excluded, "Download runs left out (CSV)", f"vision_left_out_{slug}.csv",
               "vision_lb_excluded_csv")  # fmt: skip

@@ -8,9 +8,10 @@ import streamlit as st
 from analytics.vision import charts
 from analytics.vision import runs as vision
 from measure.community.inbox import InboxError
-from ui import community
+from ui import community, params
 from ui import format as fmt
 from ui import vision as loaders
+from ui.llm import table_height
 
 RUN_COLUMNS = {
     "Median latency (ms)": fmt.number_column("Median latency (ms)", 2),
@@ -88,12 +89,15 @@ def _review(run_id: str) -> None:
         return
     state = vision.review_state(outputs)
     (st.info if state == "not reviewed yet" else st.caption)(f"Review: {state}.")
+    trail, vouched = loaders.review_trail_line(run_id)
+    if trail:
+        (st.caption if vouched else st.warning)(trail)
     table = vision.review_table(outputs)
     who = community.maintainer_or_none("vision_review")
     if who is None:
         st.dataframe(
             fmt.rounded(table, OUTPUT_COLUMNS), hide_index=True, key=f"vision_review_{run_id}",
-            placeholder="—", column_config=OUTPUT_COLUMNS,
+            placeholder="—", column_config=OUTPUT_COLUMNS, height=table_height(len(table)),
         )  # fmt: skip
         st.caption("Failure marks are set by maintainers: sign in to edit them.")
         return
@@ -119,14 +123,13 @@ catalog = loaders.catalog()
 loaders.warn_damaged_runs()
 names = list(catalog["adapter"])
 display = fmt.names_from(catalog, "adapter", "display_name")
-wanted = st.query_params.get("model")
 adapter = st.selectbox(
-    "Model", names, index=names.index(wanted) if wanted in names else 0, key="vision_model_pick",
-    format_func=lambda a: fmt.name_of(display, a),
+    "Model", names, key="vision_model_pick", format_func=lambda a: fmt.name_of(display, a),
+    index=params.index_of(names, "model", names[0], label_of=lambda a: fmt.name_of(display, a)),
 )  # fmt: skip
 st.query_params["model"] = adapter
 _header(catalog.set_index("adapter").loc[adapter])
-view = loaders.model_view(adapter, st.query_params.get("run"))
+view = loaders.model_view(adapter, None)
 if view.runs.empty:
     st.info("Not measured yet.")
 else:
@@ -134,17 +137,20 @@ else:
     st.subheader("Our runs")
     st.dataframe(
         fmt.rounded(runs_table(view), RUN_COLUMNS), hide_index=True, key="vision_model_runs",
-        placeholder="—", column_config=RUN_COLUMNS,
+        placeholder="—", column_config=RUN_COLUMNS, height=table_height(len(runs)),
     )  # fmt: skip
     run_ids = list(runs["run_id"])
-    chosen = st.selectbox("Run", run_ids, key="vision_model_run")
+    chosen = st.selectbox(
+        "Run", run_ids, index=params.index_of(run_ids, "run", run_ids[0]), key="vision_model_run"
+    )
     st.query_params["run"] = chosen
     view = loaders.model_view(adapter, chosen)
     _charts(view, chosen)
     st.subheader("Accuracy: ours first, the authors' beside it")
+    accuracy = vision.accuracy_table(view, loaders.accuracy_evidence(run_ids))
     st.dataframe(
-        fmt.rounded(vision.accuracy_table(view), ACCURACY_COLUMNS), hide_index=True,
-        key="vision_model_acc", placeholder="—", column_config=ACCURACY_COLUMNS,
+        fmt.rounded(accuracy, ACCURACY_COLUMNS), hide_index=True, key="vision_model_acc",
+        placeholder="—", column_config=ACCURACY_COLUMNS, height=table_height(len(accuracy)),
     )  # fmt: skip
     _review(chosen)
 community_results_section(adapter)

@@ -7,7 +7,7 @@ import streamlit as st
 
 from measure.community import auth, inbox, status
 from measure.community.validate import BundleError
-from ui import community
+from ui import community, params
 from ui import format as fmt
 
 QUEUE_COLUMNS = [
@@ -132,10 +132,8 @@ else:
         key="review_queue", placeholder="—", column_config=NUMBER_COLUMNS,
     )  # fmt: skip
     ids = [e["id"] for e in queued]
-    wanted = st.query_params.get("bundle")
-    chosen = st.selectbox(
-        "Bundle", ids, index=ids.index(wanted) if wanted in ids else 0, key="review_bundle"
-    )
+    chosen = st.selectbox("Bundle", ids, index=params.index_of(ids, "bundle", ids[0]),
+                          key="review_bundle")  # fmt: skip
     st.query_params["bundle"] = chosen
     try:
         _detail(inbox.review(chosen))

@@ -1,16 +1,21 @@
-"""Maintainers: start a measurement in its own process and follow its progress."""
+"""Maintainers: start a measurement in its own process and follow its progress.
+
+One measurement at a time per runs folder (``measure.run_jobs``): the job lives on disk, so a
+reload or another browser sees it; Cancel ends it and everything it started."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
-from measure import launch, protocol
+from measure import protocol, run_jobs
 from ui import community, sweep_status
 from ui import format as fmt
 from ui import vision as loaders
+from ui.llm import table_height
 
 st.title("Run a measurement")
-community.require_maintainer("vision_run", neutral=True)
+who = community.require_maintainer("vision_run", neutral=True)
 catalog = loaders.catalog()
 names = fmt.names_from(catalog, "adapter", "display_name")
 adapter = st.selectbox(
@@ -25,6 +30,21 @@ if missing:
     )
     for command in dict.fromkeys(command for _, command in missing):
         st.code(command, language="bash")
+
+running = run_jobs.holder()
+if running is None:  # a second of other processes' CPU use, by the protocol's disturbance rule
+    other = run_jobs.other_cpu_percent(1.0)
+    limit = protocol.MAX_OTHER_CPU_PERCENT
+    if other > limit:
+        st.warning(
+            f"This machine is busy: other processes used {other:.0f}% of all CPU capacity over "
+            f"the last second. The protocol discards a run in which they use more than "
+            f"{limit:g}%, so a measurement started now would probably be discarded."
+        )
+    else:
+        st.caption(f"Other processes used {other:.0f}% of all CPU capacity over the last second "
+                   f"(the protocol discards a run above {limit:g}%).")  # fmt: skip
+
 with st.form("vision_run_form"):
     device = st.text_input("Device (cpu, cuda or cuda:N)", "cpu", key="vision_run_device")
     runs = st.number_input("Runs", 1, 10, protocol.RUNS, key="vision_run_runs")
@@ -34,25 +54,49 @@ with st.form("vision_run_form"):
     calls = st.number_input("Timed calls", 1, 10000, protocol.TIMED_CALLS, key="vision_run_calls")
     submitted = st.form_submit_button("Start")
 if submitted:
-    st.session_state["vision_run_job"] = launch.start(
-        adapter, device, int(runs), int(warmup), int(calls)
-    )
+    try:
+        run_jobs.start(adapter, device, int(runs), int(warmup), int(calls), owner=who.name)
+    except run_jobs.BusyError as exc:
+        st.error(f"Not started: {exc}")
 
 
 @st.fragment(run_every=1.0)
 def _progress() -> None:
-    job = st.session_state.get("vision_run_job")
+    job = run_jobs.latest()  # the running one, whoever started it; else the last one's outcome
     if job is None:
-        st.caption("No measurement started in this session.")
+        st.caption("No measurement started from this runs folder yet.")
         return
-    state = launch.status(job)
-    st.progress(
-        min(1.0, state["done"] / max(1, state["total"])), text=f"{job.adapter}: {state['label']}"
+    state = run_jobs.status(job)
+    left = state["left_s"]
+    text = (
+        f"{job.adapter} on {job.device}, started by {job.owner} at {job.started_utc}: "
+        f"{state['phase']} · {state['calls_done']:,} of {state['calls_total']:,} calls"
+        + (f" · about {fmt.duration_text(left)} left" if left is not None else "")
     )
-    if state["finished"]:
-        st.write("finished" if state["exit_code"] == 0 else f"failed (exit {state['exit_code']})")
-        st.code(state["output"] or "(no output)")
+    st.progress(min(1.0, state["calls_done"] / max(1, state["calls_total"])), text=text)
+    if not state["finished"]:
+        if st.button("Cancel", key="vision_run_cancel"):
+            run_jobs.cancel(job, who.name)
+            st.rerun()
+        return
+    outcome = state["status"]
+    if outcome == run_jobs.CANCELLED:
+        st.warning(f"Cancelled by {state.get('cancelled_by')} at {state.get('ended_utc')}.")
+    elif outcome == run_jobs.FINISHED:
+        st.success(f"Finished: run {state.get('run_id')}.")
+    else:
+        st.error(f"Failed: {state.get('error') or 'see the output below'}")
+    st.code(state["output"] or "(no output)")
 
 
 _progress()
+st.subheader("Recent measurements")
+recent = pd.DataFrame(run_jobs.recent())
+if recent.empty:
+    st.caption("None started from this runs folder yet.")
+else:
+    shown = [c for c in ("started_utc", "owner", "adapter", "device", "status", "ended_utc",
+                         "cancelled_by", "run_id", "error") if c in recent]  # fmt: skip
+    st.dataframe(recent[shown], hide_index=True, key="vision_run_recent", placeholder="",
+                 height=table_height(len(recent)))  # fmt: skip
 sweep_status.section()
