@@ -54,8 +54,40 @@ def test_nothing_kept_is_per_battle() -> None:
     battles = elo.build_battles(elo.headline_scores(catalog(0.9)))
     rows, cells = int(battles.presence.sum()), battles.presence.size
     kept = [battles.presence, battles.scores, battles.pairs.pair_i, battles.pairs.pair_j]
-    kept += [a for c in battles.categories for a in (c.row_pair, c.row_cell, c.patterns)]
+    kept += [a for c in battles.categories for a in (c.rows_bits, c.patterns)]
     kept += [getattr(battles.rankings, f) for f in battles.rankings.__dataclass_fields__]
     kept += list(battles.counts or ())
     limit = 8 * (len(battles.pairs) * (2 + 2 * len(battles.categories)) + 8 * rows + 2 * cells)
     assert sum(a.nbytes for a in kept) <= limit < 8 * battles.n_battles
+
+
+def test_a_category_costs_one_bit_per_pair() -> None:
+    """Which pairs share a category is one bit per pair, whatever the category's share of the
+    pairs: the pair structure stays near the 24 bytes per pair a fit itself needs."""
+    battles = elo.build_battles(elo.headline_scores(catalog(0.9)))
+    n_pairs = len(battles.pairs)
+    for category in battles.categories:
+        assert category.rows_bits.nbytes == -(-n_pairs // 8)
+        assert len(category.row_pair) > 0.9 * n_pairs  # nearly every pair shares each category
+    upper = battles.pairs._upper
+    arrays = [battles.pairs.pair_i, battles.pairs.pair_j, upper.data, upper.indices]
+    arrays += [c.rows_bits for c in battles.categories]
+    per_pair = sum(a.nbytes for a in arrays)
+    assert per_pair / n_pairs <= 8 + 8 + 8 + 8 + 1
+
+
+def test_one_pattern_per_model_gives_the_same_evidence(monkeypatch) -> None:
+    """Above ``_TABLE_F64_MAX`` patterns a category's pairs come from packed presence bits and
+    its table is float32: the same pairs, the same totals and wins to float32 rounding."""
+    headline = elo.headline_scores(catalog(0.5))
+    counts = (np.arange(60) % 3).astype(float)
+    default = elo.build_battles(headline)
+    want, want_drawn = elo.weigh(default), elo.weigh(default, counts)
+    monkeypatch.setattr(elo.battles, "_TABLE_F64_MAX", 0)
+    packed = elo.build_battles(headline)
+    for one, other in zip(default.categories, packed.categories, strict=True):
+        np.testing.assert_array_equal(one.rows_bits, other.rows_bits)
+        assert other.shared(np.ones(60)).dtype == np.float32
+    for got, ref in ((elo.weigh(packed), want), (elo.weigh(packed, counts), want_drawn)):
+        np.testing.assert_allclose(got.total, ref.total, rtol=1e-6)
+        np.testing.assert_allclose(got.wins, ref.wins, rtol=1e-5)

@@ -5,6 +5,9 @@ tests/test_cli_catalog.py)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -140,3 +143,22 @@ def test_nothing_rentable_fits_gives_no_price(tiny_store, capsys) -> None:
     rc, got, _ = _run(capsys, "finetune", *argv)
     assert rc == 0 and got["priced_on"] is None and got["cost_usd"] is None
     assert got["priced_on_note"].startswith("No price:")
+
+
+def test_fit_and_its_quality_axis_do_not_import_the_elo_engine():
+    """`analytics fit` needs one pandas function of the Elo package (the headline pick); the
+    package resolves its names on first use, so scipy and the solver stay unimported."""
+    code = (
+        "import sys\n"
+        "from analytics.llm import elo, fit_cli, finetune_view\n"
+        "assert callable(elo.headline_scores)\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] == 'scipy'"
+        " or m in ('analytics.llm.elo.battles', 'analytics.llm.elo.solver'))\n"
+        "print(heavy)\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -27,48 +27,89 @@ See ``docs/elo.md`` for the method, the stopping rule and the acceleration.
 
 from __future__ import annotations
 
-from analytics.llm.elo.battles import Battles, battle_table, build_battles, main_graph
-from analytics.llm.elo.bootstrap import bootstrap_ratings
-from analytics.llm.elo.evidence import Evidence, Pairwise, aggregate, weigh
-from analytics.llm.elo.headline import OPTIONAL_COLUMNS, REQUIRED_COLUMNS, headline_scores
-from analytics.llm.elo.publishers import SHARED_HOSTS, publisher_of, publishers
-from analytics.llm.elo.solver import (
-    ANCHOR_RATING,
-    DEFAULT_MAX_ITER,
-    DEFAULT_TOL,
-    ELO_SCALE,
-    ConvergenceError,
-    Fit,
-    fit,
-    gradient,
-    log_likelihood,
-    mm_sweep,
-    to_rating,
-)
-from analytics.llm.elo.table import (
-    MIN_BENCHMARKS,
-    MIN_CATEGORIES,
-    MIN_CATEGORY_BENCHMARKS,
-    MIN_PUBLISHERS,
-    RATING_DECIMALS,
-    UNRATED_CATEGORY_FLOOR,
-    UNRATED_DISCONNECTED,
-    UNRATED_FLOOR,
-    UNRATED_ONE_PUBLISHER,
-    coverage,
-    order_ratings,
-    rate,
-    rate_categories,
-    rate_category,
-    set_apart,
-    upper_bound_ranks,
-)
-from analytics.llm.elo.views import (
-    one_view_per_family,
-    rated_mask,
-    rated_scores,
-    views_set_aside,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Names resolve on first use (PEP 562), so a caller of the pure-pandas headline pick (the
+# fine-tune planner's quality axis, `analytics fit`) does not pay for scipy and the solver.
+_EXPORTS = {
+    "battles": ("Battles", "battle_table", "build_battles", "main_graph"),
+    "bootstrap": ("bootstrap_ratings",),
+    "evidence": ("Evidence", "Pairwise", "aggregate", "weigh"),
+    "headline": ("OPTIONAL_COLUMNS", "REQUIRED_COLUMNS", "headline_scores"),
+    "publishers": ("SHARED_HOSTS", "publisher_of", "publishers"),
+    "solver": ("ANCHOR_RATING", "DEFAULT_MAX_ITER", "DEFAULT_TOL", "ELO_SCALE",
+               "ConvergenceError", "Fit", "fit", "gradient", "log_likelihood", "mm_sweep",
+               "to_rating"),
+    "table": ("MIN_BENCHMARKS", "MIN_CATEGORIES", "MIN_CATEGORY_BENCHMARKS", "MIN_PUBLISHERS",
+              "RATING_DECIMALS", "UNRATED_CATEGORY_FLOOR", "UNRATED_DISCONNECTED", "UNRATED_FLOOR",
+              "UNRATED_ONE_PUBLISHER", "coverage", "order_ratings", "rate", "rate_categories",
+              "rate_category", "set_apart", "upper_bound_ranks"),
+    "views": ("one_view_per_family", "rated_mask", "rated_scores", "views_set_aside"),
+}  # fmt: skip
+_HOME = {name: module for module, names in _EXPORTS.items() for name in names}
+_SUBMODULES = (*_EXPORTS, "pairs")
+
+if TYPE_CHECKING:  # what static readers see; at run time __getattr__ imports on demand
+    from analytics.llm.elo.battles import Battles, battle_table, build_battles, main_graph
+    from analytics.llm.elo.bootstrap import bootstrap_ratings
+    from analytics.llm.elo.evidence import Evidence, Pairwise, aggregate, weigh
+    from analytics.llm.elo.headline import OPTIONAL_COLUMNS, REQUIRED_COLUMNS, headline_scores
+    from analytics.llm.elo.publishers import SHARED_HOSTS, publisher_of, publishers
+    from analytics.llm.elo.solver import (
+        ANCHOR_RATING,
+        DEFAULT_MAX_ITER,
+        DEFAULT_TOL,
+        ELO_SCALE,
+        ConvergenceError,
+        Fit,
+        fit,
+        gradient,
+        log_likelihood,
+        mm_sweep,
+        to_rating,
+    )
+    from analytics.llm.elo.table import (
+        MIN_BENCHMARKS,
+        MIN_CATEGORIES,
+        MIN_CATEGORY_BENCHMARKS,
+        MIN_PUBLISHERS,
+        RATING_DECIMALS,
+        UNRATED_CATEGORY_FLOOR,
+        UNRATED_DISCONNECTED,
+        UNRATED_FLOOR,
+        UNRATED_ONE_PUBLISHER,
+        coverage,
+        order_ratings,
+        rate,
+        rate_categories,
+        rate_category,
+        set_apart,
+        upper_bound_ranks,
+    )
+    from analytics.llm.elo.views import (
+        one_view_per_family,
+        rated_mask,
+        rated_scores,
+        views_set_aside,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    """A public name or step module of the package, imported on first use."""
+    if name in _HOME:
+        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOME, *_SUBMODULES})
+
 
 ALGORITHM_VERSION = "bt-mm-4"  # 2: ranks only the main comparison graph; 3: bootstrap rank
 # spread no longer splits rounds' equal ratings by float noise (docs/elo.md section 5); 4: one

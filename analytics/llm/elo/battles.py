@@ -28,6 +28,10 @@ from analytics.llm.elo.headline import REQUIRED_COLUMNS, require_columns
 from analytics.llm.elo.pairs import PairIndex
 
 _PAIR_BLOCK = 1 << 22  # models x models entries of one block of the shared-benchmark product
+_TABLE_F64_MAX = 4096
+"""Most presence patterns of one category whose patterns x patterns table is float64 (128 MiB);
+above, float32 (the real catalog's categories hold a few hundred patterns: always float64)."""
+_MASK_BLOCK = 1 << 21  # pairs per block when a category's pair bits come from presence bits
 _COUNTS_CACHE_MAX = 1 << 23
 """Most outcome-count entries (:attr:`Battles.counts`, 8 bytes each: 64 MiB) to keep. They are
 kept only when also no more than twice the pairs and score rows together (models share
@@ -41,21 +45,45 @@ class CategoryPairs:
     """One category's part of the pair structure (see the module docstring).
 
     ``patterns[q]`` is presence pattern ``q`` over the category's benchmarks (0/1);
-    ``pattern[m]`` the pattern of model ``m`` (-1: it reports none of them). ``row_pair`` lists
-    the pairs sharing a benchmark of the category (ascending), ``row_cell`` the flat index
-    ``q_i * Q + q_j`` of each one's two patterns in a Q x Q table.
+    ``pattern[m]`` the pattern of model ``m`` (-1: it reports none of them). Which pairs share
+    a benchmark of the category is kept as one bit per pair (``rows_bits``, ``np.packbits``
+    over the pair list): a category most pairs share costs an eighth of a byte per pair, where
+    a list of row numbers and pattern cells cost 16 bytes (at 10,000 models, 50 million pairs
+    and 8 categories: 50 MB against 6.4 GB). :attr:`row_pair` and :meth:`cells` unpack them.
     """
 
     benchmarks: np.ndarray  # (B_c,) benchmark indices
     pattern: np.ndarray  # (M,) int
     patterns: np.ndarray  # (Q, B_c) float 0/1
-    row_pair: np.ndarray  # (R_c,) int
-    row_cell: np.ndarray  # (R_c,) int
+    rows_bits: np.ndarray  # (ceil(P / 8),) uint8
+    pairs: PairIndex  # the pair list the bits are over (shared, not copied)
+
+    @property
+    def row_pair(self) -> np.ndarray:
+        """The pairs sharing a benchmark of the category (ascending pair numbers)."""
+        return np.flatnonzero(np.unpackbits(self.rows_bits, count=len(self.pairs)))
+
+    @property
+    def row_cell(self) -> np.ndarray:
+        """Per :attr:`row_pair`, the flat index ``q_i * Q + q_j`` of its two patterns."""
+        return self.cells(self.row_pair)
+
+    def cells(self, rows: np.ndarray) -> np.ndarray:
+        """The flat Q x Q cell of each pair in ``rows`` (pair numbers)."""
+        first = self.pattern[self.pairs.pair_i[rows]]
+        first *= len(self.patterns)
+        first += self.pattern[self.pairs.pair_j[rows]]
+        return first
 
     def shared(self, multiplicity: np.ndarray) -> np.ndarray:
         """The Q x Q table of benchmarks two patterns share, each counted ``multiplicity``
-        times (a benchmark's multiplicity indexed by its global benchmark index)."""
-        return (self.patterns * multiplicity[self.benchmarks]) @ self.patterns.T
+        times (a benchmark's multiplicity indexed by its global benchmark index). Counts are
+        whole numbers, exact in float32 too: above ``_TABLE_F64_MAX`` patterns (nearly one
+        per model at thousands of models) the table is float32, half the memory."""
+        dtype = np.float64 if len(self.patterns) <= _TABLE_F64_MAX else np.float32
+        patterns = self.patterns.astype(dtype, copy=False)
+        weighted = patterns * multiplicity[self.benchmarks].astype(dtype)
+        return weighted @ patterns.T
 
 
 @dataclass(frozen=True)
@@ -136,7 +164,7 @@ def build_battles(headline: pd.DataFrame) -> Battles:
     pair_i, pair_j = _sharing_pairs(presence)
     pairs = PairIndex.of(len(models), pair_i, pair_j)
     per_category = tuple(
-        _category_pairs(presence, np.flatnonzero(codes == c), pair_i, pair_j)
+        _category_pairs(presence, np.flatnonzero(codes == c), pairs)
         for c in range(len(set(categories)))
     )
     rankings = _rankings(scores, presence, codes, per_category)
@@ -185,26 +213,35 @@ def _sharing_pairs(presence: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         found_i.append(i + start)
         found_j.append(j)
     # contiguous index arrays: every gather over the pairs reads them
-    return np.concatenate(found_i).astype(np.intp), np.concatenate(found_j).astype(np.intp)
+    return (
+        np.concatenate(found_i).astype(np.intp, copy=False),
+        np.concatenate(found_j).astype(np.intp, copy=False),
+    )
 
 
 def _category_pairs(
-    presence: np.ndarray, benchmarks: np.ndarray, pair_i: np.ndarray, pair_j: np.ndarray
+    presence: np.ndarray, benchmarks: np.ndarray, pairs: PairIndex
 ) -> CategoryPairs:
-    """One category's patterns and the pairs that share one of its benchmarks."""
+    """One category's patterns and the bits of the pairs that share one of its benchmarks."""
     part = presence[:, benchmarks]
     has = part.any(axis=1)
     distinct, inverse = np.unique(part[has], axis=0, return_inverse=True)
     pattern = np.full(len(presence), -1, dtype=np.intp)
     pattern[has] = inverse.ravel()
     patterns = distinct.astype(float)
-    n_patterns = len(patterns)
-    q_i, q_j = pattern[pair_i], pattern[pair_j]
-    cell = q_i * n_patterns + q_j
-    both = np.flatnonzero((q_i >= 0) & (q_j >= 0))
-    shared = (patterns @ patterns.T).ravel()
-    rows = both[shared[cell[both]] > 0]
-    return CategoryPairs(benchmarks, pattern, patterns, rows, cell[rows])
+    if len(patterns) <= _TABLE_F64_MAX:  # few patterns: one small product, then a lookup
+        meets = (patterns @ patterns.T).ravel() > 0
+        q_i, q_j = pattern[pairs.pair_i], pattern[pairs.pair_j]
+        rows = (q_i >= 0) & (q_j >= 0)
+        rows[rows] = meets[q_i[rows] * len(patterns) + q_j[rows]]
+    else:  # a pattern per model: AND the pairs' packed presence bits, a block of pairs at once
+        bits = np.packbits(part, axis=1)
+        rows = np.zeros(len(pairs), dtype=bool)
+        for start in range(0, len(pairs), _MASK_BLOCK):
+            block = slice(start, start + _MASK_BLOCK)
+            both = bits[pairs.pair_i[block]] & bits[pairs.pair_j[block]]
+            rows[block] = both.any(axis=1)
+    return CategoryPairs(benchmarks, pattern, patterns, np.packbits(rows), pairs)
 
 
 def _rankings(

@@ -86,7 +86,8 @@ def weigh(battles: Battles, multiplicity: np.ndarray | None = None) -> Evidence:
             continue
         weight = category.shared(m)  # n of every pattern pair ...
         np.sqrt(weight, out=weight)  # ... sqrt(n): the pair's battles' worth in the category
-        np.add.at(total, category.row_pair, weight.ravel()[category.row_cell])
+        rows = category.row_pair  # each pair once: a plain indexed add, not np.add.at
+        total[rows] += weight.ravel()[category.cells(rows)]
         np.divide(1.0, weight, out=weight, where=weight > 0)  # 1/sqrt(n) per battle
         for b in drawn:
             entries, patterns = ranks.of(b)
@@ -124,9 +125,10 @@ def aggregate(battles: Battles, multiplicity: np.ndarray | None = None) -> Pairw
     key = battles.pair_i * n_models + battles.pair_j  # sorted: pairs are
     wins_i, wins_j = np.zeros(n_pairs), np.zeros(n_pairs)
     for category in battles.categories:
-        shared = category.shared(m).ravel()[category.row_cell]
+        rows = category.row_pair
+        shared = category.shared(m).ravel()[category.cells(rows)].astype(float)
         weight = np.zeros(n_pairs)
-        weight[category.row_pair] = np.divide(1.0, np.sqrt(shared), out=np.zeros_like(shared),
+        weight[rows] = np.divide(1.0, np.sqrt(shared), out=np.zeros_like(shared),
                                               where=shared > 0)  # fmt: skip
         for b in category.benchmarks[m[category.benchmarks] > 0]:
             present = np.flatnonzero(battles.presence[:, b])
