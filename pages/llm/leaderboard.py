@@ -344,8 +344,7 @@ def show_changes(version: str, board: leaderboard.Leaderboard) -> None:
     names = {v: snapshot_label(v) for v in versions}
     current = version if version in versions else versions[-1]
     pair = snapshot_diff.default_pair(versions, current)
-    wanted_new = param("diff_new", "")
-    new_default = wanted_new if wanted_new in versions else current
+    new_default = one_of(versions, "diff_new", current, label_of=names.get)
     c1, c2 = st.columns(2)
     new = c2.selectbox(
         "New snapshot", versions, index=versions.index(new_default), key="lb_diff_new",
@@ -353,9 +352,8 @@ def show_changes(version: str, board: leaderboard.Leaderboard) -> None:
     )  # fmt: skip
     old_choices = [v for v in versions if v != new]
     fallback = snapshot_diff.default_pair(versions, new) or pair or (old_choices[-1], new)
-    wanted_old = param("diff_old", "")
-    old_default = wanted_old if wanted_old in old_choices else fallback[0]
-    old_default = old_default if old_default in old_choices else old_choices[-1]
+    old_default = fallback[0] if fallback[0] in old_choices else old_choices[-1]
+    old_default = one_of(old_choices, "diff_old", old_default, label_of=names.get)
     old = c1.selectbox(
         "Old snapshot", old_choices, index=old_choices.index(old_default), key="lb_diff_old",
         format_func=names.get, help="Opens on the newest earlier snapshot whose scores, models "
