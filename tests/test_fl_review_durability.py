@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 import streamlit as st
 
-from analytics.core import paths, safezip
+from analytics.core import hashing, paths, safezip
 from analytics.fl import review
 from measure.community import audit, inbox
 from measure.community.auth import Maintainer
@@ -43,7 +43,7 @@ def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(paths, "RUNS_DIR", folder)
     review.uploads_dir().mkdir(parents=True)
     (review.uploads_dir() / NAME).write_bytes(b"zip bytes")
-    review.record_received(NAME, review.sha256_of(review.uploads_dir() / NAME), "mine.zip")
+    review.record_received(NAME, hashing.file_sha256(review.uploads_dir() / NAME), "mine.zip")
     return folder
 
 
@@ -206,7 +206,7 @@ def test_a_cut_last_line_is_reported_and_never_swallows_the_next_decision(runs):
 
 
 def test_a_complete_line_missing_only_its_newline_counts_before_and_after_repair(runs):
-    sha = review.sha256_of(review.uploads_dir() / NAME)
+    sha = hashing.file_sha256(review.uploads_dir() / NAME)
     line = json.dumps({"event": "rejected", "zip": NAME, "sha256": sha, "by": "m0", "at": "t"})
     with open(review.log_path(), "ab") as handle:
         handle.write(line.encode())  # killed just before the newline: the event is whole

@@ -243,5 +243,5 @@ def test_plural():
     assert [plural(n, "model") for n in (0, 1, 2, 1234)] == [
         "0 models", "1 model", "2 models", "1,234 models",
     ]  # fmt: skip
-    assert plural(1, "category", "categories") == "1 category"
-    assert plural(3, "category", "categories") == "3 categories"
+    assert plural(1, "category", many="categories") == "1 category"
+    assert plural(3, "category", many="categories") == "3 categories"

@@ -190,28 +190,8 @@ def energy_text(joules: object) -> str:
 
 # --- counts ----------------------------------------------------------------------------------
 
-_IRREGULAR_VERBS = {"are": "is", "have": "has", "were": "was", "do": "does"}
-
-
-def verb_for(n: int, verb: str) -> str:
-    """The present-tense ``verb`` (given in its plural form: 'match', 'are') agreeing with
-    ``n`` things: 'matches' / 'match', 'is' / 'are'."""
-    if n == 1:
-        if verb in _IRREGULAR_VERBS:
-            return _IRREGULAR_VERBS[verb]
-        if re.search(r"(s|sh|ch|x|z)$", verb):
-            return verb + "es"
-        if re.search(r"[^aeiou]y$", verb):
-            return verb[:-1] + "ies"
-        return verb + "s"
-    return verb
-
-
-def plural(n: int, noun: str, verb: str | None = None, many: str | None = None) -> str:
-    """``n`` with ``noun`` (and ``verb``) in agreement: '1 model matches', '2 models match',
-    '1,234 models'; ``many`` for an irregular plural ('categories')."""
-    text = labels.plural(int(n), noun, many)
-    return f"{text} {verb_for(int(n), verb)}" if verb else text
+plural = labels.plural  # one implementation, in analytics.core so CLIs and notebooks share it
+verb_for = labels.verb_for
 
 
 # --- human names of ids ----------------------------------------------------------------------

@@ -8,6 +8,8 @@ these labels instead: through ``st.column_config`` or :func:`labelled`. A column
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 LABELS: dict[str, str] = {
@@ -196,7 +198,27 @@ def csv_text(frame: pd.DataFrame, labels: dict[str, str] | None = None) -> str:
     return labelled(frame, labels).to_csv(index=False)
 
 
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """``n`` and ``word`` in agreement: '1 model', '2 models', '0 models' (``many`` for an
-    irregular plural: ``plural(n, 'category', 'categories')``); thousands with commas."""
-    return f"{n:,} {word if n == 1 else (many or word + 's')}"
+_IRREGULAR_VERBS = {"are": "is", "have": "has", "were": "was", "do": "does"}
+
+
+def verb_for(n: int, verb: str) -> str:
+    """The present-tense ``verb`` (given in its plural form: 'match', 'are') agreeing with
+    ``n`` things: 'matches' / 'match', 'is' / 'are'."""
+    if n == 1:
+        if verb in _IRREGULAR_VERBS:
+            return _IRREGULAR_VERBS[verb]
+        if re.search(r"(s|sh|ch|x|z)$", verb):
+            return verb + "es"
+        if re.search(r"[^aeiou]y$", verb):
+            return verb[:-1] + "ies"
+        return verb + "s"
+    return verb
+
+
+def plural(n: int, noun: str, verb: str | None = None, *, many: str | None = None) -> str:
+    """``n`` with ``noun`` (and ``verb``) in agreement: '1 model matches', '2 models match',
+    '0 models', '1,234 models'; ``many`` for an irregular plural
+    (``plural(n, 'category', many='categories')``)."""
+    n = int(n)
+    text = f"{n:,} {noun if n == 1 else (many or noun + 's')}"
+    return f"{text} {verb_for(n, verb)}" if verb else text

@@ -166,8 +166,7 @@ def derive_inputs(version: str) -> list[Path]:
         )
     finally:
         con.close()
-    board_inputs.remove_older(version)
-    return [board_inputs.path(version, name) for name in board_inputs.NAMES]
+    return board_inputs.TABLES.remove_older(version)
 
 
 def board_models(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:

@@ -23,7 +23,8 @@ from typing import Any
 import pandas as pd
 
 from analytics.core import atomic, paths
-from measure.community import audit, bundle, status
+from analytics.core.hashing import sha256_hex
+from measure.community import audit, status
 from measure.community import inbox_store as store
 from measure.community.auth import Maintainer
 from measure.community.inbox_repair import publish, recover
@@ -240,7 +241,7 @@ def accept(
         decided = _decide(entry, ACCEPTED, by, reason)
         pending = store.pending_path(root, entry["id"])
         atomic.write_parquet(pending, _row(v, decided))
-        decided["result_sha256"] = bundle.sha256_bytes(pending.read_bytes())
+        decided["result_sha256"] = sha256_hex(pending.read_bytes())
         _audit_decision(root, decided)
         entry.update(decided)
         store.save_state(root, state)
@@ -305,7 +306,7 @@ def reject(
 def _revalidate(root: Path, entry: dict[str, Any], runs_dir: Path | None) -> Validated:
     """The stored bundle, checked again (its bytes must still be the ones received)."""
     data = store.locate(root, entry).read_bytes()
-    if bundle.sha256_bytes(data) != entry["bundle_sha256"]:
+    if sha256_hex(data) != entry["bundle_sha256"]:
         raise InboxError(
             "tampered",
             str(root),

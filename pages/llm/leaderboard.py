@@ -418,7 +418,7 @@ def show_side_by_side(
     cols = ["rank", "display_name", "rating", *cats, "details"]
     if flt.category:
         st.caption("Every category is shown side by side; the category filter is not applied.")
-    shown = plural(len(cats), "category", "categories")
+    shown = plural(len(cats), "category", many="categories")
     st.subheader(f"Ranked ({len(rows)}), {shown} side by side")
     llm.show_table(
         rows, "lb_side", side_by_side_config(cols), columns=cols,
