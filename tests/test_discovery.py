@@ -231,21 +231,6 @@ def test_default_apple_is_the_newest_base_chip() -> None:
     assert cat.default_apple(gpus[gpus["kind"] == "x"]) is None
 
 
-def test_one_per_checkpoint_keeps_the_best_rated_variant() -> None:
-    table = pd.DataFrame(
-        {
-            "model_id": ["gpt-oss-120b-medium", "gpt-oss-120b-high", "other"],
-            "display_name": ["gpt-oss-120b-medium", "gpt-oss-120b (high)", "other"],
-            "checkpoint_id": ["gpt-oss-120b", "gpt-oss-120b", None],
-            "rating": [1200.0, 1250.0, None],
-        }
-    )
-    out = cat.one_per_checkpoint(table).set_index("model_id")
-    assert list(out.index) == ["gpt-oss-120b-high", "other"]
-    assert out.loc["gpt-oss-120b-high", "variants"] == "gpt-oss-120b (high), gpt-oss-120b-medium"
-    assert out.loc["gpt-oss-120b-high", "rating"] == 1250.0
-
-
 def test_default_model_rule(catalog: cat.Catalog) -> None:
     # tiny catalog: no instruct 7-9 B model; of the 7-9 B dense ones llama-3.1-8b has scores
     assert finetune_view.default_model(catalog.models, catalog.scores) == "llama-3.1-8b"

@@ -8,7 +8,6 @@ page shows the one-line reason as a warning.
 from __future__ import annotations
 
 import duckdb
-import pandas as pd
 import streamlit as st
 
 from analytics.core import db, snapshot
@@ -63,8 +62,3 @@ def version_cursor(version: str) -> duckdb.DuckDBPyConnection:
     """A cursor on the cached connection of one snapshot version (thread-safe use)."""
     return _connection(version).cursor()
 
-
-@st.cache_data(show_spinner=False)
-def table(version: str, sql: str) -> pd.DataFrame:
-    """Result of a read-only query, cached per snapshot version."""
-    return _connection(version).cursor().execute(sql).df()

@@ -17,19 +17,11 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from analytics.core import labels, safezip
+from analytics.core import safezip
 from analytics.fl import board as flb
 from analytics.fl.submission import ZIP_USE
 from ui import format as fmt
 from ui.llm import show_table as show_table  # the one labelled-table helper of every track
-
-METRIC_LABELS = {m: labels.human(m) for m in flb.CURVE_METRICS}
-"""Checkpoint metric names (``accuracy``, ``comm_bytes``…) as the FL pages show them."""
-
-
-def metric_labels(frame: pd.DataFrame, column: str = "metric") -> pd.DataFrame:
-    """``frame`` with the metric names of ``column`` replaced by their human labels (units)."""
-    return frame.assign(**{column: frame[column].map(lambda m: METRIC_LABELS.get(m, m))})
 
 
 @st.cache_resource(show_spinner="Validating and scoring submissions…", max_entries=2)

@@ -462,7 +462,7 @@ def discovery_view(
     if table.empty:
         return table.assign(rating=pd.Series(dtype=float))
     if ratings is not None:
-        best = cat.best_ratings(catalog.models, ratings)
+        best = checkpoints.best_ratings(catalog.models, ratings)
         table = table.merge(best, on="checkpoint_id", how="left")
     else:
         table["rating"] = float("nan")

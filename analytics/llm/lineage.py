@@ -19,7 +19,6 @@ import re
 import numpy as np
 import pandas as pd
 
-EDGE_COLUMNS = ("model_id", "predecessor_id")
 TUNING_SUFFIX = re.compile(r"-(instruct|it|chat|base|hf)$")
 """A closing word that names the tuning of one checkpoint's weights, not a release."""
 TUNED_SUFFIX = re.compile(r"-(?:instruct|it|chat)$")

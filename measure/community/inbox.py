@@ -216,7 +216,6 @@ def _decide(entry: dict[str, Any], new_status: str, by: Maintainer, reason: str)
     }
 
 
-
 def accept(
     bundle_id: str,
     by: Maintainer,
@@ -367,19 +366,3 @@ def save_marks(
             _review_line(root, by, f"{REVIEW_ACTION}-failed", str(exc)[:200], run_id=run_id)
             raise
 
-
-def record_review(
-    run_id: str, by: Maintainer, failures: int, saved: Path, root: Path | None = None
-) -> dict[str, Any]:
-    """Audit marks that were already saved (who saved which marks).
-
-    Superseded by ``save_marks``, which writes the audit line before the marks file; kept for
-    callers that store the marks themselves.
-    """
-    root = inbox_dir(root)
-    with locked(root):
-        store.audit_log(root)
-        return _review_line(
-            root, by, REVIEW_ACTION, f"{failures} failure marks", run_id=run_id,
-            file=Path(saved).name,
-        )  # fmt: skip
