@@ -18,7 +18,7 @@ import streamlit as st
 
 import ui.data
 import ui.format
-from analytics.core import labels
+from analytics.core import labels, paths
 from analytics.core.snapshot import CatalogError
 from analytics.llm import (
     benchmark_view,
@@ -186,6 +186,16 @@ def load_overview(version: str) -> overview.Overview:
 def load_freshness(version: str) -> overview.Freshness:
     """How far one snapshot's data reaches (every LLM page states it)."""
     return _read(version, overview.freshness)
+
+
+@st.cache_data(show_spinner=False)
+def load_snapshot_labels(versions: tuple[str, ...]) -> dict[str, str]:
+    """The snapshot picker's option of every built snapshot (``overview.snapshot_labels``);
+    ``versions`` (the built ones) keys the cache, so a new build gets its label."""
+    found = overview.snapshot_labels(
+        paths.SNAPSHOTS_DIR, lambda version: load_freshness(version).data_through
+    )
+    return {version: found.get(version, version) for version in versions}
 
 
 def show_freshness(version: str) -> None:

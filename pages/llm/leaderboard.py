@@ -10,11 +10,10 @@ import pandas as pd
 import streamlit as st
 
 import ui.data
-from analytics.core import db, labels, paths
+from analytics.core import db, labels
 from analytics.core.labels import plural
 from analytics.core.licences import LICENCE_CLASSES
 from analytics.core.schema import SOURCE_KINDS
-from analytics.core.snapshot import manifest as snapshot_manifest
 from analytics.llm import elo, leaderboard, ratings, snapshot_diff
 from ui import format as fmt
 from ui import llm
@@ -288,35 +287,6 @@ CHANGE_COLUMNS = {
 }
 
 
-def snapshot_label(version: str) -> str:
-    """A snapshot picker's option: the version with its build date, newest data date and
-    counts ('v1a2b3c4d5e · built 2026-08-22 · data through 2026-08-20 · 312 models, 4,512
-    scores'); parts a snapshot does not record are left out."""
-    folder = paths.SNAPSHOTS_DIR / version
-    manifest = snapshot_manifest.try_manifest(folder) or {}
-    parts = [version]
-    built = manifest.get("built_at")
-    if not isinstance(built, str):  # a hand-written manifest: its file time, as the listing
-        try:
-            stamp = (folder / snapshot_manifest.MANIFEST).stat().st_mtime
-        except OSError:
-            stamp = None
-        built = None if stamp is None else datetime.fromtimestamp(stamp, UTC).isoformat()
-    if built:
-        parts.append(f"built {built[:10]}")
-    try:
-        through = llm.load_freshness(version).data_through
-    except Exception:  # an unreadable old snapshot still gets a label
-        through = None
-    if through:
-        parts.append(f"data through {through}")
-    counts = manifest.get("tables") if isinstance(manifest.get("tables"), dict) else {}
-    shown = [plural(int(counts[t]), t[:-1]) for t in ("models", "scores") if t in counts]
-    if shown:
-        parts.append(", ".join(shown))
-    return " · ".join(parts)
-
-
 def show_changes(version: str, board: leaderboard.Leaderboard) -> None:
     st.subheader("Changes between snapshots")
     versions = db.list_versions()
@@ -324,7 +294,7 @@ def show_changes(version: str, board: leaderboard.Leaderboard) -> None:
         st.caption("Only one snapshot is built; changes appear once a second one exists.")
         return
     c1, c2 = st.columns(2)
-    names = {v: snapshot_label(v) for v in versions}
+    names = llm.load_snapshot_labels(tuple(versions))
     new_default = versions.index(version) if version in versions else len(versions) - 1
     new = c2.selectbox(
         "New snapshot", versions, index=new_default, key="lb_diff_new", format_func=names.get

@@ -117,7 +117,7 @@ def try_manifest(folder: Path) -> dict | None:
     return manifest if isinstance(manifest, dict) else None
 
 
-def _built_at(folder: Path, manifest: dict) -> str:
+def built_at(folder: Path, manifest: dict) -> str:
     """When a snapshot was built: the manifest's ``built_at``, else (a hand-written manifest)
     the manifest file's modification time in the same format."""
     if isinstance(manifest.get("built_at"), str):
@@ -136,7 +136,7 @@ def built_snapshots(snapshots_dir: Path) -> list[tuple[Path, dict]]:
     folders = [p for p in snapshots_dir.iterdir() if not p.name.startswith(".")]
     found = [(p, try_manifest(p)) for p in folders if (p / MANIFEST).is_file()]
     return sorted(
-        ((p, m) for p, m in found if m is not None), key=lambda pm: (_built_at(*pm), pm[0].name)
+        ((p, m) for p, m in found if m is not None), key=lambda pm: (built_at(*pm), pm[0].name)
     )
 
 
