@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--same-process", action="store_true", help="cold = caches cleared")
     parser.add_argument("--version", help="serve this built snapshot (not the catalog's)")
     parser.add_argument("--only", metavar="PAGE", action="append", default=[],
-                        help="measure only this page file (repeatable)")  # fmt: skip
+                        help="measure only this page file (repeatable)")
     parser.add_argument("--one", metavar="PAGE", help=argparse.SUPPRESS)
     parser.add_argument("--query", action="append", default=[], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

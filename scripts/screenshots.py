@@ -127,7 +127,7 @@ def start_server(port: int, log_path: Path, theme: str = "light") -> subprocess.
         "--browser.gatherUsageStats", "false",
         "--client.toolbarMode", "viewer",
         "--theme.base", theme,
-    ]  # fmt: skip
+    ]
     return _spawn(cmd, log_path)
 
 
@@ -138,7 +138,7 @@ def start_browser(browser: str, port: int, profile: Path, log_path: Path) -> sub
         "--disable-sync", "--hide-scrollbars", f"--user-data-dir={profile}",
         f"--window-size={WIDTH_PX},{HEIGHT_PX}", f"--remote-debugging-port={port}",
         "about:blank",
-    ]  # fmt: skip
+    ]
     return _spawn(cmd, log_path)
 
 

@@ -27,7 +27,7 @@ def _models() -> pd.DataFrame:
             "n_kv_heads": [None, None, 8, None, None, 8, None],
             "head_dim": [None, None, 128, None, None, 128, None],
         }
-    )  # fmt: skip
+    )
 
 
 RATINGS = pd.DataFrame(

@@ -50,7 +50,7 @@ def test_check_writes_nothing(calls, capsys, tmp_path, monkeypatch) -> None:
     assert [name for name, _ in calls] == [
         "check analytics.llm.planner_inputs", "check analytics.llm.board_inputs",
         "check analytics.llm.ratings",
-    ]  # fmt: skip
+    ]
     calls.clear()
     assert run_main(capsys, derive_cli.main, "derive", "v1", "--planner-only", "--check")[0] == 0
     assert "check analytics.llm.ratings" not in [name for name, _ in calls]
@@ -74,7 +74,7 @@ def test_help_explains_every_flag(capsys) -> None:
     actions = [a for a in derive_cli._parser()._actions if a.dest != "help"]
     assert {a.metavar or a.option_strings[0] for a in actions} == {
         "VERSION", "--check", "--planner-only",
-    }  # fmt: skip
+    }
     with pytest.raises(SystemExit) as done:
         derive_cli.main(["derive", "--help"])
     text = " ".join(capsys.readouterr().out.split())  # argparse wraps the help text

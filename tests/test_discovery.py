@@ -151,7 +151,7 @@ def _with_70b(catalog: cat.Catalog) -> cat.Catalog:
     row = catalog.models[catalog.models["model_id"] == "llama-3.1-8b"].assign(
         model_id="llama-70b", display_name="llama-70b", checkpoint_id="llama-70b",
         total_params_b=70.0, vram_q4_gb=None,
-    )  # fmt: skip
+    )
     return dataclasses.replace(catalog, models=pd.concat([catalog.models, row]))
 
 
@@ -263,7 +263,7 @@ def test_measured_comparison_beside_the_formula(catalog: cat.Catalog) -> None:
             "peak_memory_gb": [20.0, 10.0], "outcome": ["measured"] * 2,
             "source_url": ["https://example.org/litgpt"] * 2,
         }
-    )  # fmt: skip
+    )
     tables = dataclasses.replace(catalog, finetune_memory=measured)
     rows = finetune_view.measured_comparison(tables, "llama-3.1-8b")
     assert len(rows) == 1

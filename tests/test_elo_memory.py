@@ -20,7 +20,7 @@ def catalog(coverage: float, n_models: int = 150, n_bench: int = 60) -> pd.DataF
     m, b = np.nonzero(rng.random((n_models, n_bench)) < coverage)
     score = np.round(50 + 10 * (skill[m] + rng.normal(scale=0.8, size=len(m))))
     return pd.DataFrame({"model": [f"m{i:03d}" for i in m], "benchmark": [f"b{j:02d}" for j in b],
-                         "category": [f"c{j % 4}" for j in b], "score": score})  # fmt: skip
+                         "category": [f"c{j % 4}" for j in b], "score": score})
 
 
 def peak_bytes(scores: pd.DataFrame) -> tuple[int, elo.Battles]:

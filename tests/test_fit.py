@@ -265,7 +265,7 @@ def _release_models() -> pd.DataFrame:
             "weights_release": ["meta/l3-8b", "meta/l3-8b", "meta/l31-8b", "meta/l31-8b",
                                 "x/n", "x/n"],
         }
-    )  # fmt: skip
+    )
 
 
 def _speed_rows() -> pd.DataFrame:
@@ -283,12 +283,12 @@ def _speed_rows() -> pd.DataFrame:
         ("not-in-catalog", "rtx-4090", 1, "Q4_0", "generation", 99.0, "single-stream", "", ""),
     ]
     cols = ["model_id", "gpu_id", "gpu_count", "quant", "phase", "tokens_per_s", "kind",
-            "scenario", "system"]  # fmt: skip
+            "scenario", "system"]
     table = pd.DataFrame(rows, columns=cols)
     return table.assign(
         source_url="https://x", measured_on=table["model_id"] + " " + table["quant"],
         source_name="test",
-    )  # fmt: skip
+    )
 
 
 def test_measured_speed_applies_to_its_checkpoint_and_same_release_only() -> None:

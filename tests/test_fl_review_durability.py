@@ -161,7 +161,7 @@ def test_accept_and_reject_from_two_processes_record_exactly_one(runs, tmp_path)
 def test_a_decided_upload_refuses_further_decisions_in_one_line(runs):
     review.decide(NAME, "reject", "m1", reason="fake")
     for action, seen in [("accept", review.UNVERIFIED), ("reject", review.UNVERIFIED),
-                         ("accept", review.ACCEPTED)]:  # fmt: skip
+                         ("accept", review.ACCEPTED)]:
         with pytest.raises(review.ReviewError, match="already rejected by m1") as err:
             review.decide(NAME, action, "m2", reason="again", seen=seen)
         assert LINE.match(str(err.value))

@@ -284,7 +284,7 @@ def test_open_llm_leaderboard_subset_and_units():
 def test_open_llm_leaderboard_dates_a_removed_repo_by_its_submission_as_a_proxy():
     row = {"model_name": "lab/gone-7b", "metadata_params_billions": "7", "features_is_moe": "False",
            "metadata_hub_license": "", "metadata_upload_date": "",
-           "metadata_submission_date": "2025-01-26"}  # fmt: skip
+           "metadata_submission_date": "2025-01-26"}
     obs = open_llm_leaderboard.model_obs(pd.Series(row))
     assert (obs.release_date, obs.release_date_basis) == (
         "2025-01-26", open_llm_leaderboard.SUBMITTED_BASIS)
@@ -297,7 +297,7 @@ def test_a_proxy_day_never_beats_a_stated_release_whatever_the_source_rank():
     from analytics.llm.ingest import models_table
 
     proxy = ModelObs(name="m", source="llmstats", release_date="2025-01-26",
-                     release_date_basis="submitted somewhere")  # fmt: skip
+                     release_date_basis="submitted somewhere")
     stated = ModelObs(name="m", source="litellm-first-seen", release_date="2024-06-01")
     row: dict = {}
     models_table._grouped(row, [proxy, stated])

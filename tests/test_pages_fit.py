@@ -36,7 +36,7 @@ EXTRA_MODELS = [
      "meta/llama-2-70b"),
     ("llama-3-70b", "Meta-Llama-3-70B", 70.55, None, None, (80, 8, 128), "llama:70b-3",
      "meta/llama-3-70b"),
-]  # fmt: skip
+]
 # model, gpu, count, quant, phase, tok/s, kind, scenario, system, measured on
 FIT_THROUGHPUT = [
     ("llama-3-8b", "rtx-4090", 1, "Q4_K_M", "generation", 127.7, "single-stream", "", "",
@@ -59,7 +59,7 @@ FIT_THROUGHPUT = [
      "SYS-A", "llama3.1-8b-99"),
     ("llama-3.1-8b-instruct", "h100-sxm", 4, "FP8", "generation", 30000.0, "server", "Offline",
      "SYS-C", "llama3.1-8b-99"),
-]  # fmt: skip
+]
 M4_MAX = ("m4-max-128gb", "Apple M4 Max 128GB", "Apple", "apple", 96, None, None, "M4 Max")
 
 
@@ -70,7 +70,7 @@ def _fit_models() -> list[dict]:
              vram_q4_gb=q, checkpoint_id=c, n_layers=nl, n_kv_heads=kv, head_dim=hd,
              variant="thinking" if m.endswith("-thinking") else "default")
         for m, p, a, moe, o, lic, q, c, nl, kv, hd in TINY_MODELS
-    ]  # fmt: skip
+    ]
     for row in rows:  # tiny's 4.9 GB has no basis: not ground truth, the formula applies
         if row["model_id"] == "llama-3.1-8b":
             row.update(arch_key="llama:8b", weights_release="meta/llama-3.1-8b")
@@ -81,7 +81,7 @@ def _fit_models() -> list[dict]:
              checkpoint_id=m, n_layers=arch[0], n_kv_heads=arch[1], head_dim=arch[2],
              arch_key=ak, weights_release=wr)
         for m, name, p, q, basis, arch, ak, wr in EXTRA_MODELS
-    ]  # fmt: skip
+    ]
     return rows
 
 
@@ -93,7 +93,7 @@ def _fit_throughput(rows: list[tuple] | None = None) -> list[dict]:
              source_name="llama.cpp GPU-Benchmarks-on-LLM-Inference" if kind == "single-stream"
              else "MLPerf Inference v5.1")
         for m, g, n, q, ph, t, kind, sc, sy, on in (FIT_THROUGHPUT if rows is None else rows)
-    ]  # fmt: skip
+    ]
 
 
 def _fit_gpus() -> list[dict]:
@@ -102,14 +102,14 @@ def _fit_gpus() -> list[dict]:
              usd_per_hour=p, spec_source_url=NV, aliases=a,
              price_source_url="https://modelatlas.example.org/seed-002" if p else None)
         for g, n, v, k, m, t, p, a in [*TINY_GPUS, M4_MAX]
-    ]  # fmt: skip
+    ]
 
 
 def _tiny_throughput() -> list[dict]:
     """The tiny catalog's two llama.cpp rows with the issue-14 columns filled in."""
     rows = [r for r in FIT_THROUGHPUT if r[0] == "llama-3.1-8b"]
     rows.append(("llama-3.1-8b", "rtx-4090", 1, "Q4_K_M", "generation", 127.7, "single-stream",
-                 "", "", "Llama 3.1 8B Q4_K_M"))  # fmt: skip
+                 "", "", "Llama 3.1 8B Q4_K_M"))
     return _fit_throughput(rows)
 
 
@@ -187,7 +187,7 @@ def test_hardware_fit_page_renders(fit_store: Path) -> None:
         "Model", "Verdict", "Best Elo (variants)", "Single-stream decode tok/s",
         "Server tok/s (MLPerf)", "Community single-stream tok/s (median)", "Community runs",
         "Benchmarker single-stream tok/s", "Vendor tok/s per GPU (aggregate)",
-    ]  # fmt: skip
+    ]
     assert "Required GB" in table.columns
     rows = table.set_index("Model")
     # qwen3-32b and qwen3-32b-thinking share one checkpoint: one row named for the checkpoint
@@ -293,7 +293,7 @@ def test_finetune_planner_renders(store: Path) -> None:
     at = run_page(
         "llm/finetune_planner.py", model="llama-3.1-8b", gpu="h100-sxm", count="2",
         method="full", recipe="rl", samples="10000",
-    )  # fmt: skip
+    )
     assert not at.exception
     assert at.title[0].value == "Fine-tune planner"
     metrics = {m.label: m.value for m in at.metric}
@@ -341,7 +341,7 @@ def test_pages_on_the_committed_catalog(page: str, store_paths: StorePaths) -> N
     assert len(table) > 50
     assert set(table["Verdict"].dropna()) <= {
         "fits comfortably", "fits (tight)", "partial offload", "won't run", "fits", "won't fit",
-    }  # fmt: skip
+    }
 
 
 SINGLE, SERVER = "Single-stream decode tok/s", "Server tok/s (MLPerf)"
@@ -385,7 +385,7 @@ def test_hardware_fit_on_the_committed_catalog(store_paths: StorePaths) -> None:
         assert table.index.is_unique and len(table) > 50
         assert set(table["Verdict"].dropna()) <= {
             "fits comfortably", "fits (tight)", "partial offload", "won't run",
-        }  # fmt: skip
+        }
         expected = _measured_checkpoints(query, kind) & set(table.index)
         assert table.loc[sorted(expected), column].notna().all()
         speeds = [c for c in table.columns if "tok/s" in c]

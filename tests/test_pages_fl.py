@@ -65,7 +65,7 @@ def test_ranked_page_names_every_id_and_says_what_a_comparison_compares(store: P
     assert "Linear (logistic)" in at.selectbox(key="fl_ranked_model").options
     assert at.selectbox(key="fl_ranked_protocol").options == [
         "A · Quality", "B · Efficiency", "C · Robustness"
-    ]  # fmt: skip
+    ]
     breakdown = at.dataframe[2].value  # overall, per model, points per comparison, references
     assert "Breast cancer (Wisconsin)" in set(breakdown["dataset"])
     assert not set(breakdown["dataset"]) & {"breast_cancer", "synth_moons"}
@@ -91,7 +91,7 @@ def test_run_detail_page_plots_a_run(store: Path) -> None:
     assert titles == [
         "Accuracy (0-1)", "Loss", "Simulated time (ms)", "Communication (KiB)",
         "Simulated energy (mJ)", "Peak memory (bytes)",
-    ]  # fmt: skip
+    ]
     assert all(c["layout"]["height"] >= 300 for c in charts)  # never a sliver on a phone
     assert [b.label for b in at.get("download_button")] == ["Download CSV"]
     assert any(m.value.startswith("**How to read this.**") for m in at.markdown)

@@ -36,7 +36,7 @@ def raw_names() -> frozenset[str]:
     """Every column name of the catalog schema and every key (and leaf key) of the run record."""
     names = {c.name for cols in schema.TABLES.values() for c in cols}
     for fields in (run_schema.RECORD, run_schema.RUN, run_schema.INPUT_FILE,
-                   run_schema.WEIGHTS_FILE, run_schema.DETECTION):  # fmt: skip
+                   run_schema.WEIGHTS_FILE, run_schema.DETECTION):
         for f in fields:
             names |= {f.path, f.path.rsplit(".", 1)[-1]}
     return frozenset(names)
@@ -173,7 +173,7 @@ def test_leaderboard_tables_show_the_essential_columns_first(store_paths: StoreP
     assert shown_headers(at.dataframe[0]) == [
         "Rank", "Model", "Elo", "Elo 95% interval", "Provenance", "Released", "Benchmarks",
         "Categories", "Sources", "Details",
-    ]  # fmt: skip
+    ]
     assert at.multiselect(key="lb_cols").value == []
 
 

@@ -27,7 +27,7 @@ def _write_priced_snapshot(snapshots: Path) -> None:
         if row["model_id"] in PRICES:
             inp, out, url, date = PRICES[row["model_id"]]
             row.update(usd_per_mtok_input=inp, usd_per_mtok_output=out, price_source_url=url,
-                       price_date=date)  # fmt: skip
+                       price_date=date)
         if row["model_id"] == "acme-1-7b":
             row["release_date"] = None
         if row["model_id"] == "acme-2-7b":
@@ -67,7 +67,7 @@ def test_charts_page(store: Path) -> None:
     assert len(figures) == 3
     release, size, price = figures
     assert _trace_names(release) == ["Open weights", "Open weights: best so far",
-                                     "Closed weights", "Closed weights: best so far"]  # fmt: skip
+                                     "Closed weights", "Closed weights: best so far"]
     assert _trace_names(size) == ["Open weights", "Pareto frontier"]
     assert _trace_names(price) == ["Open weights", "Closed weights", "Pareto frontier"]
     assert size["layout"]["xaxis"]["type"] == "log" and price["layout"]["xaxis"]["type"] == "log"

@@ -36,7 +36,7 @@ def store(tmp_path_factory) -> Path:
     (snapshot / "MANIFEST.json").write_text(json.dumps({"version": VERSION}))
     for calls in (5, 6):
         run_measurement(RunRequest(adapter=f"{FIXTURE}:BusyWait2ms", out=root / "runs",
-                                   runs=1, warmup=0, calls=calls))  # fmt: skip
+                                   runs=1, warmup=0, calls=calls))
     return root
 
 
@@ -79,7 +79,7 @@ def test_leaderboard_ranks_a_standard_run(app_env, monkeypatch):
     monkeypatch.setattr(
         vision, "all_runs",
         lambda c: rows.assign(protocol_standard=True, discarded=False, adapter="mtcnn-facenet"),
-    )  # fmt: skip
+    )
     board = vision.leaderboard(con, adapter_catalog(), "face-detection", vision.devices(con)[0])
     table = vision.ranking_table(board)
     assert list(table["Rank"]) == [1]  # latest rankable run per adapter only
@@ -136,7 +136,7 @@ def test_catalog_comes_from_the_registry_and_vision_never_imports_measure():
     assert "mtcnn-facenet" in set(catalog["adapter"])
     source = (paths.REPO_ROOT / "analytics" / "vision" / "runs.py").read_text()
     assert "measure" not in {line.split()[1].split(".")[0] for line in source.splitlines()
-                             if line.startswith(("import ", "from "))}  # fmt: skip
+                             if line.startswith(("import ", "from "))}
 
 
 # --- charts, human labels, memory baseline, review marks, missing extras (issue 15) ----------

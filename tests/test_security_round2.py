@@ -56,7 +56,7 @@ def _measure(adapter: Path, out: Path, *extra: str) -> tuple[subprocess.Complete
         capture_output=True,
         text=True,
         timeout=60,
-    )  # fmt: skip
+    )
     return done, time.monotonic() - started
 
 

@@ -67,7 +67,7 @@ METRIC_NAMES = {
 }
 """Checkpoint metric -> name without the raw unit (the unit follows from :func:`metric_scale`)."""
 METRIC_KINDS = {"time_s": "seconds", "comm_bytes": "bytes", "energy_j": "joules",
-                "peak_mem_bytes": "bytes"}  # fmt: skip
+                "peak_mem_bytes": "bytes"}
 """Cost metric -> the kind of quantity its raw values are (s, bytes, J)."""
 QUALITY_DECIMALS = 3  # accuracy and loss: three decimals (the API keeps four)
 

@@ -441,7 +441,7 @@ def readable(
         fig.update_layout(
             title={"text": wrapped(title), "automargin": True, "yref": "container", "y": 1,
                    "yanchor": "top", "pad": {"t": 10}}
-        )  # fmt: skip
+        )
     for trace in fig.data:
         for part in ("line", "marker"):
             style = getattr(trace, part, None)
@@ -457,7 +457,7 @@ def readable(
         fig.update_layout(
             legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom",
                     "x": 0, "xanchor": "left", "title_text": ""}
-        )  # fmt: skip
+        )
     return fig
 
 

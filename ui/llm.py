@@ -86,7 +86,7 @@ def show_table(
     st.dataframe(  # rounded first: a number column's step truncates (ui.format.rounded)
         ui.format.rounded(frame, conf), column_config=conf, column_order=columns,
         hide_index=hide_index, key=key, placeholder="—", **kwargs,
-    )  # fmt: skip
+    )
     if csv:
         frame = frame if csv_frame is None else csv_frame
         shown = frame[columns] if columns is not None else frame
@@ -96,7 +96,7 @@ def show_table(
         st.download_button(
             "Download CSV", labels.csv_text(shown, names), csv, "text/csv", key=f"{key}_csv",
             help="The rows and columns shown, as CSV.",
-        )  # fmt: skip
+        )
 
 
 PHONE_MAX_WIDTH_PX = 640  # Streamlit's own narrow-screen breakpoint (columns stack below it)
@@ -330,7 +330,7 @@ def load_finetune_list(
     return finetune_view.discovery_view(
         cat, target, recipe, method, axes, show_all=show_all, ratings=rated,
         axis_values=load_axis_values(version),
-    )  # fmt: skip
+    )
 
 
 @st.cache_data(show_spinner=False)

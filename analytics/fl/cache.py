@@ -238,7 +238,7 @@ def _zip_result(header: dict, tables: dict[str, pd.DataFrame]) -> Validation | N
 
 
 def validated(file: Path, policy: Policy, folder_key: str | None = None, *,
-              local: bool = True) -> tuple[Validation, str | None]:  # fmt: skip
+              local: bool = True) -> tuple[Validation, str | None]:
     """``validate_zip(file, policy)``, served from the cache when an entry of these exact bytes,
     this name and this key exists; returns (validation, entry id or None when not cached)."""
     try:
@@ -271,7 +271,7 @@ def validated(file: Path, policy: Policy, folder_key: str | None = None, *,
 
 
 def scored(subs: list[Submission], ids: list[str | None], policy: Policy,
-           folder_key: str | None = None, *, local: bool = True) -> scoring.Scores:  # fmt: skip
+           folder_key: str | None = None, *, local: bool = True) -> scoring.Scores:
     """``scoring.score(subs, policy)``, cached when every submission came from a ZIP entry."""
     if len(ids) != len(subs) or any(i is None for i in ids):
         return scoring.score(subs, policy)
@@ -286,7 +286,7 @@ def scored(subs: list[Submission], ids: list[str | None], policy: Policy,
     entry = _encode(expect, {p: getattr(result, p) for p in _SCORE_PARTS})
     decoded = _decode(entry, expect)
     if decoded is not None and same_scores(scoring.Scores(*(decoded[1][p] for p in _SCORE_PARTS)),
-                                           result):  # fmt: skip
+                                           result):
         _write(folder / LOCAL / name if local else folder / name, entry)
     return result
 

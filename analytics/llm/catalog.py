@@ -181,7 +181,7 @@ def rentable_configs(gpus: pd.DataFrame) -> list[Hardware]:
     priced = gpus[kinds & gpus["usd_per_hour"].notna() & (gpus["memory_gb"] > 0)]
     single = [_hardware_of(row) for row in priced.to_dict("records")]  # one pass over rows
     configs = [h if n == 1 else dataclasses.replace(h, count=n) for h in single
-               for n in RENTABLE_COUNTS]  # fmt: skip
+               for n in RENTABLE_COUNTS]
     return sorted(configs, key=lambda h: (h.count * h.usd_per_hour, h.count, h.gpu_id))
 
 

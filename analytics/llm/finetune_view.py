@@ -119,7 +119,7 @@ def price_facts(config: cat.Hardware | None) -> dict:
         "price_offers": price.offers, "price_providers": price.sources,
         "price_date": price.date, "price_thin": is_thin(price),
         "price_sources": list(price.source_urls),
-    }  # fmt: skip
+    }
 
 
 def default_apple(gpus: pd.DataFrame) -> str | None:
@@ -209,7 +209,7 @@ def _choices(models: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(
         {"model_id": rows["model_id"], "checkpoint_id": rows["checkpoint_id"], "label": labels,
          "search": search, "rating": rows["best_rating"]}
-    )  # fmt: skip
+    )
     return out.sort_values(["label", "model_id"]).reset_index(drop=True)
 
 
@@ -469,7 +469,7 @@ def discovery_view(
     ranked = quality.quality_ranking(
         catalog.scores, catalog.benchmarks, table[["model_id", "checkpoint_id"]], list(axes),
         axis_values,
-    )  # fmt: skip
+    )
     keep = ["model_id", *axes, "coverage", "coverage_label", "quality", "variants"]
     table = ranked[keep].merge(table.drop(columns="checkpoint_id"), on="model_id")
     order = ["fits", "coverage", "quality", "ratio"]

@@ -367,7 +367,7 @@ SCENARIO_ORDER = ("Offline", "Server", "Interactive")  # MLPerf scenario shown f
 MEASURED = "measured"
 SPEED_FIELDS = ("tokens_per_s", "quant", "scenario", "system", "measured_on", "applies",
                 "source_url", "source_name", "engine", "n_runs", "tokens_per_s_min",
-                "tokens_per_s_max", "date")  # fmt: skip
+                "tokens_per_s_max", "date")
 """Per kind, :func:`measured_speeds` returns ``<kind prefix>_<field>`` for each of these."""
 KIND_PREFIX = {SINGLE_STREAM: "single_stream", SERVER: "server", COMMUNITY: "community",
                BENCHMARKER: "benchmarker", VENDOR: "vendor"}
@@ -504,7 +504,7 @@ KIND_LABELS = {
     SINGLE_STREAM: "llama.cpp single stream", SERVER: "MLPerf server (aggregate)",
     COMMUNITY: "community single stream", BENCHMARKER: "benchmarker single stream",
     VENDOR: "vendor aggregate per GPU",
-}  # fmt: skip
+}
 """How each throughput kind is named wherever a speed is shown."""
 
 
@@ -514,7 +514,7 @@ def model_speeds(throughput: pd.DataFrame, models: pd.DataFrame, model_id: str) 
     tokens_per_s, n_runs, range, quant, engine, date, source_name, source_url."""
     cols = ["kind", "gpu_id", "gpu_count", "phase", "tokens_per_s", "n_runs", "tokens_per_s_min",
             "tokens_per_s_max", "quant", "engine", "scenario", "date", "source_name",
-            "source_url"]  # fmt: skip
+            "source_url"]
     if throughput is None or throughput.empty or models is None or models.empty:
         return pd.DataFrame(columns=cols)
     labels = _label_checkpoints(models)

@@ -157,7 +157,7 @@ def _load(version: str) -> _Snapshot:
     return _Snapshot(
         version, tables, catalog.model_names(tables.models), catalog.gpu_names(tables.gpus),
         tables.models.set_index("model_id"), finetune_view.rentable_configs(tables.gpus),
-    )  # fmt: skip
+    )
 
 
 def _stats(files: list[Path]) -> tuple[tuple[str, int, int], ...]:
@@ -228,7 +228,7 @@ def _model(args: argparse.Namespace, command: str, served: _Served) -> _Model:
         model_id, _figure(row, "total_params_b"), _figure(row, "active_params_b"),
         _flag(row, "is_moe"), _flag(row, "open_weights"), _figure(row, "vram_q4_gb"), arch,
         snap.source("models"), _text(row, "vram_q4_basis"), _text(row, "vram_q4_source_url"),
-    )  # fmt: skip
+    )
     return _usable(found, command)
 
 

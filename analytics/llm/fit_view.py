@@ -27,7 +27,7 @@ HARDWARE_VIEW_COLUMNS = (
     "measured_tokens_per_s", "measured_quant", "measured_source_url",
     "total_params_b", "active_params_b", "licence_class", "licence_raw", "status",
     "smallest_config", "smallest_config_price", "variants", "n_variants", "best_model_id",
-)  # fmt: skip
+)
 """The view's columns. ``measured_*`` repeat the single-stream figure under the names the view
 had before issue 14 (notebooks read them); never a server figure."""
 

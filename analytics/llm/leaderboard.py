@@ -207,7 +207,7 @@ SHARED_HOSTS = frozenset({
     "arxiv.org", "github.com", "github.io", "githubusercontent.com", "huggingface.co", "hf.co",
     "googleapis.com", "google.com", "openreview.net", "x.com", "twitter.com", "medium.com",
     "substack.com", "notion.site",
-})  # fmt: skip
+})
 """Domains that host many publishers' pages: there the source name is the publisher."""
 
 
@@ -226,7 +226,7 @@ def _assemble(fitted: pd.DataFrame, models: pd.DataFrame, headline: pd.DataFrame
     table = table.join(provenance_badges(headline), on="model_id")
     published = [publisher_of(n, u) for n, u in zip(
         headline["source_name"], headline.get("source_url", pd.Series("", index=headline.index)),
-        strict=True)]  # fmt: skip
+        strict=True)]
     sources = headline.assign(_publisher=published).groupby("model")["_publisher"].nunique()
     sources = sources.rename("n_sources")
     table = table.join(sources, on="model_id")
@@ -457,7 +457,7 @@ def model_summary(board: Leaderboard, model_id: str) -> ModelSummary:
         return ModelSummary(
             str(facts["display_name"]), None, None, None, None, None, None, 0, 0, "",
             licence_class(licence_raw or None), licence_raw,
-        )  # fmt: skip
+        )
     row = rows.iloc[0]
     return ModelSummary(
         display_name=str(row["display_name"]),

@@ -84,7 +84,7 @@ def source_table(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 
 
 COPY_COLUMNS = ("copy_id", "publisher", "used_for", "data_date", "package", "agreement",
-                "shared", "fidelity", "compared_with", "licence")  # fmt: skip
+                "shared", "fidelity", "compared_with", "licence")
 
 
 def copies(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
@@ -97,7 +97,7 @@ def copies(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
         return rows
     rows = rows.assign(data_date=pd.to_datetime(rows["data_date"], errors="coerce"))
     return rows.sort_values(["data_date", "publisher", "copy_id"], ascending=[False, True, True],
-                            na_position="last").reset_index(drop=True)  # fmt: skip
+                            na_position="last").reset_index(drop=True)
 
 
 def _count(con: duckdb.DuckDBPyConnection, table: str, expr: str = "count(*)") -> int:

@@ -108,7 +108,7 @@ def leaderboard(
 
 
 _METADATA = ("display_name", "code_licence", "weights_licence", "runs_with_fixes", "patch_url",
-             "paper_value", "paper_metric", "paper_benchmark", "paper_url")  # fmt: skip
+             "paper_value", "paper_metric", "paper_benchmark", "paper_url")
 
 
 def with_current_metadata(runs: pd.DataFrame, catalog: pd.DataFrame) -> pd.DataFrame:
@@ -352,7 +352,7 @@ MODEL_RUN_COLUMNS = (
     "run_id", "created_utc", "device_kind", "device_name", "precision", "median_ms", "p90_ms",
     "run_spread", "memory_kind", "memory_peak_mib", "sampler_interval_median_ms", "sampler_ok",
     "why_not_ranked",
-)  # fmt: skip
+)
 
 
 def model_runs_table(view: ModelView) -> pd.DataFrame:
@@ -371,7 +371,7 @@ def accuracy_table(view: ModelView) -> pd.DataFrame:
     return acc.rename(
         columns={"run_id": "Run ID", "source": "Source", "benchmark": "Benchmark",
                  "precision": "Precision"}
-    )  # fmt: skip
+    )
 
 
 def licence_table(catalog: pd.DataFrame, task: str) -> pd.DataFrame:
@@ -394,7 +394,7 @@ def licence_table(catalog: pd.DataFrame, task: str) -> pd.DataFrame:
 
 
 OUTPUT_COLUMNS = ("output_index", "input_name", "x", "y", "w", "h", "score", "failure", "note",
-                  "reviewer", "reviewed_utc")  # fmt: skip
+                  "reviewer", "reviewed_utc")
 """The columns of the hand-review table, in order; the last four are the stored marks."""
 
 
@@ -469,7 +469,7 @@ def pareto_points(board: Leaderboard) -> pd.DataFrame:
         + "AP " + r["ap"].map("{:.3f}".format) + ", AP50 " + ap50 + "<br>"
         + "memory peak " + peak + " (" + kind + ")<br>"
         + "licence: " + r["licence_verdict"].astype(str)
-    )  # fmt: skip
+    )
     return pd.DataFrame(
         {
             "model": r["display_name"],

@@ -173,7 +173,7 @@ def audit_main(argv: list[str]) -> int:
     sub = p.add_subparsers(dest="action", required=True)
     check = sub.add_parser("verify", help="find edited, dropped or reordered audit lines")
     check.add_argument("--inbox", "--inbox-dir", dest="inbox_dir", type=Path,
-                       help="default $MODELATLAS_INBOX_DIR or data/inbox")  # fmt: skip
+                       help="default $MODELATLAS_INBOX_DIR or data/inbox")
     args = p.parse_args(argv)
     log = inbox.verify_audit(args.inbox_dir)  # an InboxError names the damaged line
     path = inbox.inbox_dir(args.inbox_dir) / audit.AUDIT_FILE

@@ -41,7 +41,7 @@ BREAKDOWN = {
     "n": fmt.count_column("Methods compared"),
     "rank": fmt.count_column("Rank"),
     "points": fmt.count_column("Points"),
-}  # fmt: skip
+}
 COST_METRICS = ["accuracy", "loss", "time_s", "comm_bytes", "energy_j", "peak_mem_bytes"]
 
 
@@ -69,11 +69,11 @@ overall = flb.leaderboard(board)
 fl.show_table(overall, "fl_overall", SCORES, csv="fl_ranking.csv")
 long = overall.melt(id_vars="method", value_vars=["A", "B", "C", "final"], var_name="score")
 long["score"] = long["score"].map({"A": "Protocol A", "B": "Protocol B", "C": "Protocol C",
-                                   "final": "Final score"})  # fmt: skip
+                                   "final": "Final score"})
 scores_chart = px.bar(
     long, x="method", y="value", color="score", barmode="group",
     labels={"method": "Method", "value": "Score (points, 0-10)", "score": ""},
-)  # fmt: skip
+)
 st.plotly_chart(fmt.readable(scores_chart), key="fl_scores_chart")
 
 st.subheader("Per model")
@@ -92,7 +92,7 @@ if board.methods:
         breakdown_table(method, protocol), "fl_breakdown", BREAKDOWN,
         columns=[c for c in BREAKDOWN if c != "protocol"],  # one protocol: chosen above
         csv=f"fl_points_{method}_{protocol}.csv",
-    )  # fmt: skip
+    )
 
 st.subheader("Reference baselines (not ranked)")
 st.caption(

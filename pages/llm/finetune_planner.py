@@ -114,7 +114,7 @@ def pick_training() -> tuple[str, str, int]:
             "Method", list(METHOD_CHOICES), "method", "auto",
             format_func=lambda m: "auto (highest fidelity that fits)" if m == "auto"
             else finetune.METHOD_LABELS[m],
-        )  # fmt: skip
+        )
     with cols[1]:
         recipe = ft_choice(
             "Recipe",
@@ -127,14 +127,14 @@ def pick_training() -> tuple[str, str, int]:
         st.selectbox(
             "Dataset preset", list(finetune.DATASET_PRESETS), index=1, key="ft_preset",
             on_change=_preset_changed,
-        )  # fmt: skip
+        )
     if "ft_samples" not in st.session_state:
         st.session_state["ft_samples"] = int_param("samples", 10_000, 100, 1_000_000)
     steps = sorted({*SAMPLE_STEPS, int(st.session_state["ft_samples"])})
     samples = st.select_slider(
         "Samples (log scale)", steps, key="ft_samples", format_func="{:,}".format,
         help=f"each sample is {finetune.TOKENS_PER_SAMPLE:,} tokens, trained {finetune.EPOCHS}×",
-    )  # fmt: skip
+    )
     return method, recipe, int(samples)
 
 
@@ -146,7 +146,7 @@ def show_plan(view: finetune_view.FinetuneView) -> None:
     cols[1].metric("Method", short, help=fmt.finetune_method_name(plan.method))
     cols[2].metric("Required", f"{plan.required_gb:,.1f} GB", help="exact sum of the parts")
     cols[3].metric("Capacity", f"{plan.capacity_gb:,.1f} GB", f"ratio {plan.ratio:.2f}",
-                   delta_color="off")  # fmt: skip
+                   delta_color="off")
     st.plotly_chart(memory_chart(view), key="ft_parts")
 
 
@@ -158,16 +158,16 @@ def memory_chart(view: finetune_view.FinetuneView):
     fig = px.bar(
         view.parts.assign(model=view.display_name), x="gb", y="model", color="part",
         orientation="h", labels={"gb": MEMORY_AXIS, "model": "", "part": ""}, text_auto=".1f",
-    )  # fmt: skip
+    )
     fig.add_vline(
         x=plan.capacity_gb, line_dash="dash", line_color=fmt.ACCENT, line_width=2,
         annotation_text=f"capacity {plan.capacity_gb:,.1f} GB", annotation_position="top left",
-    )  # fmt: skip
+    )
     top = max(plan.capacity_gb, plan.required_gb) * 1.08  # the line and the bar both in view
     fig.update_layout(
         barmode="stack", title=f"Memory needed by {view.display_name}",
         margin={"t": 70, "l": 10, "r": 10}, xaxis={"range": [0, top], "tickformat": ",.0f"},
-    )  # fmt: skip
+    )
     fig.update_yaxes(showticklabels=False)
     return fmt.readable(fig, min_height=360)
 
@@ -238,7 +238,7 @@ def show_list(version: str, gpu_id: str, count: int, recipe: str, method: str) -
     llm.show_table(
         llm.verdict_badges(shown, ["Verdict"]), "ft_table", config,
         csv="finetune_list.csv", csv_frame=shown,
-    )  # fmt: skip
+    )
     st.caption(
         "Ranked by coverage first: a model scored on more of the selected axes outranks one "
         "scored on fewer. Thinking / non-thinking variants of the same weights share one row; "

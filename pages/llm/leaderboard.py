@@ -93,16 +93,16 @@ def pick_filter(board: leaderboard.Leaderboard) -> leaderboard.LeaderboardFilter
     weights = c3.radio(
         "Weights", OPEN_CHOICES, index=index_of(OPEN_CHOICES, "weights", ALL), key="lb_weights",
         horizontal=True,
-    )  # fmt: skip
+    )
     c4, c5, c6 = st.columns(3)
     lic = c4.multiselect(
         "Licence class", LICENCE_CLASSES, default=multi_param("licence", LICENCE_CLASSES),
         key="lb_licence",
-    )  # fmt: skip
+    )
     prov = c5.multiselect(
         "Backed by (source kind)", SOURCE_KINDS, default=multi_param("prov", SOURCE_KINDS),
         key="lb_prov", help="Keep models with at least one headline score of these kinds.",
-    )  # fmt: skip
+    )
     size = _size_range(c6, table)
     released_from = _released_from(table)
     st.query_params.update(category=category, weights=weights, org=org, licence=lic, prov=prov)
@@ -133,7 +133,7 @@ def _released_from(table: pd.DataFrame) -> str | None:
         format="YYYY-MM-DD", help="Hides models released before this day, and models without "
         "a release date. Where no release date is stated, the first-seen day stands in (see "
         "Date basis).",
-    )  # fmt: skip
+    )
     if not isinstance(picked, date):
         st.query_params.pop("from", None)
         return None
@@ -154,7 +154,7 @@ def _size_range(col, table: pd.DataFrame) -> tuple[float, float] | None:
     picked = col.slider(
         "Parameters (B)", lo, hi, start, key="lb_size",
         help="Narrowing the range hides models of undisclosed size.",
-    )  # fmt: skip
+    )
     if picked == (lo, hi):
         st.query_params.pop("size", None)
         return None
@@ -187,16 +187,16 @@ def pick_search_and_columns(category: str | None) -> tuple[str, list[str]]:
         "Search by name", value=param("q", ""), key="lb_search", max_chars=100,
         placeholder="e.g. llama", help="Matches the model's name, id and aliases "
         "(case-insensitive). Ranks stay those of the whole leaderboard.",
-    )  # fmt: skip
+    )
     more = [
         c for c in leaderboard.MORE_COLUMNS
         if (category or c not in _CATEGORY_ONLY) and c not in leaderboard.ESSENTIAL_COLUMNS
-    ]  # fmt: skip
+    ]
     config = COLUMNS | CATEGORY_LABELS if category else COLUMNS
     picked = c2.multiselect(
         "More columns", more, default=multi_param("cols", more), key="lb_cols",
         format_func=lambda c: llm.header(config.get(c), c),
-    )  # fmt: skip
+    )
     st.query_params.update(q=text.strip(), cols=picked)
     if not text.strip():
         st.query_params.pop("q", None)
@@ -266,12 +266,12 @@ def show_downloads(
     c1.download_button(
         "Download CSV", labels.csv_text(shown[cols], names), f"llm_leaderboard_{version}.csv",
         "text/csv", key="lb_csv", help="The rows and columns shown above, human headers.",
-    )  # fmt: skip
+    )
     c2.download_button(
         "Download Parquet", parquet.getvalue(), f"llm_leaderboard_{version}.parquet",
         "application/octet-stream", key="lb_parquet",
         help="The same rows with every column, under their raw names (for analysis).",
-    )  # fmt: skip
+    )
 
 
 CHANGE_COLUMNS = {
@@ -303,7 +303,7 @@ def show_changes(version: str, board: leaderboard.Leaderboard) -> None:
     old = c1.selectbox(
         "Old snapshot", old_choices, index=len(old_choices) - 1, key="lb_diff_old",
         format_func=names.get,
-    )  # fmt: skip
+    )
     changes = snapshot_diff.with_names(llm.load_diff(old, new), board.models)
     changed = changes[changes["change"] != "unchanged"].reset_index(drop=True)
     counts = changes["change"].value_counts()
@@ -321,7 +321,7 @@ def show_changes(version: str, board: leaderboard.Leaderboard) -> None:
     llm.show_table(
         changed, "lb_diff_table", CHANGE_COLUMNS, columns=list(CHANGE_COLUMNS),
         csv=f"llm_changes_{old}_{new}.csv", width="stretch",
-    )  # fmt: skip
+    )
 
 
 def explain(flt: leaderboard.LeaderboardFilter) -> None:
@@ -355,7 +355,7 @@ def pick_view() -> str:
         "View", names, index=names.index(wanted), key="lb_view", horizontal=True,
         help="Categories side by side: one column per category's Elo (blank where the model "
         "is below that category's evidence floor), sortable by clicking a header.",
-    )  # fmt: skip
+    )
     if picked == RANKED_LIST:
         st.query_params.pop("view", None)
     else:
@@ -373,7 +373,7 @@ def side_by_side_config(columns: list[str]) -> dict:
                 f"{name} Elo", format="%.1f", help=f"Category Elo for {name.lower()}: blank "
                 f"below {elo.MIN_CATEGORY_BENCHMARKS} of its benchmarks or outside its main "
                 "comparison graph.",
-            )  # fmt: skip
+            )
     return config
 
 
@@ -393,7 +393,7 @@ def show_side_by_side(
     llm.show_table(
         rows, "lb_side", side_by_side_config(cols), columns=cols,
         csv=f"llm_categories_{version}.csv", width="stretch",
-    )  # fmt: skip
+    )
 
 
 def pick_every_variant() -> bool:
@@ -403,7 +403,7 @@ def pick_every_variant() -> bool:
         "Show every variant", value=wanted, key="lb_variants",
         help="Off: one row per checkpoint (its best-rated setting). On: every reasoning effort "
         "and thinking mode on its own row.",
-    )  # fmt: skip
+    )
     if shown:
         st.query_params["variants"] = "all"
     else:

@@ -37,7 +37,7 @@ ranked_only = c2.toggle("Only ranked models at both ends", flag_param("ranked"),
 every = c3.toggle(
     "Every variant", param("variants", "") == "all", key="mv_variants",
     help="Off: one row per checkpoint, as on the leaderboard. On: every setting apart.",
-)  # fmt: skip
+)
 st.query_params.update(top=str(top), ranked="1" if ranked_only else "0")
 if every:
     st.query_params["variants"] = "all"
@@ -50,15 +50,15 @@ if moves.empty:
 llm.show_table(
     moves, "mv_table", COLUMNS, columns=list(COLUMNS), csv=f"llm_movers_{version}.csv",
     width="stretch",
-)  # fmt: skip
+)
 # two lines per bar label ("old →" over "new"): a phone keeps most of its width for the bars
 labels = moves["predecessor_name"].astype(str) + " →<br>" + moves["display_name"].astype(str)
 fig = px.bar(
     moves.assign(edge=labels), x="gain", y="edge", orientation="h",
     labels={"gain": "Elo gain (rating points)", "edge": ""},
-)  # fmt: skip
+)
 fig.update_layout(
     yaxis={"autorange": "reversed", "automargin": True}, height=max(300, 40 * len(moves)),
     margin={"l": 10, "r": 10, "t": 30},
-)  # fmt: skip
+)
 st.plotly_chart(fmt.readable(fig), key="mv_chart")

@@ -94,7 +94,7 @@ def _review(run_id: str) -> None:
         st.dataframe(
             fmt.rounded(table, OUTPUT_COLUMNS), hide_index=True, key=f"vision_review_{run_id}",
             placeholder="—", column_config=OUTPUT_COLUMNS,
-        )  # fmt: skip
+        )
         st.caption("Failure marks are set by maintainers: sign in to edit them.")
         return
     editable = [vision.COLUMN_LABELS[c] for c in ("failure", "note")]
@@ -122,7 +122,7 @@ wanted = st.query_params.get("model")
 adapter = st.selectbox(
     "Model", names, index=names.index(wanted) if wanted in names else 0, key="vision_model_pick",
     format_func=lambda a: fmt.name_of(display, a),
-)  # fmt: skip
+)
 st.query_params["model"] = adapter
 _header(catalog.set_index("adapter").loc[adapter])
 view = loaders.model_view(adapter, st.query_params.get("run"))
@@ -134,7 +134,7 @@ else:
     st.dataframe(
         fmt.rounded(runs_table(view), RUN_COLUMNS), hide_index=True, key="vision_model_runs",
         placeholder="—", column_config=RUN_COLUMNS,
-    )  # fmt: skip
+    )
     run_ids = list(runs["run_id"])
     chosen = st.selectbox("Run", run_ids, key="vision_model_run")
     st.query_params["run"] = chosen
@@ -144,6 +144,6 @@ else:
     st.dataframe(
         fmt.rounded(vision.accuracy_table(view), ACCURACY_COLUMNS), hide_index=True,
         key="vision_model_acc", placeholder="—", column_config=ACCURACY_COLUMNS,
-    )  # fmt: skip
+    )
     _review(chosen)
 community_results_section(adapter)

@@ -16,7 +16,7 @@ names = fmt.names_from(catalog, "adapter", "display_name")
 adapter = st.selectbox(
     "Adapter", list(catalog["adapter"]), key="vision_run_adapter",
     format_func=lambda a: f"{fmt.name_of(names, a)} ({a})",  # the id is what the CLI takes
-)  # fmt: skip
+)
 missing = loaders.missing_extras(adapter)
 if missing:
     st.warning(

@@ -86,7 +86,7 @@ def _git_catalogs(repo: Path) -> list[str]:
         done = subprocess.run(
             ["git", "-C", str(repo), "log", "--format=%H", "--", _GIT_CATALOG],
             capture_output=True, text=True, timeout=30, check=False,
-        )  # fmt: skip
+        )
     except (OSError, subprocess.SubprocessError):
         return []
     return done.stdout.split() if done.returncode == 0 else []
@@ -98,7 +98,7 @@ def _git_extract(repo: Path, commit: str, into: Path) -> Path | None:
         done = subprocess.run(
             ["git", "-C", str(repo), "archive", "--format=tar", commit, _GIT_CATALOG],
             capture_output=True, timeout=60, check=False,
-        )  # fmt: skip
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     if done.returncode != 0:

@@ -78,4 +78,4 @@ __all__ = [
     "fit", "gradient", "headline_scores", "log_likelihood", "main_graph", "mm_sweep",
     "order_ratings", "rate", "rate_categories", "rate_category", "set_apart", "to_rating",
     "weigh",
-]  # fmt: skip
+]

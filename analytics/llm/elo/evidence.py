@@ -127,7 +127,7 @@ def aggregate(battles: Battles, multiplicity: np.ndarray | None = None) -> Pairw
         shared = category.shared(m).ravel()[category.row_cell]
         weight = np.zeros(n_pairs)
         weight[category.row_pair] = np.divide(1.0, np.sqrt(shared), out=np.zeros_like(shared),
-                                              where=shared > 0)  # fmt: skip
+                                              where=shared > 0)
         for b in category.benchmarks[m[category.benchmarks] > 0]:
             present = np.flatnonzero(battles.presence[:, b])
             first, second = np.triu_indices(len(present), k=1)

@@ -62,7 +62,7 @@ def rate(
     return _rate_headline(
         headline, coverage(headline), UNRATED_FLOOR,
         bootstrap=bootstrap, seed=seed, tol=tol, max_iter=max_iter,
-    )  # fmt: skip
+    )
 
 
 def _rate_headline(
@@ -110,7 +110,7 @@ def rate_categories(
         rate_category(headline, category, bootstrap=bootstrap, seed=seed, tol=tol,
                       max_iter=max_iter).assign(category=category)
         for category in sorted(set(headline["category"].astype(str)))
-    ]  # fmt: skip
+    ]
     if not tables:
         return pd.DataFrame(columns=["category", "model", "rating", "rank", "eligible"])
     out = pd.concat(tables, ignore_index=True)
@@ -134,7 +134,7 @@ def rate_category(
     return _rate_headline(
         rows, floor, UNRATED_CATEGORY_FLOOR,
         bootstrap=bootstrap, seed=seed, tol=tol, max_iter=max_iter,
-    )  # fmt: skip
+    )
 
 
 def _with_reasons(

@@ -193,5 +193,5 @@ def method_conflict(protocol: str, method: str | None) -> str | None:
     if declared.get("shots") is not None and stated.get("cot") == "yes" and "shots" not in stated:
         stated["shots"] = "0"  # '0-shot CoT' is often written 'CoT'
     wrong = [f"{k} {stated[k]} (declared {v})" for k, v in declared.items()
-             if k in stated and stated[k] != v]  # fmt: skip
+             if k in stated and stated[k] != v]
     return f"{METHOD_DIFFERS}: {', '.join(wrong)}" if wrong else None
