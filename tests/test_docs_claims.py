@@ -22,7 +22,7 @@ import measure.__main__ as measure_cli
 from analytics.core import paths
 
 ROOT = paths.REPO_ROOT
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
 TOP_LEVEL = frozenset(p.name for p in ROOT.iterdir()) - {".git", ".venv", ".pytest_cache"}
 CLIS = {"analytics": analytics_cli.COMMANDS, "measure": measure_cli.COMMANDS}
 
