@@ -1,4 +1,4 @@
-"""Durability of the community inbox (issue 27, items 6 and 7): the audit log's end is anchored
+"""Durability of the community inbox: the audit log's end is anchored
 twice, unchained lines are never "intact", decisions and marks are written audit line first, a
 killed write leaves no visible temp file, and a cut last line never swallows the next decision.
 """

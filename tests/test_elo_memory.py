@@ -1,5 +1,5 @@
 """The Elo engine's memory grows with the model pairs and the score rows, never with the battles
-(pairs x shared benchmarks; issue 32): measured with ``tracemalloc`` (numpy reports its
+(pairs x shared benchmarks): measured with ``tracemalloc`` (numpy reports its
 buffers to it), on catalogs with the same pairs and ever more battles per pair."""
 
 from __future__ import annotations

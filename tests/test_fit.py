@@ -207,7 +207,7 @@ def test_cli_through_the_dispatcher(tiny_store) -> None:
     assert json.loads(done.stdout)["verdict"] == "fits comfortably"
 
 
-# --- issue 14: Q4 basis, context verdict, formula alternatives, measured speed by kind ---------
+# --- Q4 basis, context verdict, formula alternatives, measured speed by kind ---------
 
 
 def test_q4_figure_counts_only_when_ground_truth() -> None:
@@ -323,8 +323,8 @@ def test_server_rows_keep_their_own_columns_and_scenario() -> None:
 
 
 def test_throughput_without_kind_column() -> None:
-    """A catalog from before issue 14: llama.cpp repository rows are single-stream, rows of any
-    other source have no known kind and are never shown."""
+    """A catalog from before throughput kinds were recorded: llama.cpp repository rows are
+    single-stream, rows of any other source have no known kind and are never shown."""
     rows = _speed_rows().drop(columns=["kind", "scenario", "system", "measured_on"])
     rows["source_url"] = [
         "https://github.com/XiongjieDai/GPU-Benchmarks-on-LLM-Inference/blob/x/README.md"

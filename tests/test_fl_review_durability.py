@@ -1,4 +1,4 @@
-"""Durability of FL review decisions (issue 27, item 5, and follow-ups): decisions are
+"""Durability of FL review decisions: decisions are
 serialised across threads and processes, a second decision is refused in one line, a cut line
 never swallows the next decision, a kill leaves the old or the new state; the FL submit page
 refuses an oversized upload before reading it; vision marks are written audit line first.

@@ -327,7 +327,7 @@ def test_lmarena_is_arena_in_elo():
 
 def test_llmfit_estimate_is_not_used_as_q4_ground_truth():
     """llmfit's min_vram_gb is an estimate (about 0.5 byte per parameter), not a published file
-    size or measured memory, so it never fills vram_q4_gb (issue 14: ground truth beats formulas,
+    size or measured memory, so it never fills vram_q4_gb (ground truth beats formulas,
     an estimate is not ground truth)."""
     rows = {m.name: m for m in llmfit.load(FIX / "llmfit.json")}
     assert rows["acme/Acme-7B-Instruct"].vram_q4_gb is None

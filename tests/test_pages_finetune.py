@@ -1,4 +1,4 @@
-"""AppTest runs of the fine-tune planner for issue 14: a won't-fit job priced on the config that
+"""AppTest runs of the fine-tune planner: a won't-fit job priced on the config that
 fits (and saying so), prices with what backs them, dark-mode-safe verdict colours, the Apple
 default, the model default and the formula-vs-measured note on the committed catalog."""
 

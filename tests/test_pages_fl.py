@@ -58,7 +58,7 @@ def test_ranked_page_renders_scores_breakdown_and_references(store: Path) -> Non
 
 
 def test_ranked_page_names_every_id_and_says_what_a_comparison_compares(store: Path) -> None:
-    """Human names, not ids (issue 31): models, datasets, conditions; A's condition is never
+    """Human names, not ids: models, datasets, conditions; A's condition is never
     blank, B names its accuracy target; each reference cost column is in one named unit."""
     at = _page("fl/ranked.py", model="linear", method="FedAvg", protocol="A")
     assert not at.exception
@@ -98,7 +98,7 @@ def test_run_detail_page_plots_a_run(store: Path) -> None:
 
 
 def test_run_detail_axes_show_bytes_in_kib_not_raw_counts(store: Path) -> None:
-    """A byte axis is scaled to one binary unit named in its title (issue 31: ticks like
+    """A byte axis is scaled to one binary unit named in its title (ticks like
     '2,543.5' on a bytes axis): breast cancer's peak memory of 2,544 bytes is 2.5 KiB."""
     at = _page("fl/run_detail.py", method="FedAvg", dataset="breast_cancer")
     assert not at.exception

@@ -1,4 +1,4 @@
-"""No raw column name on any page (issue 13): every table of every page in ``ui/navigation.py``
+"""No raw column name on any page: every table of every page in ``ui/navigation.py``
 shows human labels, and every LLM page says how fresh its data is.
 
 Each page runs (AppTest) on the small test store of its track (test data only, not real

@@ -398,7 +398,7 @@ def test_every_llm_page_says_how_fresh_its_data_is(store: Path, page: str, query
     assert lines[0].startswith(f"Data through {newest} (newest model release)")
 
 
-# --- issue 31: release date, "released on or after", categories side by side ---------------
+# --- release date, "released on or after", categories side by side ---------------
 
 
 def test_released_on_or_after_filter_is_kept_in_the_url(board: leaderboard.Leaderboard) -> None:

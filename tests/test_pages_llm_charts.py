@@ -79,7 +79,7 @@ def test_charts_page(store: Path) -> None:
     captions = [c.value for c in at.caption]
     # five ranked models; gamma-r is unrated
     one_left_out = "5 models with an Elo rating: ranked models only (1 unrated model is left out)"
-    assert any(one_left_out in c for c in captions)  # "is", not "models are" (issue 31)
+    assert any(one_left_out in c for c in captions)  # "is", not "models are"
     assert any("1 model has no release date." in c for c in captions)  # acme-1-7b
     assert any("1 model has no parameter count." in c for c in captions)  # acme-2-7b
     assert any("2 models have no price." in c and "3:1" in c for c in captions)

@@ -1,4 +1,4 @@
-"""What a visitor sees (issue 31): no developer text, no red box on the maintainer pages, the
+"""What a visitor sees: no developer text, no red box on the maintainer pages, the
 viewer toolbar, snapshot pickers with dates, one-sentence reasons and singular wording."""
 
 from __future__ import annotations

@@ -364,7 +364,7 @@ def served_catalog() -> tuple[str, catalog.Catalog]:
     return version, load_catalog(version)
 
 
-# --- hardware fit (issue 14): measured-speed coverage of one hardware choice -----------------
+# --- hardware fit: measured-speed coverage of one hardware choice -----------------
 
 
 @st.cache_data(show_spinner=False)

@@ -35,7 +35,7 @@ WONT_FIT = "won't fit"
 FITS = "fits"
 TABLES = ("models", "gpus", "throughput", "scores", "benchmarks", "finetune_memory")
 MIN_PRICE_SOURCES = 2  # fewer provider catalogs behind a $/h -> "thin"
-MIN_PRICE_OFFERS = 2  # issue 14: fewer on-demand offers behind a $/h (when counted) -> "thin"
+MIN_PRICE_OFFERS = 2  # fewer on-demand offers behind a $/h (when counted) -> "thin"
 APPLE_TIERS = ("pro", "max", "ultra")  # chip tiers above the base chip
 
 

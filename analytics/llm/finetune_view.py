@@ -1,7 +1,7 @@
 """The fine-tune planner's views (seed 002, "Fine-tuning fit & cost" and "Discovery"): one
 model's plan and rough cost, and the list of models that can be tuned on the user's hardware.
 
-Prices (issue 14): every $/h carries what backs it - the provider catalogs (SkyPilot, at their
+Prices: every $/h carries what backs it - the provider catalogs (SkyPilot, at their
 commits), the number of on-demand offers (``gpus.price_offers``) and the date when recorded. A
 price from fewer than :data:`MIN_PRICE_OFFERS` offers, or from a single provider's catalog, is
 "thin" (:func:`is_thin`); the cheapest config is a thin-priced one only when no config with a
@@ -238,7 +238,7 @@ def search_choices(choices: pd.DataFrame, query: str) -> pd.DataFrame:
 
 def _release_twins(models: pd.DataFrame, model_id: str) -> set[str]:
     """Model ids sharing ``model_id``'s weights_release AND arch_key (both known): the base and
-    instruct checkpoints of one release (issue 14 contract); just ``model_id`` otherwise."""
+    instruct checkpoints of one release; just ``model_id`` otherwise."""
     if not {"weights_release", "arch_key"} <= set(models.columns):
         return {model_id}
     keys = models[["model_id", "weights_release", "arch_key"]].astype(str)

@@ -44,7 +44,7 @@ BYTES_PER_GB = 1e9
 # per 32 weights = 8.5 bits per parameter. FP16: 2 bytes per parameter. Formula figures, labelled.
 Q8_0_BITS_PER_PARAM = 34 * BITS_PER_BYTE / 32
 FP16_BITS_PER_PARAM = 16
-# The Q4 figures that are ground truth (models.vram_q4_basis, issue 14 contract); any other
+# The Q4 figures that are ground truth (models.vram_q4_basis); any other
 # vram_q4_gb is not used by the verdict, which then applies the seed formula.
 GROUND_TRUTH_Q4 = ("published file size", "measured memory")
 FORMULA_Q4 = f"formula ({Q4_BITS_PER_PARAM:g} bits/param)"
@@ -375,8 +375,8 @@ KIND_PREFIX = {SINGLE_STREAM: "single_stream", SERVER: "server", COMMUNITY: "com
 
 def throughput_kinds(throughput: pd.DataFrame) -> pd.Series:
     """Each row's kind: the ``kind`` column ("single-stream" / "server"); in a catalog without
-    it (before issue 14) a row of the llama.cpp benchmark repository is single-stream, any
-    other row's kind is unknown (empty) and it is never shown."""
+    it (built before kinds were recorded) a row of the llama.cpp benchmark repository is
+    single-stream, any other row's kind is unknown (empty) and it is never shown."""
     if "kind" in throughput:
         kind = throughput["kind"].fillna("").astype(str).str.strip().str.casefold()
     else:

@@ -29,7 +29,7 @@ HARDWARE_VIEW_COLUMNS = (
     "smallest_config", "smallest_config_price", "variants", "n_variants", "best_model_id",
 )
 """The view's columns. ``measured_*`` repeat the single-stream figure under the names the view
-had before issue 14 (notebooks read them); never a server figure."""
+had before speeds were split by kind (notebooks read them); never a server figure."""
 
 
 def inference_list(
@@ -103,7 +103,7 @@ def speed_coverage(catalog: cat.Catalog, target: cat.Hardware) -> dict[str, int]
 
 
 SPEED_COLUMNS = {k: f"{hwfit.KIND_PREFIX[k]}_tokens_per_s" for k in hwfit.THROUGHPUT_KINDS}
-"""Kind -> the view's measured tok/s column of that kind (issue 31: measured-only, sort)."""
+"""Kind -> the view's measured tok/s column of that kind (measured-only, sort)."""
 
 
 def has_measured_speed(table: pd.DataFrame) -> pd.Series:

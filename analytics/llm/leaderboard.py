@@ -68,9 +68,9 @@ ESSENTIAL_COLUMNS = (
     *api_facts.BOARD_COLUMNS,
     "details",
 )
-"""What the leaderboard shows first (issue 13: rank, name, rating with interval, provenance badge,
-number of benchmarks and categories, details link; issue 28: the API price with the day it applies
-from and the API speed with the day it was measured, where known; issue 31: the release date and,
+"""What the leaderboard shows first (rank, name, rating with interval, provenance badge,
+number of benchmarks and categories, details link; the API price with the day it applies
+from and the API speed with the day it was measured, where known; the release date and,
 for a first-seen day, its basis); the rest sits behind a column
 picker."""
 MORE_COLUMNS = (
@@ -430,7 +430,7 @@ class LinkTarget:
 def resolve_link(board: Leaderboard, requested: str | None) -> LinkTarget:
     """The model a shared link names: its current id; a former, merged or alias spelling opens
     the model it now belongs to with a notice naming both; an unknown name opens nothing and
-    lists the closest ids (issue 26: a link never silently shows another model)."""
+    lists the closest ids (a link never silently shows another model)."""
     text = (requested or "").strip()[:200]
     ids = set(board.models["model_id"])
     if not text or text in ids:

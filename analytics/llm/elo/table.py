@@ -15,7 +15,7 @@ from analytics.llm.elo.headline import headline_scores
 
 MIN_BENCHMARKS = 3  # ranking eligibility floor, seed 002
 MIN_CATEGORIES = 2  # ranking eligibility floor, seed 002
-MIN_CATEGORY_BENCHMARKS = 3  # category-rank floor (issue 26; docs/elo.md, "Category leaderboards")
+MIN_CATEGORY_BENCHMARKS = 3  # category-rank floor (docs/elo.md, "Category leaderboards")
 RATING_DECIMALS = 1  # ratings are published to 0.1, seed 002
 
 UNRATED_FLOOR = f"needs {MIN_BENCHMARKS} benchmarks in {MIN_CATEGORIES} categories"

@@ -1,4 +1,4 @@
-"""Sources that disagree on a weight fact (issue 26): the value most independent publishers
+"""Sources that disagree on a weight fact: the value most independent publishers
 agree on wins, and every disagreement is kept for the metadata audit (table ``disagreements``).
 
 Two facts are compared: the release date (stated days only: a proxy day never votes) and the

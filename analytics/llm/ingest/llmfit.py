@@ -3,7 +3,7 @@
 Metadata only (it never adds a model): parameter counts, MoE experts, context length, release
 date. ``min_vram_gb`` is NOT read: per llmfit's schema it is an estimate (about 0.5 bytes per
 parameter at Q4_K_M), below published Q4_K_M file sizes (Llama 3 8B: 4.1 vs 4.92 GB), so it is not
-ground truth for ``vram_q4_gb`` (issue 14; the seed formula applies where no file size or
+ground truth for ``vram_q4_gb`` (the seed formula applies where no file size or
 measurement exists). Layer/head fields are absent from this stored version.
 
 ``arch_keys`` gives the architecture identity of each entry: llmfit's ``architecture`` (the
