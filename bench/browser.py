@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--block", nargs="+", default=[], metavar="URL",
         help="refuse these URL patterns (e.g. '*PlotlyChart*'): what a page would cost without",
-    )  # fmt: skip
+    )
     args = parser.parse_args(argv)
     pages = [p for p in PAGES if not args.only or (p.path or "home") in args.only]
     if not pages:

@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale-rounds", type=int, default=20)
     parser.add_argument("--scale-timeout", type=int, default=1800, help="seconds per child")
     parser.add_argument("--scale-one", nargs=3, metavar=("STEP", "MODELS", "COVERAGE"),
-                        help=argparse.SUPPRESS)  # fmt: skip
+                        help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.scale_one:
         return _scale_one(*args.scale_one, rounds=args.scale_rounds)
@@ -126,7 +126,7 @@ def _catalog_figures(args: argparse.Namespace) -> int:
 
     print(f"data                      {label}")
     print(f"models x benchmarks       {len(battles.models)} x {len(battles.benchmarks)} "
-          f"({len(scores)} scores)")  # fmt: skip
+          f"({len(scores)} scores)")
     print(f"battles                   {battles.n_battles}")
     print(f"model pairs               {len(battles.pair_i)}")
     print(f"build battles seconds     {t1 - t0:.3f}")
@@ -137,16 +137,16 @@ def _catalog_figures(args: argparse.Namespace) -> int:
     print(f"max |gradient|            {result.max_abs_gradient:.2e}")
     print(f"single fit seconds        {t4 - t3:.2f} (elo.rate, no bootstrap)")
     print(f"bootstrap seconds         {t5 - t4:.2f} for {args.rounds} rounds "
-          f"(workers: {workers})")  # fmt: skip
+          f"(workers: {workers})")
     print(f"bootstrap CPU seconds     {cpu5 - cpu4:.2f} (this process + worker processes; "
-          f"{1000 * (cpu5 - cpu4) / max(args.rounds, 1):.0f} ms per round)")  # fmt: skip
+          f"{1000 * (cpu5 - cpu4) / max(args.rounds, 1):.0f} ms per round)")
     if not args.no_categories:
         t6 = time.perf_counter()
         elo.rate_categories(scores, bootstrap=args.rounds, seed=0)
         t7 = time.perf_counter()
         print(f"category ratings seconds  {t7 - t6:.2f} (rate_categories, {args.rounds} rounds)")
     print(f"machine                   {_cpus()} CPUs; load average (1, 5, 15 min) "
-          f"{_load(load_before)} before, {_load(os.getloadavg())} after")  # fmt: skip
+          f"{_load(load_before)} before, {_load(os.getloadavg())} after")
     return 0
 
 
@@ -154,15 +154,15 @@ def _scale_table(args: argparse.Namespace) -> int:
     """The 'Elo at scale' table, one child process per row and step (fresh peak memory)."""
     print(f"{time.strftime('%Y-%m-%d %H:%M')}, {_cpus()} CPUs, load average (1, 5, 15 min) "
           f"{_load(os.getloadavg())}; {SCALE_BENCHMARKS} benchmarks, {SCALE_CATEGORIES} "
-          f"categories, bootstrap {args.scale_rounds} rounds, default workers")  # fmt: skip
+          f"categories, bootstrap {args.scale_rounds} rounds, default workers")
     header = ("| models | scored | pairs | battles | step | wall s | CPU s | peak RSS MiB "
-              "| load before -> after |")  # fmt: skip
+              "| load before -> after |")
     print(header)
     print("| " + " | ".join(["---"] * (header.count("|") - 1)) + " |")
     for n_models in map(int, args.scale_models.split(",")):
         for coverage in map(float, args.scale_coverage.split(",")):
             steps = {"point": "point fit + categories",
-                     "rounds": f"{args.scale_rounds} bootstrap rounds"}  # fmt: skip
+                     "rounds": f"{args.scale_rounds} bootstrap rounds"}
             for step, label in steps.items():
                 before = os.getloadavg()
                 row = _run_child(step, n_models, coverage, args)
@@ -173,7 +173,7 @@ def _scale_table(args: argparse.Namespace) -> int:
 
 def _run_child(step: str, n_models: int, coverage: float, args: argparse.Namespace) -> dict:
     command = [sys.executable, __file__, "--scale-one", step, str(n_models), str(coverage),
-               "--scale-rounds", str(args.scale_rounds)]  # fmt: skip
+               "--scale-rounds", str(args.scale_rounds)]
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=args.scale_timeout, check=False
@@ -196,7 +196,7 @@ def _table_row(n_models, coverage, step, row, before, after) -> str:
     if row.get("worker_peak_rss_mib"):
         peak += f" (largest worker {row['worker_peak_rss_mib']:,.0f})"
     return (f"| {n_models:,} | {coverage:.0%} | {row['pairs']:,} | {row['battles']:,} | {step} "
-            f"| {row['wall_s']:.1f} | {row['cpu_s']:.1f} | {peak} | {load} |")  # fmt: skip
+            f"| {row['wall_s']:.1f} | {row['cpu_s']:.1f} | {peak} | {load} |")
 
 
 def _scale_one(step: str, n_models: str, coverage: str, *, rounds: int) -> int:

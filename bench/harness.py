@@ -1,6 +1,6 @@
 """Harness figures: per-call overhead, error on a known latency, sampler interval.
 
-Run: ``.venv/bin/python bench/harness.py``. Targets (issue 5): overhead < 50 us per call, a
+Run: ``.venv/bin/python bench/harness.py``. Targets: overhead < 50 us per call, a
 2 ms busy-wait adapter reported within 5%, sampler median interval <= 10 ms while predict runs.
 Prints figures only; no asserts (timing asserts do not belong in tests).
 """

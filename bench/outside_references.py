@@ -103,7 +103,7 @@ def report(board: pd.DataFrame, scores: pd.DataFrame, *, top: int, show: int) ->
     for _, row in ranked.iterrows():
         facts = evidence.loc[row["model_id"]]
         lines.append(f"  {int(row['rank']):>3} {row['model_id']:<40} {row['rating']:7.1f}  "
-                     f"{reason(facts)}")  # fmt: skip
+                     f"{reason(facts)}")
     aa = aa_index(scores, paths.SHARED_DATA_DIR / AA_OCTOBER)
     references = (
         ("AA Intelligence Index (October 2026)", aa),

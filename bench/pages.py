@@ -11,7 +11,7 @@ derived ratings too, as ``python -m analytics derive`` leaves them):
 - warm: a second run of the same ``AppTest`` in that process (a rerun, e.g. after a widget
   change: caches full).
 
-Targets (issue 13): cold < 1.5 s, rerun < 0.3 s; a page over either is flagged. The machine's
+Targets: cold < 1.5 s, rerun < 0.3 s; a page over either is flagged. The machine's
 load average is printed before and after (figures from a shared machine are upper bounds).
 ``--same-process`` measures cold by clearing the caches in one process instead (faster, less
 faithful); ``--version`` serves an already-built snapshot when the catalog is being edited;
@@ -43,8 +43,8 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from analytics.core import db  # noqa: E402
 from ui import navigation  # noqa: E402
 
-COLD_TARGET_S = 1.5  # issue 13: a cold render
-WARM_TARGET_S = 0.3  # issue 13: a rerun
+COLD_TARGET_S = 1.5  # a cold render: a first visit should feel immediate
+WARM_TARGET_S = 0.3  # a rerun: a widget change should feel instant
 VARIANTS = (("pages/llm/leaderboard.py", {"category": "coding"}),)
 """Extra runs with URL query parameters (the category view reads its own cached file)."""
 
@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--same-process", action="store_true", help="cold = caches cleared")
     parser.add_argument("--version", help="serve this built snapshot (not the catalog's)")
     parser.add_argument("--only", metavar="PAGE", action="append", default=[],
-                        help="measure only this page file (repeatable)")  # fmt: skip
+                        help="measure only this page file (repeatable)")
     parser.add_argument("--one", metavar="PAGE", help=argparse.SUPPRESS)
     parser.add_argument("--query", action="append", default=[], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

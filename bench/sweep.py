@@ -1,4 +1,4 @@
-"""Jobs per minute with and without Ray on this machine, for the same jobs (issue 8).
+"""Jobs per minute with and without Ray on this machine, for the same jobs.
 
     .venv/bin/python bench/sweep.py [--cpus 2]
 

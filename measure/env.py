@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import os
 import platform
@@ -16,21 +15,9 @@ from typing import Any
 import psutil
 
 from analytics.core import paths
+from analytics.core.hashing import file_sha256, sha256_hex
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp")
-
-
-def sha256_file(path: Path) -> str:
-    """Hex SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def image_files(folder: Path) -> list[Path]:
@@ -101,9 +88,9 @@ def weights_entry(path: Path) -> dict[str, str]:
                 "file": path.name,
                 "root": root,
                 "path": rel.as_posix(),
-                "sha256": sha256_file(path),
+                "sha256": file_sha256(path),
             }
-    return {"file": path.name, "root": "external", "path": path.name, "sha256": sha256_file(path)}
+    return {"file": path.name, "root": "external", "path": path.name, "sha256": file_sha256(path)}
 
 
 def resolve_weights(item: dict[str, Any]) -> Path | None:
@@ -144,9 +131,9 @@ def lock_state() -> dict[str, Any]:
     )
     return {
         "requirements_file": "requirements.txt",
-        "requirements_sha256": sha256_file(requirements) if requirements.is_file() else None,
+        "requirements_sha256": file_sha256(requirements) if requirements.is_file() else None,
         "pip_freeze": freeze,
-        "pip_freeze_sha256": sha256_text("\n".join(freeze)),
+        "pip_freeze_sha256": sha256_hex("\n".join(freeze)),
     }
 
 
@@ -181,7 +168,7 @@ def environment(device: str, gpu_facts: dict[str, Any] | None) -> dict[str, Any]
         "python_version": sys.version.split()[0],
         "torch_version": _version("torch"),
         "platform": platform.platform(),
-        "hostname_sha256": sha256_text(platform.node())[:12],
+        "hostname_sha256": sha256_hex(platform.node())[:12],
         "pid": os.getpid(),
     }
     env.update(gpu_facts or {})

@@ -51,12 +51,12 @@ class NoGpu(Problem, RuntimeError):
 
 def cuda_adapters() -> list[tuple[str, str]]:
     """(adapter name, precisions) of every registered adapter whose runtime can use CUDA."""
-    from measure.adapters import registry
+    from measure.adapters import devices_of, registry
 
     return [
         (name, ",".join(cls.precisions))
         for name, cls in registry().items()
-        if "cuda" in getattr(cls, "devices", ("cpu",))
+        if "cuda" in devices_of(cls)
     ]
 
 

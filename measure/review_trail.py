@@ -29,7 +29,7 @@ REVIEW_ACTION = "review-marks"
 IMPORT_ACTION = "review-marks-import"
 """An entry for marks stored before the trail existed: reviewer and date as the file states."""
 MARK_COLUMNS = ("run_id", "output_index", "input_name", "failure", "note", "reviewer",
-                "reviewed_utc")  # fmt: skip
+                "reviewed_utc")
 """The columns whose content the trail's hash covers (every column a review stores)."""
 
 
@@ -57,7 +57,7 @@ def marks_sha256(frame: pd.DataFrame) -> str:
             "note": "" if pd.isna(rec["note"]) else str(rec["note"]),
             "reviewer": str(rec["reviewer"]),
             "reviewed_utc": str(rec["reviewed_utc"]),
-        })  # fmt: skip
+        })
     rows.sort(key=lambda r: (r["output_index"], r["input_name"]))
     text = json.dumps(rows, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
@@ -83,7 +83,7 @@ def record(
     reason = f"{fields['failures']} failure marks on {fields['outputs']} outputs"
     with locked(trail_dir(runs_dir)):
         return audit.append(trail_log(runs_dir), reviewer, REVIEW_ACTION, "", reason,
-                            via=via, **fields)  # fmt: skip
+                            via=via, **fields)
 
 
 def latest(runs_dir: Path | None = None) -> dict[str, dict[str, Any]]:
@@ -121,7 +121,7 @@ def check(runs_dir: Path | None = None) -> tuple[audit.Log, list[str]]:
         why = mismatch(path, entries.get(path.stem))
         if why:
             fix = ("store the review again (model page or scripts/review_sheet.py --store), "
-                   "which writes its trail entry")  # fmt: skip
+                   "which writes its trail entry")
             problems.append(line(display_path(path), why, fix))
     return log, problems
 
@@ -139,7 +139,7 @@ def import_existing(runs_dir: Path | None = None, via: str = "") -> list[dict[st
             frame = pd.read_parquet(path)
             reviewers = sorted(set(frame["reviewer"].astype(str)))
             reason = ("marks stored before the review trail existed; reviewer and review date "
-                      "as the marks file states them")  # fmt: skip
+                      "as the marks file states them")
             fields = _entry_fields(frame, path.stem)
             who = ", ".join(reviewers)
             added.append(

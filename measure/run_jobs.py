@@ -149,7 +149,7 @@ def _live_lock(folder: Path) -> dict[str, Any] | None:
     job = _read_json(Path(lock.get("folder", "")) / JOB_FILE) if lock.get("folder") else None
     if job is not None and job.get("status") == RUNNING:
         _update(Path(lock["folder"]), status=FAILED, ended_utc=utc_now(),
-                error="the run process ended without recording an outcome (killed?)")  # fmt: skip
+                error="the run process ended without recording an outcome (killed?)")
     return None
 
 
@@ -231,7 +231,7 @@ def start(
             proc = subprocess.Popen(
                 cmd, cwd=paths.REPO_ROOT, stdout=log, stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL, env=env, start_new_session=True,
-            )  # fmt: skip
+            )
         _CHILDREN[proc.pid] = proc  # reaped by status(), so a finished run leaves no zombie
         return _write_lock(folder, job, proc.pid)
 

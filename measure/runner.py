@@ -35,6 +35,7 @@ from typing import Any
 import psutil
 
 from analytics.core import paths, run_schema
+from analytics.core.hashing import file_sha256
 from measure import env, protocol, record, run_jobs, store
 from measure.adapters import import_problem, resolve, source_file
 from measure.coco import evaluate, load_ground_truth
@@ -403,7 +404,7 @@ def _accuracy(task: Task, gt_path: Path | None, first: dict, precision: str) -> 
     return {
         "benchmark": task.benchmark if gt_path == task.ground_truth else env.display_path(gt_path),
         "ground_truth": env.display_path(gt_path),
-        "ground_truth_sha256": env.sha256_file(gt_path),
+        "ground_truth_sha256": file_sha256(gt_path),
         "image_ids": ids,
         "precision": precision,
         "detections": detections,
@@ -417,7 +418,7 @@ def _adapter_block(req: RunRequest, cls: AdapterFacts) -> dict[str, Any]:
         "name": cls.name,
         "task": cls.task,
         "source_file": env.display_path(cls.source_file),
-        "source_sha256": env.sha256_file(cls.source_file),
+        "source_sha256": file_sha256(cls.source_file),
         "info": cls.info,
     }
 
@@ -482,7 +483,7 @@ def _finish(
         "lock": env.lock_state(),
         "inputs": {
             "dir": env.display_path(inputs),
-            "files": [{"name": f.name, "sha256": env.sha256_file(f)} for f in files],
+            "files": [{"name": f.name, "sha256": file_sha256(f)} for f in files],
         },
         "weights": first.get("weights", []),
         "environment": env.environment(req.device, gpu_facts),

@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from analytics.core import paths, problems, run_unit
+from analytics.core.hashing import file_sha256, sha256_hex
 from analytics.core.run_schema import RecordError
 from measure import protocol
 from measure import record as rec
-from measure.env import git, resolve_path, resolve_weights, sha256_file, sha256_text
+from measure.env import git, resolve_path, resolve_weights
 
 MAX_RECORD_BYTES = 64 * 2**20
 """Largest record file ``verify`` reads (a standard record is about 1 MiB)."""
@@ -46,7 +47,7 @@ class Check:
 def _hash_check(name: str, path: Path | None, expected: str, shown: str = "") -> Check:
     if path is None or not path.is_file():
         return Check(name, "not checked", f"{shown or path} not found here")
-    actual = sha256_file(path)
+    actual = file_sha256(path)
     if actual != expected:
         return Check(
             name, "mismatch", f"{path}: sha256 {actual[:12]}… != recorded {expected[:12]}…"
@@ -91,7 +92,7 @@ def _accuracy_checks(record: dict[str, Any]) -> Iterator[Check]:
 def _lock_checks(record: dict[str, Any]) -> Iterator[Check]:
     """The pip freeze against its hash and the environment; requirements.txt at the commit."""
     lock, env = record["lock"], record["environment"]
-    if sha256_text("\n".join(lock["pip_freeze"])) != lock["pip_freeze_sha256"]:
+    if sha256_hex("\n".join(lock["pip_freeze"])) != lock["pip_freeze_sha256"]:
         yield Check("lock pip freeze", "mismatch", "pip_freeze does not hash to pip_freeze_sha256")
     else:
         yield Check("lock pip freeze", "ok")
@@ -102,7 +103,7 @@ def _lock_checks(record: dict[str, Any]) -> Iterator[Check]:
     text = git("show", f"{commit}:requirements.txt", strip=False) if commit else None
     if text is None:
         yield Check("lock requirements", "not checked", f"tool commit {commit} not in this clone")
-    elif sha256_text(text) != lock["requirements_sha256"]:
+    elif sha256_hex(text) != lock["requirements_sha256"]:
         dirty = " (the tool's tree was dirty)" if record["tool"].get("git_dirty") else ""
         what = f"requirements.txt at {commit[:12]} hashes otherwise{dirty}"
         yield Check("lock requirements", "mismatch", what)

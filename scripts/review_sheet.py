@@ -136,7 +136,7 @@ def store(
                 lambda frame: review_trail.record(
                     run_id, frame, who.name, "scripts/review_sheet.py", runs_dir
                 ),
-            ),  # fmt: skip
+            ),
             inbox_root,
             file=f"{run_id}.parquet",
             via="scripts/review_sheet.py",

@@ -127,7 +127,7 @@ def start_server(port: int, log_path: Path, theme: str = "light") -> subprocess.
         "--browser.gatherUsageStats", "false",
         "--client.toolbarMode", "viewer",
         "--theme.base", theme,
-    ]  # fmt: skip
+    ]
     return _spawn(cmd, log_path)
 
 
@@ -138,7 +138,7 @@ def start_browser(browser: str, port: int, profile: Path, log_path: Path) -> sub
         "--disable-sync", "--hide-scrollbars", f"--user-data-dir={profile}",
         f"--window-size={WIDTH_PX},{HEIGHT_PX}", f"--remote-debugging-port={port}",
         "about:blank",
-    ]  # fmt: skip
+    ]
     return _spawn(cmd, log_path)
 
 
@@ -253,7 +253,7 @@ class DevTools:
         render_s = time.monotonic() - started - SETTLE_S
         shot = await self.call("Page.captureScreenshot", format="png")
         staged = out.with_name(f".{out.name}.tmp")
-        staged.write_bytes(base64.b64decode(shot["data"]))
+        staged.write_bytes(compress_png(base64.b64decode(shot["data"])))
         os.replace(staged, out)
         return bool(await self.evaluate(HAS_EXCEPTION_JS)), render_s
 
@@ -304,6 +304,38 @@ def serving(tmp_dir: Path, theme: str = "light") -> Iterator[tuple[int, str]]:
     finally:
         stop(chrome)
         stop(server)
+
+
+PALETTE_COLOURS = 256
+
+
+def compress_png(data: bytes) -> bytes:
+    """``data`` (a PNG) as an optimised 8-bit palette PNG of its :data:`PALETTE_COLOURS` most
+    frequent exact colours, every other pixel mapped to the nearest of them without dithering:
+    a page's flat colours (text, backgrounds, chart marks) stay exact and the file is about a
+    third of the browser's, so the committed screenshots weigh little in git."""
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data)) as image:
+        rgb = image.convert("RGB")
+    counts = rgb.getcolors(maxcolors=rgb.width * rgb.height) or []
+    top = [colour for _, colour in sorted(counts, reverse=True)[:PALETTE_COLOURS]]
+    flat = [value for colour in top for value in colour]
+    palette = Image.new("P", (1, 1))
+    palette.putpalette(flat + flat[:3] * (PALETTE_COLOURS - len(top)))
+    out = io.BytesIO()
+    rgb.quantize(palette=palette, dither=Image.Dither.NONE).save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
+def declared_set(pages: list[str]) -> list[str]:
+    """The committed screenshots (``--all --themes light dark --phone``): every page of
+    ``pages`` in both themes, and the :data:`MAIN_PAGES` among them at phone width too."""
+    names = [shot_name(p, theme) for theme in THEMES for p in pages]
+    names += [shot_name(p, theme, True) for theme in THEMES for p in pages if p in MAIN_PAGES]
+    return sorted(names)
 
 
 def shot_name(page: str, theme: str = "light", phone: bool = False) -> str:

@@ -71,13 +71,13 @@ def test_a_maker_before_its_family_name_and_a_cloud_api_version_tag_are_not_the_
     'nova-2-lite' and Amazon's own display name are one model; so are LiveBench's
     'arcee-trinity-large-preview' and Arena's 'trinity-large-preview'."""
     nova = ["Amazon-Nova-2-Lite-v1:0", "amazon.nova-2-lite-v1:0", "us.amazon.nova-2-lite-v1:0",
-            "nova-2-lite", "Amazon Nova 2 Lite"]  # fmt: skip
+            "nova-2-lite", "Amazon Nova 2 Lite"]
     assert match_key("amazon-nova-lite-v1.0") == match_key("Nova Lite")  # Arena: '.' for ':'
     assert len({match_key(n) for n in nova}) == 1
     assert len({audit_key(n) for n in nova if "." not in n}) == 1
     trinity = [
         "arcee-trinity-large-preview", "Trinity Large Preview", "arcee-ai/trinity-large-preview",
-    ]  # fmt: skip
+    ]
     assert len({match_key(n) for n in trinity}) == len({audit_key(n) for n in trinity}) == 1
     assert match_key("amazon-titan-text") != match_key("titan-text")  # only before Nova
     assert match_key("Nvidia-Llama-3.3-Nemotron-Super-49B-v1.5") == match_key(
@@ -116,7 +116,7 @@ def test_two_candidates_or_a_pinned_id_keep_the_label_apart():
 
 def _models(rows: list[tuple]) -> pd.DataFrame:
     cols = ["model_id", "display_name", "organisation", "release_date", "total_params_b",
-            "open_weights", "checkpoint_id", "variant", "aliases"]  # fmt: skip
+            "open_weights", "checkpoint_id", "variant", "aliases"]
     return pd.DataFrame(rows, columns=cols).astype(str).replace("None", "")
 
 
@@ -139,7 +139,7 @@ def test_the_audit_finds_a_split_and_the_rules_keep_real_pairs_apart():
         ("zed-ultra-preview", "Zed Ultra Preview", "Zed", "2024-09-01", None, "false",
          "zed-ultra-preview", "default", ""),
         ("zed-ultra", "Zed Ultra", "Zed", "2024-09-03", None, "false", "zed-ultra", "default", ""),
-    ])  # fmt: skip
+    ])
     repos = crosslinks.Facts(repos={"acme-7b": "acme/Acme-7B", "acme-7b-instruct":
                                     "acme/Acme-7B-Instruct", "bolt-7b-instruct": "bolt/B-7B-It"})
     found = {frozenset((c.a, c.b)): c for c in ai.audit(models, NO_SCORES, {}, repos)}
@@ -161,7 +161,7 @@ def test_a_publishers_two_rows_keep_two_ids_apart():
         ("zed-ultra-preview", "Zed Ultra Preview", "Zed", "2024-09-01", None, "false",
          "zed-ultra-preview", "default", ""),
         ("zed-ultra", "Zed Ultra", "Zed", "2024-09-03", None, "false", "zed-ultra", "default", ""),
-    ])  # fmt: skip
+    ])
     scores = pd.DataFrame(
         [(m, "arena", 1.0, "Arena", "2025-01-01") for m in ("zed-ultra", "zed-ultra-preview")],
         columns=["model_id", "benchmark_id", "score", "source_name", "date"],
@@ -192,7 +192,7 @@ def test_identical_score_rows_and_cross_links_are_signals():
         ("other-name", "Other Name", "Lab", "", None, "false", "other-name", "default", ""),
         ("q-1", "Q 1", "Lab", "", None, "false", "q-1", "default", ""),
         ("r-2", "R 2", "Lab", "", None, "false", "r-2", "default", ""),
-    ])  # fmt: skip
+    ])
     scores = pd.DataFrame(
         [
             (m, b, s, "src")
@@ -213,7 +213,7 @@ def test_the_cli_exits_1_naming_an_unresolved_pair(tmp_path, capsys):
     models = pd.read_csv(tmp_path / "models.csv", dtype=str)
     rows = [{"model_id": m, "display_name": m, "organisation": "Zed", "checkpoint_id": m,
              "variant": "default", "release_date": "2024-09-01"}
-            for m in ("zed-ultra", "zed-ultra-preview")]  # fmt: skip
+            for m in ("zed-ultra", "zed-ultra-preview")]
     pd.concat([models, pd.DataFrame(rows)]).to_csv(tmp_path / "models.csv", index=False)
     assert audit_cli.main(["audit", "identity", "--catalog", str(tmp_path)]) == 1
     out = capsys.readouterr().out
@@ -232,7 +232,7 @@ def committed() -> dict[str, pd.DataFrame]:
 @pytest.mark.parametrize("name", ["identity", "protocols", "metadata"])
 def test_the_committed_catalog_passes_the_audit(committed, name):
     open_ = [f.line() for f in audit_cli.findings(name, committed, paths.CATALOG_DIR)
-             if not f.resolved]  # fmt: skip
+             if not f.resolved]
     assert not open_, "\n".join(open_)
 
 
@@ -282,7 +282,7 @@ def _recheck(line, models: pd.DataFrame, scores: pd.DataFrame, facts) -> bool:
 def test_every_settled_identity_line_cites_evidence_the_data_bears_out(committed):
     facts = crosslinks.read_extract(crosslinks.EVIDENCE_CSV)[1]
     settled = [f for f in audit_cli.findings("identity", committed, paths.CATALOG_DIR)
-               if f.resolved]  # fmt: skip
+               if f.resolved]
     wrong = [f.line() for f in settled
              if not _recheck(f, committed["models"], committed["scores"], facts)]
     assert settled and not wrong, "\n".join(wrong[:10])
@@ -345,7 +345,7 @@ def test_metadata_audit_flags_missing_and_contradicting_facts():
         ("snap-2024-05-13", "Snap", "Lab", "2024-09-30", None, "false", "snap-2024-05-13",
          "default", ""),
         ("fine", "Fine", "Lab", "2024-01-01", 7, "true", "fine", "default", ""),
-    ]).assign(active_params_b="", is_moe="false")  # fmt: skip
+    ]).assign(active_params_b="", is_moe="false")
     scores = pd.DataFrame({"model_id": ["open-1", "snap-2024-05-13", "fine"] * 5})
     lines = [f.line() for f in am.audit(models, scores)]
     assert "open-1: no release date  UNRESOLVED" in lines
@@ -371,7 +371,7 @@ def test_metadata_audit_flags_an_organisation_spelled_two_ways_and_split_variant
         ("m-1", "M 1", "unknown", "", None, "false", "m-1", "default", ""),
         ("m-1-high", "M 1 (high)", "Meta", "", None, "false", "m-1", "high", ""),
         ("j-1", "J 1", "Lab A,Lab B", "", None, "true", "j-1", "default", ""),
-    ])  # fmt: skip
+    ])
     lines = [f.line() for f in am.organisation_findings(models)]
     assert lines == [
         "Prime Intellect | PrimeIntellect: one organisation, several spellings; fix: "
@@ -403,7 +403,7 @@ def test_a_name_spelled_as_an_id_takes_a_sources_readable_spelling():
             "(thinking)", "thinking", "gemini-2.5-x-06-17",
             "Gemini 2.5 X (Thinking, 06-17)"),  # a variant: the id before its brackets
         row("o3-preview", "o3-preview (Dec 2024 announcement)"),  # a default's bracket stays
-    ]  # fmt: skip
+    ]
     names.human_spellings(rows)
     names.readable_names(rows)
     names.name_the_variants(rows)
@@ -431,7 +431,7 @@ def test_variants_say_their_setting_and_ids_read_as_names():
          "checkpoint_id": "g-4"},
         {"model_id": "bloom-7b1", "display_name": "bloom-7b1", "variant": "default",
          "checkpoint_id": "bloom-7b1"},
-    ]  # fmt: skip
+    ]
     names.readable_names(rows)
     names.name_the_variants(rows)
     assert [r["display_name"] for r in rows] == [
@@ -508,7 +508,7 @@ def test_the_protocol_audit_flags_a_row_against_its_declared_protocol():
     scores = pd.DataFrame(
         {"model_id": ["a", "b"], "benchmark_id": ["mmlu", "mmlu"], "score": [70.0, 71.0],
          "source_name": ["s", "s"], "method": ["0-shot CoT", "5-shot"]}
-    )  # fmt: skip
+    )
     benches = pd.DataFrame({"benchmark_id": ["mmlu"], "protocol": ["shots=5;cot=no"]})
     lines = [f.line() for f in ap.audit(scores, benches)]
     assert len(lines) == 1 and lines[0].startswith("mmlu / a: protocol: method differs")

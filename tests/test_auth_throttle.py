@@ -1,5 +1,5 @@
-"""The sign-in throttle under concurrency, per name and per client, and its stored file (issue 27,
-item 2). Password checks are replaced by a counted 50 ms stand-in, so the tests count how many
+"""The sign-in throttle under concurrency, per name and per client, and its stored file.
+Password checks are replaced by a counted 50 ms stand-in, so the tests count how many
 passwords were evaluated instead of timing anything."""
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ def test_sources_cover_every_module_the_tables_are_computed_with() -> None:
 def test_committed_board_inputs_of_the_current_snapshot_are_current() -> None:
     """A leaderboard page's first render reads these instead of computing them."""
     version = db.current_version()
-    assert board_inputs.stale_reason(version) is None, board_inputs.stale_reason(version)
+    reason = board_inputs.TABLES.stale_reason(version)
+    assert reason is None, reason
 
 
 def test_committed_tables_equal_a_fresh_computation() -> None:
@@ -61,16 +62,16 @@ def test_derive_writes_the_tables_and_the_board_reads_them(version: str, monkeyp
 def test_other_code_never_reads_the_old_files(version: str, monkeypatch) -> None:
     first = leaderboard.derive_inputs(version)
     before = leaderboard.for_version(version, bootstrap=0)
-    monkeypatch.setattr(board_inputs, "source_hash", lambda: "edited-code")
-    assert board_inputs.stale_reason(version).endswith(f"derive {version}")
-    assert "lineage_edited-code.parquet" in board_inputs.stale_reason(version)
+    monkeypatch.setattr(board_inputs.TABLES, "source_hash", lambda: "edited-code")
+    assert board_inputs.TABLES.stale_reason(version).endswith(f"derive {version}")
+    assert "lineage_edited-code.parquet" in board_inputs.TABLES.stale_reason(version)
     calls = []
     real = lineage.predecessors
     monkeypatch.setattr(lineage, "predecessors", lambda m: calls.append(1) or real(m))
     after = leaderboard.for_version(version, bootstrap=0)
     assert calls == [1]  # recomputed under the new name, the old file untouched
     pd.testing.assert_frame_equal(after.lineage, before.lineage)
-    assert board_inputs.stale_reason(version) is None
+    assert board_inputs.TABLES.stale_reason(version) is None
     assert all(p.exists() for p in first)
 
 
@@ -82,13 +83,13 @@ def test_ad_hoc_boards_store_nothing(tiny_store: Path) -> None:
     finally:
         con.close()
     assert not board.lineage.empty
-    assert not any(board_inputs.path(version, n).exists() for n in board_inputs.NAMES)
+    assert not any(board_inputs.TABLES.path(version, n).exists() for n in board_inputs.NAMES)
 
 
 def test_derive_check_names_a_missing_board_table(version: str, capsys) -> None:
     assert derive_cli.main(["derive", version, "--planner-only"]) == 0
     capsys.readouterr()
-    board_inputs.path(version, "profiles").unlink()
+    board_inputs.TABLES.path(version, "profiles").unlink()
     assert derive_cli.main(["derive", version, "--check", "--planner-only"]) == 1
     err = capsys.readouterr().err.strip()
     assert "profiles_" in err and err.endswith(f"fix: python -m analytics derive {version}")

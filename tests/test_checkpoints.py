@@ -27,7 +27,7 @@ def _models() -> pd.DataFrame:
             "n_kv_heads": [None, None, 8, None, None, 8, None],
             "head_dim": [None, None, 128, None, None, 128, None],
         }
-    )  # fmt: skip
+    )
 
 
 RATINGS = pd.DataFrame(
@@ -76,3 +76,14 @@ def test_committed_catalog_collapses_fast() -> None:
     assert time.process_time() - started < 3  # CPU seconds, not wall clock
     assert out["checkpoint_id"].is_unique
     assert len(out) == models["checkpoint_id"].nunique()
+
+
+def test_best_ratings_is_the_collapsed_rows_best_rating() -> None:
+    """The fine-tune list's best-Elo column and the collapsed rows agree checkpoint by
+    checkpoint (one rule, not two that can drift)."""
+    rows = checkpoints.one_row_per_checkpoint(_models(), RATINGS).set_index("checkpoint_id")
+    best = checkpoints.best_ratings(_models(), RATINGS).set_index("checkpoint_id")["rating"]
+    pd.testing.assert_series_equal(
+        best.sort_index(), rows["best_rating"].sort_index(), check_names=False
+    )
+    assert checkpoints.best_ratings(_models(), None)["rating"].isna().all()

@@ -1,4 +1,4 @@
-"""``python -m analytics fit|finetune --model ID`` over the committed catalog (issue 14): every
+"""``python -m analytics fit|finetune --model ID`` over the committed catalog: every
 open-weight checkpoint answers in-process, in under 30 s of CPU time, and bad input is one line."""
 
 from __future__ import annotations

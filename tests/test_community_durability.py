@@ -1,4 +1,4 @@
-"""Durability of the community inbox (issue 27, items 6 and 7): the audit log's end is anchored
+"""Durability of the community inbox: the audit log's end is anchored
 twice, unchained lines are never "intact", decisions and marks are written audit line first, a
 killed write leaves no visible temp file, and a cut last line never swallows the next decision.
 """
@@ -145,7 +145,7 @@ def _accept_lines(root: Path, bundle_id: str) -> list[dict]:
 
 @pytest.mark.parametrize("point", sorted(KILL_POINTS))
 def test_a_killed_accept_never_lists_accepted_without_its_audit_line(dirs, monkeypatch, capsys,
-                                                                     point):  # fmt: skip
+                                                                     point):
     root, runs = dirs
     bundle_id = _queue(root, runs)
     with monkeypatch.context() as m:
@@ -187,7 +187,7 @@ def test_marks_are_written_only_after_their_audit_line(tmp_path):
     assert inbox.save_marks("run-1", MAINT, 2, write, root, file=target.name) == target
     [line] = _review_lines(root)
     assert (line["maintainer"], line["reason"], line["file"]) == ("maint", "2 failure marks",
-                                                                   "marks.parquet")  # fmt: skip
+                                                                   "marks.parquet")
 
     def killed() -> Path:
         raise Killed("marks write")
@@ -235,14 +235,14 @@ def test_the_review_sheet_checks_the_reviewer_and_audits_its_save(dirs, tmp_path
 
     monkeypatch.setattr(sheet.runs, "save_failure_marks", save)
     marks = pd.DataFrame({"output_index": [0, 1], "input_name": ["a.png", "a.png"],
-                          "failure": [True, False], "note": ["x", "y"]})  # fmt: skip
+                          "failure": [True, False], "note": ["x", "y"]})
     path = sheet.store("run-9", marks, who, root, runs)
     assert order == [1]  # the audit line was there before the marks file was written
     assert path == runs / "vision_failures" / "run-9.parquet" and path.is_file()
     assert set(pd.read_parquet(path)["reviewer"]) == {"maint"}
     [line] = _review_lines(root)
     assert (line["maintainer"], line["run_id"], line["reason"]) == ("maint", "run-9",
-                                                                    "1 failure marks")  # fmt: skip
+                                                                    "1 failure marks")
     assert line["via"] == "scripts/review_sheet.py"
 
 

@@ -348,7 +348,7 @@ def test_cli_hash_password_prints_a_working_entry(tmp_path):
 
 def test_cli_hash_password_reads_the_password_variable_first(tmp_path):
     done = _cli(tmp_path, "maintainer", "hash-password", "--name", "bob", stdin="not-this\n",
-                MODELATLAS_PASSWORD="from-the-env")  # fmt: skip
+                MODELATLAS_PASSWORD="from-the-env")
     assert done.returncode == 0, done.stderr
     table = auth.load_maintainers(environ={auth.ENV_MAINTAINERS: done.stdout.strip()})
     assert auth.authenticate("bob", "from-the-env", table) == Maintainer("bob")

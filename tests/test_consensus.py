@@ -29,7 +29,7 @@ QWEN2_72B = [  # the four publishers' days for Qwen2-72B-Instruct in the data
     _day("llmstats", "2024-07-23"), _day("epoch-2026", "2024-06-07"), _day("epoch", "2024-06-07"),
     _day("artificial-analysis", "2024-06-07"), _day("open-llm-leaderboard", "2024-05-28"),
     _day("llmfit", "2024-05-28"),
-]  # fmt: skip
+]
 
 
 def test_the_day_most_publishers_agree_on_beats_the_first_source():
@@ -41,10 +41,10 @@ def test_the_day_most_publishers_agree_on_beats_the_first_source():
 def test_a_publisher_votes_once_whatever_its_files():
     cast = consensus.votes(QWEN2_72B, "release_date", DATES)
     assert [p for p, _, _ in cast] == [
-        "LLM Stats", "Epoch AI", "Artificial Analysis", consensus.HUB]  # fmt: skip
+        "LLM Stats", "Epoch AI", "Artificial Analysis", consensus.HUB]
     # two Epoch files and two Hub readers do not outvote one publisher that stands alone
     alone = [_day("llmstats", "2024-01-01"), _day("epoch", "2024-06-01"),
-             _day("epoch-2026", "2024-06-01")]  # fmt: skip
+             _day("epoch-2026", "2024-06-01")]
     assert consensus.choose(alone, "release_date", DATES) == (alone[0], 1)
 
 
@@ -76,7 +76,7 @@ def test_a_disagreement_is_recorded_beyond_a_month_and_settled_by_rule_or_left_o
     assert consensus.disagreement("m", close, "release_date", DATES) is None  # within 31 days
     rows = [{"model_id": c, "checkpoint_id": c, "release_date": d, "total_params_b": None}
             for c, d in [("major", "2024-06-07"), ("hub", "2023-02-24"), ("tie", "2024-03-15"),
-                         ("set", "2024-10-03"), ("x-2024-01-25", "2024-01-25")]]  # fmt: skip
+                         ("set", "2024-10-03"), ("x-2024-01-25", "2024-01-25")]]
     pooled = {
         "major": QWEN2_72B,
         "hub": [_day("epoch", "2023-02-24"), _day("llmfit", "2023-04-03")],
@@ -105,7 +105,7 @@ def test_an_open_disagreement_is_an_unresolved_metadata_line_on_a_busy_checkpoin
         {"checkpoint_id": c, "field": "release_date", "value": "2024-03-15",
          "values": "LLM Stats 2024-03-15; Artificial Analysis 2024-10-03", "settled": ""}
         for c in ("busy", "quiet")
-    ])  # fmt: skip
+    ])
     found = am.disagreement_findings(models, scores, table)
     assert [f.subject for f in found] == ["busy"]  # a model with one score is not audited
     assert found[0].line().endswith("shown: 2024-03-15  UNRESOLVED")
@@ -125,7 +125,7 @@ def test_llmfit_drops_a_count_its_name_contradicts(tmp_path):
     path = tmp_path / "hf.json"
     path.write_text(
         '[{"name": "allenai/Olmo-3-7B-Instruct", "parameters_raw": 528384},'
-        ' {"name": "acme/Acme-7B", "parameters_raw": 7241732096}]', "utf-8")  # fmt: skip
+        ' {"name": "acme/Acme-7B", "parameters_raw": 7241732096}]', "utf-8")
     drops = Drops()
     rows = {m.name: m.total_params_b for m in llmfit.load(path, drops)}
     assert rows["allenai/Olmo-3-7B-Instruct"] is None

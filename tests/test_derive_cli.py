@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from analytics.core import db
+from analytics.core import db, derived
 from analytics.llm import board_inputs, derive_cli, leaderboard, planner_inputs, ratings
 from tests.fixtures.cli import run_main
 
@@ -25,8 +25,9 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     monkeypatch.setattr(ratings, "derive", step("ratings", ["r.parquet"]))
     monkeypatch.setattr(leaderboard, "derive_inputs", step("board", ["b.parquet"]))
     monkeypatch.setattr(planner_inputs, "derive", step("planner", ["p.parquet"]))
-    for module in (ratings, board_inputs, planner_inputs):
-        monkeypatch.setattr(module, "stale_reason", step(f"check {module.__name__}", None))
+    monkeypatch.setattr(ratings, "stale_reason", step(f"check {ratings.__name__}", None))
+    for module in (board_inputs, planner_inputs):
+        monkeypatch.setattr(module.TABLES, "stale_reason", step(f"check {module.__name__}", None))
     return seen
 
 
@@ -43,13 +44,13 @@ def test_without_a_version_the_current_snapshot_is_derived(calls, capsys) -> Non
 
 
 def test_check_writes_nothing(calls, capsys, tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(ratings, "derived_dir", lambda version: tmp_path / version)
+    monkeypatch.setattr(derived, "folder", lambda version: tmp_path / version)
     rc, out, _ = run_main(capsys, derive_cli.main, "derive", "--check", "v1")
     assert rc == 0 and out.strip() == f"{tmp_path / 'v1'}: up to date"
     assert [name for name, _ in calls] == [
         "check analytics.llm.planner_inputs", "check analytics.llm.board_inputs",
         "check analytics.llm.ratings",
-    ]  # fmt: skip
+    ]
     calls.clear()
     assert run_main(capsys, derive_cli.main, "derive", "v1", "--planner-only", "--check")[0] == 0
     assert "check analytics.llm.ratings" not in [name for name, _ in calls]
@@ -73,7 +74,7 @@ def test_help_explains_every_flag(capsys) -> None:
     actions = [a for a in derive_cli._parser()._actions if a.dest != "help"]
     assert {a.metavar or a.option_strings[0] for a in actions} == {
         "VERSION", "--check", "--planner-only",
-    }  # fmt: skip
+    }
     with pytest.raises(SystemExit) as done:
         derive_cli.main(["derive", "--help"])
     text = " ".join(capsys.readouterr().out.split())  # argparse wraps the help text

@@ -42,7 +42,7 @@ def _truncate(path: Path) -> None:
 
 
 def test_every_derived_file_has_its_hash_recorded(store, capsys) -> None:
-    folder = ratings.derived_dir(NEW)
+    folder = derived.folder(NEW)
     assert derived.damage_lines(folder) == []
     assert derive_cli.main(["derive", NEW, "--check"]) == 0
     assert all(derived.damage(p) is None for p in folder.glob("*.parquet"))
@@ -75,7 +75,7 @@ def test_an_edited_rating_is_detected_and_never_served(store, capsys) -> None:
 
 def test_a_truncated_file_is_recomputed_for_every_reader(store) -> None:
     _truncate(ratings.cache_path(NEW, 0, 0))
-    lineage = board_inputs.path(NEW, "lineage")
+    lineage = board_inputs.TABLES.path(NEW, "lineage")
     _truncate(lineage)
     assert not ratings.of_version(NEW).empty  # no ArrowInvalid
     assert derived.damage(ratings.cache_path(NEW, 0, 0)) is None
@@ -124,7 +124,7 @@ def test_a_snapshot_whose_manifest_does_not_parse_is_reported(store, capsys) -> 
 
 
 def test_a_damaged_digests_file_reports_every_file_as_unhashed(store, capsys) -> None:
-    folder = ratings.derived_dir(NEW)
+    folder = derived.folder(NEW)
     (folder / derived.DIGESTS).write_text("[", "utf-8")
     lines = derived.damage_lines(folder)
     assert lines and all("no content hash recorded" in line for line in lines)

@@ -151,7 +151,7 @@ def _with_70b(catalog: cat.Catalog) -> cat.Catalog:
     row = catalog.models[catalog.models["model_id"] == "llama-3.1-8b"].assign(
         model_id="llama-70b", display_name="llama-70b", checkpoint_id="llama-70b",
         total_params_b=70.0, vram_q4_gb=None,
-    )  # fmt: skip
+    )
     return dataclasses.replace(catalog, models=pd.concat([catalog.models, row]))
 
 
@@ -231,21 +231,6 @@ def test_default_apple_is_the_newest_base_chip() -> None:
     assert cat.default_apple(gpus[gpus["kind"] == "x"]) is None
 
 
-def test_one_per_checkpoint_keeps_the_best_rated_variant() -> None:
-    table = pd.DataFrame(
-        {
-            "model_id": ["gpt-oss-120b-medium", "gpt-oss-120b-high", "other"],
-            "display_name": ["gpt-oss-120b-medium", "gpt-oss-120b (high)", "other"],
-            "checkpoint_id": ["gpt-oss-120b", "gpt-oss-120b", None],
-            "rating": [1200.0, 1250.0, None],
-        }
-    )
-    out = cat.one_per_checkpoint(table).set_index("model_id")
-    assert list(out.index) == ["gpt-oss-120b-high", "other"]
-    assert out.loc["gpt-oss-120b-high", "variants"] == "gpt-oss-120b (high), gpt-oss-120b-medium"
-    assert out.loc["gpt-oss-120b-high", "rating"] == 1250.0
-
-
 def test_default_model_rule(catalog: cat.Catalog) -> None:
     # tiny catalog: no instruct 7-9 B model; of the 7-9 B dense ones llama-3.1-8b has scores
     assert finetune_view.default_model(catalog.models, catalog.scores) == "llama-3.1-8b"
@@ -278,7 +263,7 @@ def test_measured_comparison_beside_the_formula(catalog: cat.Catalog) -> None:
             "peak_memory_gb": [20.0, 10.0], "outcome": ["measured"] * 2,
             "source_url": ["https://example.org/litgpt"] * 2,
         }
-    )  # fmt: skip
+    )
     tables = dataclasses.replace(catalog, finetune_memory=measured)
     rows = finetune_view.measured_comparison(tables, "llama-3.1-8b")
     assert len(rows) == 1

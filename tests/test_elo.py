@@ -229,7 +229,7 @@ def test_eligibility_boundaries() -> None:
         ("three_one", "m1", "math", 6), ("three_one", "m2", "math", 6),
         ("three_one", "m3", "math", 6),
         ("two_two", "m1", "math", 7), ("two_two", "c1", "code", 7),
-    ]  # fmt: skip
+    ]
     table = elo.rate(frame(rows)).set_index("model")
     assert table.loc["three_two", "eligible"]
     assert not table.loc["three_one", "eligible"]  # one category only
@@ -441,7 +441,7 @@ def test_category_bootstrap_is_seeded_and_resamples_the_category() -> None:
 
 def test_drawn_only_rounds_give_the_same_ratings() -> None:
     rows = [(m, f"b{i}", f"c{i % 3}", (7 * j + 3 * i) % 11) for i in range(9) for j, m in
-            enumerate("ABCDEFG") if (i + j) % 4]  # fmt: skip
+            enumerate("ABCDEFG") if (i + j) % 4]
     battles = elo.build_battles(elo.headline_scores(frame(rows)))
     full = elo.bootstrap_ratings(battles, 15, seed=4)
     small = elo.bootstrap_ratings(battles, 15, seed=4, drawn_only=True)
@@ -474,7 +474,7 @@ def test_cli_writes_ratings_csv(tmp_path: Path, capsys) -> None:
     # chain case of the golden file: independent 90 (not the newer vendor 10) makes A beat B
     floor = elo.UNRATED_FLOOR
     assert out[1:] == [f"A,1190.8,,false,1,1,{floor}", f"B,1000.0,,false,2,2,{floor}",
-                       f"C,809.2,,false,1,1,{floor}"]  # fmt: skip
+                       f"C,809.2,,false,1,1,{floor}"]
 
 
 def test_cli_bootstrap_and_out_file(tmp_path: Path, capsys) -> None:

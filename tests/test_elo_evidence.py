@@ -32,7 +32,7 @@ def test_a_model_enters_each_family_once_from_its_best_view() -> None:
         ("a", "plain", "chat", 1400, "arena", "pool", 2),
         ("b", "plain", "chat", 1300, "arena", "pool", 2),
         ("a", "k1", "knowledge", 50, "lab", "", 1),
-    ])  # fmt: skip
+    ])
     rated = elo.rated_scores(frame)
     assert sorted(zip(rated["model"], rated["benchmark"], strict=True)) == [
         ("a", "k1"), ("a", "sc"), ("b", "plain"),
@@ -89,7 +89,7 @@ def _floor_rows(model: str, publishers: tuple[str, str, str], base: float) -> li
     cats = ("k", "k", "m")
     return [
         (model, f"b{i}", cats[i], base + i, publishers[i], "", 1) for i in range(3)
-    ]  # fmt: skip
+    ]
 
 
 def test_a_rank_needs_two_publishers_one_publisher_is_provisional() -> None:
@@ -130,7 +130,7 @@ def test_upper_bound_rank_counts_models_wholly_above() -> None:
         "eligible": [True, True, True, True, False],
         "rating_low": [2000.0, 1950.0, 1700.0, 1500.0, 2500.0],
         "rating_high": [2200.0, 2100.0, 1990.0, 1690.0, 2600.0],
-    })  # fmt: skip
+    })
     # the second overlaps the first: both rank 1; the third lies below both; the fourth below
     # all three; the unrated row neither counts nor gets a rank
     assert elo.upper_bound_ranks(table).tolist() == [1, 1, 2, 4, pd.NA]
@@ -142,7 +142,7 @@ def test_grouping_variants_never_renumbers_ranks() -> None:
         "display_name": ["X high", "Y", "X low", "Z"], "eligible": [True, True, True, True],
         "rating": [1300.0, 1200.0, 1100.0, 1000.0], "rank": pd.array([1, 2, 3, 4], "Int64"),
         "rank_low": pd.array([1, 1, 2, 3], "Int64"), "rank_high": pd.array([2, 3, 4, 4], "Int64"),
-    })  # fmt: skip
+    })
     grouped = leaderboard.group_variants(rows).set_index("model_id")
     assert grouped["rank"].to_dict() == {"x-high": 1, "y": 2, "z": 4}  # 3 is X's other setting
     assert grouped.loc["z", "rank_low"] == 3 and grouped.loc["z", "rank_high"] == 4

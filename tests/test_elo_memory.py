@@ -1,5 +1,5 @@
 """The Elo engine's memory grows with the model pairs and the score rows, never with the battles
-(pairs x shared benchmarks; issue 32): measured with ``tracemalloc`` (numpy reports its
+(pairs x shared benchmarks): measured with ``tracemalloc`` (numpy reports its
 buffers to it), on catalogs with the same pairs and ever more battles per pair."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def catalog(coverage: float, n_models: int = 150, n_bench: int = 60) -> pd.DataF
     m, b = np.nonzero(rng.random((n_models, n_bench)) < coverage)
     score = np.round(50 + 10 * (skill[m] + rng.normal(scale=0.8, size=len(m))))
     return pd.DataFrame({"model": [f"m{i:03d}" for i in m], "benchmark": [f"b{j:02d}" for j in b],
-                         "category": [f"c{j % 4}" for j in b], "score": score})  # fmt: skip
+                         "category": [f"c{j % 4}" for j in b], "score": score})
 
 
 def peak_bytes(scores: pd.DataFrame) -> tuple[int, elo.Battles]:

@@ -137,7 +137,7 @@ def test_aggregate_and_evidence_are_the_dense_aggregate(seed: int) -> None:
 
 
 @pytest.mark.parametrize(("n_models", "n_bench", "n_cat"), [(200, 8, 4), (40, 60, 2)],
-                         ids=["patterns-shared", "patterns-unique"])  # fmt: skip
+                         ids=["patterns-shared", "patterns-unique"])
 def test_wins_by_pattern_are_the_wins_opponent_by_opponent(
     monkeypatch, n_models: int, n_bench: int, n_cat: int
 ) -> None:
@@ -193,7 +193,7 @@ def test_fit_of_shuffled_pairs_is_the_same() -> None:
     pw = elo.aggregate(elo.build_battles(elo.headline_scores(synthetic(40, 12, 4))))
     order = np.random.default_rng(0).permutation(len(pw.pair_i))
     shuffled = elo.Pairwise(pw.n_models, pw.pair_i[order], pw.pair_j[order],
-                            pw.wins_i[order], pw.wins_j[order])  # fmt: skip
+                            pw.wins_i[order], pw.wins_j[order])
     np.testing.assert_allclose(elo.fit(shuffled).theta, elo.fit(pw).theta, atol=1e-9)
 
 

@@ -212,7 +212,7 @@ def test_cli_auto_and_explicit_hardware(capsys: pytest.CaptureFixture) -> None:
         capsys, "--params-b", "46.7", "--active-params-b", "12.9", "--method", "qlora",
         "--vram-gb", "80", "--bf16-tflops", "1000", "--usd-per-hour", "2", "--samples", "1000",
         "--json",
-    )  # fmt: skip
+    )
     got = json.loads(out)
     assert got["train_flops"] == pytest.approx(6e9 * 12.9 * 3_072_000)  # active params only
 

@@ -101,7 +101,7 @@ def test_plan_view_names_the_priced_hardware(tmp_path) -> None:
     models = pd.concat([tables.models, _dense_70b(tables.models)])
     tables = catalogs_replace(tables, models=models)
     view = fv.plan_view(tables, "llama-70b", cat.hardware(tables.gpus, "rtx-4090"), "sft",
-                        "qlora", 10_000)  # fmt: skip
+                        "qlora", 10_000)
     assert view.plan.verdict == "won't fit" and view.priced_on is not None
     assert view.priced_note.startswith("won't fit on 1× GeForce RTX 4090; priced on ")
     assert view.cost is not None and view.cost.cost_usd is not None
@@ -141,7 +141,7 @@ def test_default_model_is_the_best_rated_7_to_9b_checkpoint() -> None:
     ratings = pd.DataFrame(
         {"model_id": ["old-7b-chat", "new-8b-thinking", "big-70b", "closed-8b"],
          "rating": [1100.0, 1300.0, 1500.0, 1600.0]}
-    )  # fmt: skip
+    )
     scores = pd.DataFrame({"model_id": ["old-7b-chat"] * 3, "benchmark_id": ["a", "b", "c"]})
     assert fv.default_model(models, scores, ratings) == "new-8b-thinking"
     assert fv.default_model(models, scores) == "old-7b-chat"  # no ratings: the older rule
@@ -159,16 +159,16 @@ def test_measured_note_gives_both_numbers_the_ratio_and_the_twin(tmp_path) -> No
     tables = _tiny_catalog(tmp_path)
     base = tables.models[tables.models["model_id"] == "llama-3.1-8b"]
     twin = base.assign(model_id="llama-3.1-8b-instruct", display_name="Llama 3.1 8B Instruct",
-                       checkpoint_id="llama-3.1-8b-instruct")  # fmt: skip
+                       checkpoint_id="llama-3.1-8b-instruct")
     models = pd.concat([base.assign(weights_release="l31-8b", arch_key="a8"),
                         twin.assign(weights_release="l31-8b", arch_key="a8"),
-                        tables.models[tables.models["model_id"] != "llama-3.1-8b"]])  # fmt: skip
+                        tables.models[tables.models["model_id"] != "llama-3.1-8b"]])
     measured = pd.DataFrame(
         {"model": ["llama-3.1-8b"], "params_b": [7.0], "method": ["lora"],
          "quantization": ["bnb.nf4"], "microbatch_size": [1], "gpu_id": ["a100-40gb"],
          "peak_memory_gb": [14.14], "outcome": ["measured"],
          "source_url": ["https://github.com/Lightning-AI/litgpt/blob/x/tutorials/resource-tables.md"]}
-    )  # fmt: skip
+    )
     tables = catalogs_replace(tables, models=models, finetune_memory=measured)
     rows = fv.measured_comparison(tables, "llama-3.1-8b-instruct")
     assert len(rows) == 1 and rows.loc[0, "measured_on"] == "llama-3.1-8b"
@@ -196,7 +196,7 @@ def test_curated_apple_rows_keep_the_budget_rule_and_cite_apple() -> None:
     assert "Apple M4 Ultra" not in chips  # Apple sold no M4 Ultra
     for row in apple:
         assert row["spec_source_url"].startswith(("https://support.apple.com/",
-                                                  "https://www.apple.com/newsroom/"))  # fmt: skip
+                                                  "https://www.apple.com/newsroom/"))
         ram = float(row["unified_ram_gb"])
         assert row["name"].endswith(f" {ram:g}GB")
         budget, note = epoch_hardware.apple_budget_gb(ram)
@@ -223,7 +223,7 @@ def catalogs_replace(tables: cat.Catalog, **frames: pd.DataFrame) -> cat.Catalog
 def _dense_70b(models: pd.DataFrame) -> pd.DataFrame:
     row = models[models["model_id"] == "llama-3.1-8b"]
     return row.assign(model_id="llama-70b", display_name="llama-70b", checkpoint_id="llama-70b",
-                      total_params_b=70.0, vram_q4_gb=None)  # fmt: skip
+                      total_params_b=70.0, vram_q4_gb=None)
 
 
 def _options_gpus() -> pd.DataFrame:
@@ -233,7 +233,7 @@ def _options_gpus() -> pd.DataFrame:
         ("slow-48", "Slow 48GB", "datacenter", 48, 0.5, f"{LAMBDA};{VAST}", 100),
         ("fast-80", "Fast 80GB", "datacenter", 80, 3.0, f"{LAMBDA};{VAST}", 100),
         ("thin-80", "Thin 80GB", "datacenter", 80, 0.1, VAST, 1),
-    ])  # fmt: skip
+    ])
     return frame.assign(bf16_tflops_dense=[100.0, 1000.0, 1000.0])
 
 
@@ -269,7 +269,7 @@ def test_the_list_orders_by_best_rating_with_the_quality_order_available() -> No
     table = pd.DataFrame({
         "model_id": ["a", "b", "c", "d"], "fits": [True, True, True, False],
         "rating": [1200.0, None, 1500.0, 2000.0],
-    })  # fmt: skip
+    })
     assert fv.ordered(table, fv.BY_RATING)["model_id"].tolist() == ["c", "a", "b", "d"]
     assert fv.ordered(table, fv.BY_QUALITY)["model_id"].tolist() == ["a", "b", "c", "d"]
     with pytest.raises(ValueError, match="fix:"):

@@ -207,7 +207,7 @@ def test_cli_through_the_dispatcher(tiny_store) -> None:
     assert json.loads(done.stdout)["verdict"] == "fits comfortably"
 
 
-# --- issue 14: Q4 basis, context verdict, formula alternatives, measured speed by kind ---------
+# --- Q4 basis, context verdict, formula alternatives, measured speed by kind ---------
 
 
 def test_q4_figure_counts_only_when_ground_truth() -> None:
@@ -278,7 +278,7 @@ def test_a_published_q4_k_m_file_is_its_quant_size() -> None:
     models = pd.DataFrame({
         "model_id": ["l3-8b"], "total_params_b": [8.03], "vram_q4_gb": [4.92],
         "vram_q4_basis": ["published file size"], "vram_q4_source_url": ["https://readme"],
-    })  # fmt: skip
+    })
     row = fit.fit_table(models, budget=24.0).iloc[0]
     assert row["q4_k_m_weights_gb"] == pytest.approx(4.92)
     assert row["q4_k_m_basis"] == "published file size"
@@ -292,7 +292,7 @@ def test_a_context_above_the_models_maximum_is_refused() -> None:
         "model_id": ["llama-2-7b"], "total_params_b": [6.738], "vram_q4_gb": [4.57],
         "vram_q4_basis": ["measured memory"], "n_layers": [32], "n_kv_heads": [32],
         "head_dim": [128], "context_length": [4096],
-    })  # fmt: skip
+    })
     long = fit.fit_table(models, budget=24.0, context_tokens=32768).iloc[0]
     assert long["verdict"] == "fits comfortably"  # the seed verdict is about weights only
     assert long["context_verdict"] == fit.ABOVE_MAX_CONTEXT
@@ -316,7 +316,7 @@ def _release_models() -> pd.DataFrame:
             "weights_release": ["meta/l3-8b", "meta/l3-8b", "meta/l31-8b", "meta/l31-8b",
                                 "x/n", "x/n"],
         }
-    )  # fmt: skip
+    )
 
 
 def _speed_rows() -> pd.DataFrame:
@@ -334,12 +334,12 @@ def _speed_rows() -> pd.DataFrame:
         ("not-in-catalog", "rtx-4090", 1, "Q4_0", "generation", 99.0, "single-stream", "", ""),
     ]
     cols = ["model_id", "gpu_id", "gpu_count", "quant", "phase", "tokens_per_s", "kind",
-            "scenario", "system"]  # fmt: skip
+            "scenario", "system"]
     table = pd.DataFrame(rows, columns=cols)
     return table.assign(
         source_url="https://x", measured_on=table["model_id"] + " " + table["quant"],
         source_name="test",
-    )  # fmt: skip
+    )
 
 
 def test_measured_speed_applies_to_its_checkpoint_and_same_release_only() -> None:
@@ -374,8 +374,8 @@ def test_server_rows_keep_their_own_columns_and_scenario() -> None:
 
 
 def test_throughput_without_kind_column() -> None:
-    """A catalog from before issue 14: llama.cpp repository rows are single-stream, rows of any
-    other source have no known kind and are never shown."""
+    """A catalog from before throughput kinds were recorded: llama.cpp repository rows are
+    single-stream, rows of any other source have no known kind and are never shown."""
     rows = _speed_rows().drop(columns=["kind", "scenario", "system", "measured_on"])
     rows["source_url"] = [
         "https://github.com/XiongjieDai/GPU-Benchmarks-on-LLM-Inference/blob/x/README.md"

@@ -21,7 +21,7 @@ def test_a_flower_fedavg_run_writes_a_zip_that_fl_score_accepts(tmp_path):
     path = flower.write_submission(
         lambda: FedAvg(initial_parameters=init), "Flower-FedAvg", "A", "mlp", ["digits"],
         tmp_path, rounds=ROUNDS,
-    )  # fmt: skip
+    )
     with zipfile.ZipFile(path) as zf:
         names = set(zf.namelist())
     assert {"manifest.json", "runs/digits/nominal/checkpoints.csv"} <= names
@@ -31,7 +31,7 @@ def test_a_flower_fedavg_run_writes_a_zip_that_fl_score_accepts(tmp_path):
         [sys.executable, "-m", "analytics", "fl-score", str(tmp_path), "--policy",
          str(policy_path())],
         capture_output=True, text=True, cwd=paths.REPO_ROOT, timeout=120,
-    )  # fmt: skip
+    )
     assert done.returncode == 0, done.stderr
     assert "Flower-FedAvg" in done.stdout
 
@@ -39,7 +39,7 @@ def test_a_flower_fedavg_run_writes_a_zip_that_fl_score_accepts(tmp_path):
 def test_flower_run_is_seeded_and_prices_flowers_own_bytes():
     init = flower.initial_parameters("mlp", "digits")
     runs = [flower.run_strategy(FedAvg(initial_parameters=init), "mlp", "digits", rounds=ROUNDS)
-            for _ in range(2)]  # fmt: skip
+            for _ in range(2)]
     assert runs[0].checkpoints.equals(runs[1].checkpoints)
     work = runs[0].workload
     assert len(work) == ROUNDS * 10  # ten clients a round

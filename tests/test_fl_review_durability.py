@@ -1,4 +1,4 @@
-"""Durability of FL review decisions (issue 27, item 5, and follow-ups): decisions are
+"""Durability of FL review decisions: decisions are
 serialised across threads and processes, a second decision is refused in one line, a cut line
 never swallows the next decision, a kill leaves the old or the new state; the FL submit page
 refuses an oversized upload before reading it; vision marks are written audit line first.
@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 import streamlit as st
 
-from analytics.core import paths, safezip
+from analytics.core import hashing, paths, safezip
 from analytics.fl import review
 from measure.community import audit, inbox
 from measure.community.auth import Maintainer
@@ -43,7 +43,7 @@ def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(paths, "RUNS_DIR", folder)
     review.uploads_dir().mkdir(parents=True)
     (review.uploads_dir() / NAME).write_bytes(b"zip bytes")
-    review.record_received(NAME, review.sha256_of(review.uploads_dir() / NAME), "mine.zip")
+    review.record_received(NAME, hashing.file_sha256(review.uploads_dir() / NAME), "mine.zip")
     return folder
 
 
@@ -161,7 +161,7 @@ def test_accept_and_reject_from_two_processes_record_exactly_one(runs, tmp_path)
 def test_a_decided_upload_refuses_further_decisions_in_one_line(runs):
     review.decide(NAME, "reject", "m1", reason="fake")
     for action, seen in [("accept", review.UNVERIFIED), ("reject", review.UNVERIFIED),
-                         ("accept", review.ACCEPTED)]:  # fmt: skip
+                         ("accept", review.ACCEPTED)]:
         with pytest.raises(review.ReviewError, match="already rejected by m1") as err:
             review.decide(NAME, action, "m2", reason="again", seen=seen)
         assert LINE.match(str(err.value))
@@ -206,7 +206,7 @@ def test_a_cut_last_line_is_reported_and_never_swallows_the_next_decision(runs):
 
 
 def test_a_complete_line_missing_only_its_newline_counts_before_and_after_repair(runs):
-    sha = review.sha256_of(review.uploads_dir() / NAME)
+    sha = hashing.file_sha256(review.uploads_dir() / NAME)
     line = json.dumps({"event": "rejected", "zip": NAME, "sha256": sha, "by": "m0", "at": "t"})
     with open(review.log_path(), "ab") as handle:
         handle.write(line.encode())  # killed just before the newline: the event is whole

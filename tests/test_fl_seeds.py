@@ -14,7 +14,7 @@ def _comparisons(values: dict[str, float | None], metric: str = "accuracy") -> p
         rows.append({"protocol": "A", "model": "cnn", "dataset": "mnist", "condition": "",
                      "metric": metric, "method": method, "reference": method == "Centralized",
                      "value": value, "valid": value is not None, "n": 3, "rank": 1,
-                     "points": 10})  # fmt: skip
+                     "points": 10})
     frame = pd.DataFrame(rows)
     frame["value"] = frame["value"].astype("Float64")
     return frame
@@ -40,7 +40,7 @@ def test_spread_keeps_the_submitted_value_and_summarises_the_seeds():
 def test_adjacent_gaps_compare_each_gap_with_the_larger_seed_range():
     gaps = seeds.adjacent_gaps(seeds.metric_spread(PER_SEED, 2026))
     assert gaps[["better", "worse"]].values.tolist() == [["FedAvg", "FedProx"],
-                                                       ["FedProx", "FedAdam"]]  # fmt: skip
+                                                       ["FedProx", "FedAdam"]]
     first, second = gaps.iloc[0], gaps.iloc[1]
     assert first["gap"] == pytest.approx(0.01) and first["spread"] == pytest.approx(0.02)
     assert bool(first["inside"]) and not bool(second["inside"])  # 0.09 > 0.02
@@ -66,7 +66,7 @@ def test_score_spread_per_method_and_score():
                          "C": [10.0, 10.0], "final": [29 / 3, 29 / 3]}),
         2: pd.DataFrame({"method": ["X", "Y"], "A": [9.0, 10.0], "B": [9.0, 10.0],
                          "C": [10.0, 10.0], "final": [28 / 3, 10.0]}),
-    }  # fmt: skip
+    }
     spread = seeds.score_spread(tables, 1).set_index(["method", "score"])
     assert spread.loc[("X", "A"), "submitted"] == 10.0
     assert spread.loc[("X", "A"), "low"] == 9.0 and spread.loc[("Y", "final"), "high"] == 10.0

@@ -94,7 +94,7 @@ def test_duration_text(seconds, text) -> None:
 def test_energy_text() -> None:
     assert [fmt.energy_text(j) for j in (0.000048, 0.134, 163.745996, 2500)] == [
         "48.0 µJ", "134.0 mJ", "163.75 J", "2.50 kJ",
-    ]  # fmt: skip
+    ]
 
 
 def test_one_scale_for_a_column_or_axis() -> None:
@@ -152,7 +152,7 @@ def test_every_id_a_page_shows_has_a_name() -> None:
     tasks = json.loads((paths.CATALOG_DIR / "vision" / "tasks.json").read_text())
     assert set(fmt.VISION_TASK_NAMES) >= set(tasks)
     names = [*fmt.CATEGORY_NAMES.values(), *fmt.FL_DATASET_NAMES.values(),
-             *fmt.FL_CONDITION_NAMES.values(), *fmt.VISION_TASK_NAMES.values()]  # fmt: skip
+             *fmt.FL_CONDITION_NAMES.values(), *fmt.VISION_TASK_NAMES.values()]
     assert all("_" not in n and n[:1].isupper() for n in names)
 
 

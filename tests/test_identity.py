@@ -167,7 +167,7 @@ def _golden() -> list[dict]:
 def test_the_golden_file_has_at_least_eighty_pairs_of_both_kinds():
     rows = _golden()
     kinds = {r["relation"] for r in rows}
-    assert len(rows) >= 80 and kinds == {"same", "different"}  # issue 26: at least 80
+    assert len(rows) >= 80 and kinds == {"same", "different"}  # at least 80 checked pairs
     assert all(r["why"] for r in rows)
 
 

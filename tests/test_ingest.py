@@ -285,7 +285,7 @@ def test_open_llm_leaderboard_subset_and_units():
 def test_open_llm_leaderboard_dates_a_removed_repo_by_its_submission_as_a_proxy():
     row = {"model_name": "lab/gone-7b", "metadata_params_billions": "7", "features_is_moe": "False",
            "metadata_hub_license": "", "metadata_upload_date": "",
-           "metadata_submission_date": "2025-01-26"}  # fmt: skip
+           "metadata_submission_date": "2025-01-26"}
     obs = open_llm_leaderboard.model_obs(pd.Series(row))
     assert (obs.release_date, obs.release_date_basis) == (
         "2025-01-26", open_llm_leaderboard.SUBMITTED_BASIS)
@@ -298,7 +298,7 @@ def test_a_proxy_day_never_beats_a_stated_release_whatever_the_source_rank():
     from analytics.llm.ingest import models_table
 
     proxy = ModelObs(name="m", source="llmstats", release_date="2025-01-26",
-                     release_date_basis="submitted somewhere")  # fmt: skip
+                     release_date_basis="submitted somewhere")
     stated = ModelObs(name="m", source="litellm-first-seen", release_date="2024-06-01")
     row: dict = {}
     models_table._grouped(row, [proxy, stated])
@@ -328,7 +328,7 @@ def test_lmarena_is_arena_in_elo():
 
 def test_llmfit_estimate_is_not_used_as_q4_ground_truth():
     """llmfit's min_vram_gb is an estimate (about 0.5 byte per parameter), not a published file
-    size or measured memory, so it never fills vram_q4_gb (issue 14: ground truth beats formulas,
+    size or measured memory, so it never fills vram_q4_gb (ground truth beats formulas,
     an estimate is not ground truth)."""
     rows = {m.name: m for m in llmfit.load(FIX / "llmfit.json")}
     assert rows["acme/Acme-7B-Instruct"].vram_q4_gb is None

@@ -182,7 +182,7 @@ def test_an_unpublished_row_is_idle_once_a_source_states_the_fact(tmp_path) -> N
     )
     table = ov.load(path, match_key=match_key)
     rows = [{"model_id": "real-a", "release_date": "2024-01-01", "total_params_b": None},
-            {"model_id": "real-c", "release_date": "", "total_params_b": None}]  # fmt: skip
+            {"model_id": "real-c", "release_date": "", "total_params_b": None}]
     idle = ov.unapplied(table, {"real-a", "real-c"}, set(), ov.filled_fields(rows))
     assert [line.split(": ", 1)[0].rsplit(":", 1)[-1] for line in idle] == ["2", "3"]
     assert "now states it" in idle[0] and "no model of the built catalog" in idle[1]

@@ -1,4 +1,4 @@
-"""Measured speeds on the GPUs people buy (issue 29): importers, filters, roofline, medians."""
+"""Measured speeds on the GPUs people buy: importers, filters, roofline, medians."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""MLPerf Inference import, Q4 ground truth and architecture identity (issue 14)."""
+"""MLPerf Inference import, Q4 ground truth and architecture identity."""
 
 from __future__ import annotations
 
@@ -239,7 +239,7 @@ def test_real_catalog_throughput_kinds():
         "vendor-aggregate"}
     for row in rows:
         if row["kind"] not in ("single-stream", "server"):
-            continue  # issue 29 kinds: tests/test_ingest_measured_speed.py
+            continue  # the community and vendor kinds: tests/test_ingest_measured_speed.py
         if row["kind"] == "single-stream":
             assert row["scenario"] == "" and row["system"] == ""
         else:

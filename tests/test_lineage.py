@@ -64,7 +64,7 @@ def test_a_base_and_its_own_tuned_release_are_one_release() -> None:
         ("qwen2-72b", "qwen", "2024-05-22", 72), ("qwen2-72b-instruct", "qwen", "2024-06-07", 72),
         ("qwen2.5-72b-instruct", "qwen", "2024-09-19", 72),
         ("gemma-7b-it", "gemma", "2024-02-13", 8.5), ("gemma-7b", "gemma", "2024-02-21", 8.5),
-    ])  # fmt: skip
+    ])
     edges = edges_of(qwen)
     assert edges["qwen2-72b-instruct"] == "qwen1.5-72b-chat"  # not its own base; tuned, tuned
     assert edges["qwen2-72b"] == "qwen1.5-72b"
@@ -74,7 +74,7 @@ def test_a_base_and_its_own_tuned_release_are_one_release() -> None:
         ("qwen2.5-72b", "qwen", "2024-09-19", 72),
         ("qwen-2.5-72b-instruct", "qwen", "2024-09-19", 72),
         ("qwen3.5-122b-a10b", "qwen", "2026-02-16", 122),
-    ])  # fmt: skip
+    ])
     assert edges_of(modern)["qwen3.5-122b-a10b"] == "qwen-2.5-72b-instruct"  # no word: tuned
 
 

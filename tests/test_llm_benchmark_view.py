@@ -50,7 +50,7 @@ def test_benchmark_table_lists_headline_scores_best_first(board: leaderboard.Lea
     assert list(head.columns) == list(benchmark_view.HEADLINE_COLUMNS)
     assert head["model_id"].tolist() == [
         "beta-pro-2", "acme-2-70b", "beta-pro", "acme-2-7b", "gamma-r", "acme-1-7b",
-    ]  # fmt: skip
+    ]
     assert head["score"].tolist() == [80.0, 70.0, 65.0, 55.0, 50.0, 40.0]
     assert head["position"].tolist() == [1, 2, 3, 4, 5, 6]
     row = head.set_index("model_id").loc["acme-2-70b"]  # independent 70 beats self-reported 75
@@ -92,7 +92,7 @@ def test_benchmark_table_of_an_unscored_benchmark_is_empty(board: leaderboard.Le
 
 def test_describe_a_benchmark() -> None:
     row = pd.Series({"name": "HAL", "category": "safety", "unit": "%", "lower_bound": 0.0,
-                     "upper_bound": 100.0, "higher_is_better": False})  # fmt: skip
+                     "upper_bound": 100.0, "higher_is_better": False})
     assert benchmark_view.describe(row) == (
         "HAL · category safety · unit % · bounds 0 – 100 · lower is better"
     )
@@ -137,7 +137,7 @@ def test_compare_table_ties(board: leaderboard.Leaderboard) -> None:
     result = benchmark_view.compare_table(tied, ["acme-2-70b", "beta-pro"])
     table = result.table.set_index("benchmark")
     assert table["winner"].to_dict() == {"kn1": benchmark_view.TIE, "ma1": "acme-2-70b",
-                                         "arena": "acme-2-70b"}  # fmt: skip
+                                         "arena": "acme-2-70b"}
     wins = result.wins.set_index("model_id")
     assert wins["wins"].to_dict() == {"acme-2-70b": 2, "beta-pro": 0}
     assert wins["ties"].to_dict() == {"acme-2-70b": 1, "beta-pro": 1}

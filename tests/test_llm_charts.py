@@ -120,7 +120,7 @@ def _prices() -> pd.DataFrame:
                 None,
                 "https://example.org/c",
                 None,
-            ],  # fmt: skip
+            ],
             "price_date": ["2024-07-01", None, None, None],
         }
     )
@@ -164,7 +164,7 @@ def test_frames_hover_and_frontiers() -> None:
     assert env["hover"].iloc[-1].startswith("Best open-weight model by 2024-06-01: B")
     assert data.release.points.set_index("model_id")["on_frontier"].to_dict() == {
         "a": True, "b": True, "c": True,
-    }  # fmt: skip
+    }
     for frame in (data.release, data.size, data.price):
         assert "_" not in frame.x_title and "_" not in frame.y_title  # human axis titles
 

@@ -433,7 +433,7 @@ def test_duck_typed_external_adapter_runs_end_to_end_through_the_cli(tmp_path):
     done = _measure_cli(
         "--adapter", f"{source}:Duck", "--runs", "1", "--warmup", "0", "--calls", "2",
         "--out", str(out),
-    )  # fmt: skip
+    )
     assert done.returncode == 0, done.stderr
     (record_file,) = (out / "records").glob("*.json")
     record = json.loads(record_file.read_text())

@@ -67,7 +67,7 @@ def test_a_second_process_is_refused_too(sleepy_job, tmp_path):
         [sys.executable, "-m", "measure", "run", "--adapter", BUSY, "--runs", "1", "--warmup",
          "0", "--calls", "5", "--out", str(tmp_path), "--no-progress"],
         cwd=paths.REPO_ROOT, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    )
     assert done.returncode == 2
     assert "another measurement is running" in done.stderr and "alice" in done.stderr
     assert not list((tmp_path / "records").glob("*.json"))

@@ -157,7 +157,7 @@ def _as_results(truth: dict, annotations: list[dict], score: float = 0.9) -> lis
         {"image_id": a["image_id"], "category_id": a["category_id"], "bbox": a["bbox"],
          "score": score}
         for a in annotations
-    ]  # fmt: skip
+    ]
 
 
 @pytest.mark.parametrize(

@@ -134,7 +134,7 @@ def test_a_random_weights_run_through_the_worker_fails_and_is_never_listable(tmp
     Image.fromarray(_image(40, 40)).save(inputs / "noise.png")
     argv = ["--adapter", f"{adapter_file}:RandomSSD", "--device", "cpu", "--precision", "fp32",
             "--inputs", str(inputs), "--warmup", "0", "--calls", "1",
-            "--out", str(tmp_path / "run.json")]  # fmt: skip
+            "--out", str(tmp_path / "run.json")]
     channel = io.StringIO()
     with pytest.raises(RandomWeightsError) as err:
         worker.run_worker(worker._parser().parse_args(argv), channel)

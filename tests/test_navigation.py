@@ -64,7 +64,7 @@ def test_only_an_opened_page_counts_as_tested():
     assert opened_pages(OPENS) == {
         "pages/llm/movers.py", "pages/llm/compare.py", "pages/llm/model.py", "pages/fl/ranked.py",
         "pages/vision/run.py",
-    }  # fmt: skip
+    }
 
 
 def test_each_track_has_a_main_page():

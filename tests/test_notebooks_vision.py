@@ -21,7 +21,7 @@ def test_notebook_runs(store_paths: StorePaths, run_notebook: Callable[..., Exec
     record = run_measurement(
         RunRequest(adapter="tests/fixtures/measure/busy_adapter.py:BusyWait2ms",
                    out=store_paths.runs, runs=2, warmup=1, calls=15)
-    )  # fmt: skip
+    )
     done = run_notebook("vision_runs.ipynb")
     text = done.text
     assert "1 measured runs of 1 adapters" in text

@@ -1,4 +1,4 @@
-"""AppTest runs of the fine-tune planner for issue 14: a won't-fit job priced on the config that
+"""AppTest runs of the fine-tune planner: a won't-fit job priced on the config that
 fits (and saying so), prices with what backs them, dark-mode-safe verdict colours, the Apple
 default, the model default and the formula-vs-measured note on the committed catalog."""
 
@@ -117,7 +117,7 @@ def test_70b_qlora_on_a_4090_shows_smallest_cheapest_and_fastest(
     assert metrics["Cost (rough)"] == f"${smallest['cost_usd']:,.0f}"  # the seed's price stays
     assert cheapest["cost_usd"] < smallest["cost_usd"]
     assert fastest["wall_clock_hours"] <= min(smallest["wall_clock_hours"],
-                                              cheapest["wall_clock_hours"])  # fmt: skip
+                                              cheapest["wall_clock_hours"])
     for row in options.values():
         assert row["gpu_hours"] > 0 and row["usd_per_gpu_hour"] > 0
         assert row["cost_usd"] == pytest.approx(row["gpu_hours"] * row["usd_per_gpu_hour"])

@@ -31,7 +31,7 @@ Q4_URL = "https://example.org/q4-file-sizes"
 ARCH_8B = (32, 8, 128)
 # the makers' stated maximum context (Llama 3: 8,192 tokens; Llama 3.1: 131,072)
 CONTEXT_LENGTH = {**TINY_CONTEXT_LENGTH, "llama-3-8b": 8192, "llama-3-8b-instruct": 8192,
-                  "llama-3.1-8b-instruct": 131072}  # fmt: skip
+                  "llama-3.1-8b-instruct": 131072}
 # id, name, params, Q4 GB, Q4 basis, (layers, kv heads, head dim), arch_key, weights_release
 EXTRA_MODELS = [
     ("llama-3-8b", "Meta-Llama-3-8B", 8.03, 4.92, "published file size", ARCH_8B, "llama:8b",
@@ -46,7 +46,7 @@ EXTRA_MODELS = [
      "meta/llama-2-70b"),
     ("llama-3-70b", "Meta-Llama-3-70B", 70.55, None, None, (80, 8, 128), "llama:70b-3",
      "meta/llama-3-70b"),
-]  # fmt: skip
+]
 # model, gpu, count, quant, phase, tok/s, kind, scenario, system, measured on
 FIT_THROUGHPUT = [
     ("llama-3-8b", "rtx-4090", 1, "Q4_K_M", "generation", 127.7, "single-stream", "", "",
@@ -69,7 +69,7 @@ FIT_THROUGHPUT = [
      "SYS-A", "llama3.1-8b-99"),
     ("llama-3.1-8b-instruct", "h100-sxm", 4, "FP8", "generation", 30000.0, "server", "Offline",
      "SYS-C", "llama3.1-8b-99"),
-]  # fmt: skip
+]
 M4_MAX = ("m4-max-128gb", "Apple M4 Max 128GB", "Apple", "apple", 96, None, None, "M4 Max")
 
 
@@ -81,7 +81,7 @@ def _fit_models() -> list[dict]:
              variant="thinking" if m.endswith("-thinking") else "default",
              context_length=CONTEXT_LENGTH.get(m))
         for m, p, a, moe, o, lic, q, c, nl, kv, hd in TINY_MODELS
-    ]  # fmt: skip
+    ]
     for row in rows:  # tiny's 4.9 GB has no basis: not ground truth, the formula applies
         if row["model_id"] == "llama-3.1-8b":
             row.update(arch_key="llama:8b", weights_release="meta/llama-3.1-8b")
@@ -92,7 +92,7 @@ def _fit_models() -> list[dict]:
              checkpoint_id=m, n_layers=arch[0], n_kv_heads=arch[1], head_dim=arch[2],
              arch_key=ak, weights_release=wr, context_length=CONTEXT_LENGTH.get(m))
         for m, name, p, q, basis, arch, ak, wr in EXTRA_MODELS
-    ]  # fmt: skip
+    ]
     return rows
 
 
@@ -104,7 +104,7 @@ def _fit_throughput(rows: list[tuple] | None = None) -> list[dict]:
              source_name="llama.cpp GPU-Benchmarks-on-LLM-Inference" if kind == "single-stream"
              else "MLPerf Inference v5.1")
         for m, g, n, q, ph, t, kind, sc, sy, on in (FIT_THROUGHPUT if rows is None else rows)
-    ]  # fmt: skip
+    ]
 
 
 def _fit_gpus() -> list[dict]:
@@ -113,14 +113,14 @@ def _fit_gpus() -> list[dict]:
              usd_per_hour=p, spec_source_url=NV, aliases=a,
              price_source_url="https://modelatlas.example.org/seed-002" if p else None)
         for g, n, v, k, m, t, p, a in [*TINY_GPUS, M4_MAX]
-    ]  # fmt: skip
+    ]
 
 
 def _tiny_throughput() -> list[dict]:
     """The tiny catalog's two llama.cpp rows with the issue-14 columns filled in."""
     rows = [r for r in FIT_THROUGHPUT if r[0] == "llama-3.1-8b"]
     rows.append(("llama-3.1-8b", "rtx-4090", 1, "Q4_K_M", "generation", 127.7, "single-stream",
-                 "", "", "Llama 3.1 8B Q4_K_M"))  # fmt: skip
+                 "", "", "Llama 3.1 8B Q4_K_M"))
     return _fit_throughput(rows)
 
 
@@ -200,9 +200,9 @@ def test_hardware_fit_page_renders(fit_store: Path) -> None:
     assert list(table.columns[:7]) == [
         "Model", "Verdict", "Best Elo (variants)", "Single-stream decode tok/s", "Required GB",
         "Q4 basis", "Verdict at 8,192 tokens",
-    ]  # fmt: skip
+    ]
     assert not any(c.startswith(("Server", "MLPerf", "Community", "Vendor", "Benchmarker"))
-                   for c in table.columns)  # fmt: skip
+                   for c in table.columns)
     assert "Required GB" in table.columns
     rows = table.set_index("Model")
     # qwen3-32b and qwen3-32b-thinking share one checkpoint: one row named for the checkpoint
@@ -341,7 +341,7 @@ def test_finetune_planner_renders(store: Path) -> None:
     at = run_page(
         "llm/finetune_planner.py", model="llama-3.1-8b", gpu="h100-sxm", count="2",
         method="full", recipe="rl", samples="10000",
-    )  # fmt: skip
+    )
     assert not at.exception
     assert at.title[0].value == "Fine-tune planner"
     metrics = {m.label: m.value for m in at.metric}
@@ -389,7 +389,7 @@ def test_pages_on_the_committed_catalog(page: str, store_paths: StorePaths) -> N
     assert len(table) > 50
     assert set(table["Verdict"].dropna()) <= {
         "fits comfortably", "fits (tight)", "partial offload", "won't run", "fits", "won't fit",
-    }  # fmt: skip
+    }
 
 
 SINGLE, SERVER = "Single-stream decode tok/s", "Server tok/s (MLPerf)"
@@ -433,7 +433,7 @@ def test_hardware_fit_on_the_committed_catalog(store_paths: StorePaths) -> None:
         assert table.index.is_unique and len(table) > 50
         assert set(table["Verdict"].dropna()) <= {
             "fits comfortably", "fits (tight)", "partial offload", "won't run",
-        }  # fmt: skip
+        }
         expected = _measured_checkpoints(query, kind) & set(table.index)
         if expected:  # a kind without rows here has no column at all
             assert table.loc[sorted(expected), column].notna().all()

@@ -58,14 +58,14 @@ def test_ranked_page_renders_scores_breakdown_and_references(store: Path) -> Non
 
 
 def test_ranked_page_names_every_id_and_says_what_a_comparison_compares(store: Path) -> None:
-    """Human names, not ids (issue 31): models, datasets, conditions; A's condition is never
+    """Human names, not ids: models, datasets, conditions; A's condition is never
     blank, B names its accuracy target; each reference cost column is in one named unit."""
     at = _page("fl/ranked.py", model="linear", method="FedAvg", protocol="A")
     assert not at.exception
     assert "Linear (logistic)" in at.selectbox(key="fl_ranked_model").options
     assert at.selectbox(key="fl_ranked_protocol").options == [
         "A · Quality", "B · Efficiency", "C · Robustness"
-    ]  # fmt: skip
+    ]
     breakdown = at.dataframe[2].value  # overall, per model, points per comparison, references
     assert "Breast cancer (Wisconsin)" in set(breakdown["dataset"])
     assert not set(breakdown["dataset"]) & {"breast_cancer", "synth_moons"}
@@ -91,14 +91,14 @@ def test_run_detail_page_plots_a_run(store: Path) -> None:
     assert titles == [
         "Accuracy (0-1)", "Loss", "Simulated time (ms)", "Communication (KiB)",
         "Simulated energy (mJ)", "Peak memory (bytes)",
-    ]  # fmt: skip
+    ]
     assert all(c["layout"]["height"] >= 300 for c in charts)  # never a sliver on a phone
     assert [b.label for b in at.get("download_button")] == ["Download CSV"]
     assert any(m.value.startswith("**How to read this.**") for m in at.markdown)
 
 
 def test_run_detail_axes_show_bytes_in_kib_not_raw_counts(store: Path) -> None:
-    """A byte axis is scaled to one binary unit named in its title (issue 31: ticks like
+    """A byte axis is scaled to one binary unit named in its title (ticks like
     '2,543.5' on a bytes axis): breast cancer's peak memory of 2,544 bytes is 2.5 KiB."""
     at = _page("fl/run_detail.py", method="FedAvg", dataset="breast_cancer")
     assert not at.exception
@@ -177,7 +177,7 @@ def test_ranked_page_discloses_the_reference_set_and_the_seed_spread(tmp_path, m
     assert not at.exception
     text = " ".join(m.value for m in at.markdown)
     for needed in ("MNIST", "LeNet-5", "2NN", "Dirichlet(0.5)", "100", "2026, 2027, 2028",
-                   "ours, not a paper's", "docs/fl.md", "clients 0-9"):  # fmt: skip
+                   "ours, not a paper's", "docs/fl.md", "clients 0-9"):
         assert needed in text, needed
     assert any(e.label == "docs/fl.md: Our reference runs and targets" for e in at.expander)
     scores = at.dataframe[4].value

@@ -1,4 +1,4 @@
-"""No raw column name on any page (issue 13): every table of every page in ``ui/navigation.py``
+"""No raw column name on any page: every table of every page in ``ui/navigation.py``
 shows human labels, and every LLM page says how fresh its data is.
 
 Each page runs (AppTest) on the small test store of its track (test data only, not real
@@ -30,7 +30,7 @@ def raw_names() -> frozenset[str]:
     """Every column name of the catalog schema and every key (and leaf key) of the run record."""
     names = {c.name for cols in schema.TABLES.values() for c in cols}
     for fields in (run_schema.RECORD, run_schema.RUN, run_schema.INPUT_FILE,
-                   run_schema.WEIGHTS_FILE, run_schema.DETECTION):  # fmt: skip
+                   run_schema.WEIGHTS_FILE, run_schema.DETECTION):
         for f in fields:
             names |= {f.path, f.path.rsplit(".", 1)[-1]}
     return frozenset(names)
@@ -134,7 +134,7 @@ def test_leaderboard_tables_show_the_essential_columns_first(store_paths: StoreP
     assert shown_headers(at.dataframe[0]) == [
         "Rank", "Model", "Elo", "Elo 95% interval", "Provenance", "Released", "Benchmarks",
         "Categories", "Sources", "Details",
-    ]  # fmt: skip
+    ]
     assert at.multiselect(key="lb_cols").value == []
 
 

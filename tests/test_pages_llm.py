@@ -145,7 +145,7 @@ def test_category_filter_switches_to_the_category_leaderboard(
     assert rows.index[:2].tolist() == ["beta-pro-2", "acme-2-70b"]
     assert rows["rank"].tolist()[:2] == [1, 2] and rows["rank"].iloc[2:].isna().all()
     assert set(rows.index) == {"beta-pro-2", "acme-2-70b", "acme-1-7b", "acme-2-7b",
-                               "beta-pro", "gamma-r"}  # fmt: skip
+                               "beta-pro", "gamma-r"}
     assert rows.loc["gamma-r", "unrated_reason"] == elo.UNRATED_CATEGORY_FLOOR
     assert rows.loc["beta-pro-2", "overall_rank"] == 1 and pd.isna(
         rows.loc["gamma-r", "overall_rank"]
@@ -208,7 +208,7 @@ def test_a_renamed_or_merged_id_is_reported_as_such() -> None:
     assert own["change"].tolist() == ["moved"]  # y's own row, beside the merge
     assert not set(out["change"]) & {"added", "removed"}
     models = pd.DataFrame({"model_id": ["x-20241022"], "display_name": ["X"],
-                           "aliases": ["x-10-2024;X (Oct '24)"]})  # fmt: skip
+                           "aliases": ["x-10-2024;X (Oct '24)"]})
     assert snapshot_diff.renamed_ids({"x-10-2024", "gone"}, models) == {"x-10-2024": "x-20241022"}
 
 
@@ -289,7 +289,7 @@ def test_leaderboard_page(store: Path) -> None:
     assert shown_labels(ranked)[:11] == [
         "Rank", "Rank range", "Rank (LMArena)", "Model", "Elo", "Elo 95% interval", "Provenance",
         "Released", "Benchmarks", "Categories", "Sources",
-    ]  # fmt: skip
+    ]
     assert "Why unrated" in shown_labels(unrated) and "Rank" not in shown_labels(unrated)
     assert ranked.value["rating_interval"].str.contains(" – ").all()
     assert "Elo before" in shown_labels(diff) and "Model ID" not in shown_labels(diff)
@@ -403,7 +403,7 @@ def test_every_llm_page_says_how_fresh_its_data_is(store: Path, page: str, query
     assert lines[0].startswith(f"Data through {newest} (newest model release)")
 
 
-# --- issue 31: release date, "released on or after", categories side by side ---------------
+# --- release date, "released on or after", categories side by side ---------------
 
 
 def test_released_on_or_after_filter_is_kept_in_the_url(board: leaderboard.Leaderboard) -> None:

@@ -129,7 +129,7 @@ def test_leaderboard_shows_the_api_price_and_speed_with_their_dates(committed: s
     assert row["api_output_tok_per_s"] == pytest.approx(speed["output_tokens_per_s"])
     assert _day(row["api_speed_measured_on"]) == _day(speed["measured_on"])
     assert {"API $/1M input", "API $/1M output", "Price from", "API speed",
-            "Speed measured"} <= set(labels)  # fmt: skip
+            "Speed measured"} <= set(labels)
 
 
 def test_leaderboard_price_columns_sort_as_numbers(committed: str) -> None:
@@ -297,7 +297,7 @@ COPIES = [  # test data, not real figures
          data_date="2026-09-30", used_for="API list prices", compared_with="litellm",
          shared=300, agreement=0.9, fidelity="90% of 300 shared models priced within 1%",
          licence="MIT", path="prices/copy.json"),
-]  # fmt: skip
+]
 
 
 def test_home_page_lists_the_copies_with_date_package_and_fidelity(
@@ -310,7 +310,7 @@ def test_home_page_lists_the_copies_with_date_package_and_fidelity(
     table = next(t for t in at.dataframe if "fidelity" in t.value.columns)
     assert shown_labels(table) == [
         "Publisher", "Used for", "Data of", "Copied from", "Agreement", "How well it agrees",
-    ]  # fmt: skip
+    ]
     rows = table.value
     assert rows["publisher"].tolist() == ["Arena (LMArena)", "model makers' price pages"]
     assert rows["package"].tolist()[0] == "arena-copy 0.2.0 (PyPI)"

@@ -27,7 +27,7 @@ def _write_priced_snapshot(snapshots: Path) -> None:
         if row["model_id"] in PRICES:
             inp, out, url, date = PRICES[row["model_id"]]
             row.update(usd_per_mtok_input=inp, usd_per_mtok_output=out, price_source_url=url,
-                       price_date=date)  # fmt: skip
+                       price_date=date)
         if row["model_id"] == "acme-1-7b":
             row["release_date"] = None
         if row["model_id"] == "acme-2-7b":
@@ -67,7 +67,7 @@ def test_charts_page(store: Path) -> None:
     assert len(figures) == 3
     release, size, price = figures
     assert _trace_names(release) == ["Open weights", "Open weights: best so far",
-                                     "Closed weights", "Closed weights: best so far"]  # fmt: skip
+                                     "Closed weights", "Closed weights: best so far"]
     assert _trace_names(size) == ["Open weights", "Pareto frontier"]
     assert _trace_names(price) == ["Open weights", "Closed weights", "Pareto frontier"]
     assert size["layout"]["xaxis"]["type"] == "log" and price["layout"]["xaxis"]["type"] == "log"
@@ -79,7 +79,7 @@ def test_charts_page(store: Path) -> None:
     captions = [c.value for c in at.caption]
     # five ranked models; gamma-r is unrated
     one_left_out = "5 models with an Elo rating: ranked models only (1 unrated model is left out)"
-    assert any(one_left_out in c for c in captions)  # "is", not "models are" (issue 31)
+    assert any(one_left_out in c for c in captions)  # "is", not "models are"
     assert any("1 model has no release date." in c for c in captions)  # acme-1-7b
     assert any("1 model has no parameter count." in c for c in captions)  # acme-2-7b
     assert any("2 models have no price." in c and "3:1" in c for c in captions)

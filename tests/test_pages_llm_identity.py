@@ -26,7 +26,7 @@ def store(store_paths: StorePaths) -> StorePaths:
     tables_["models"].append(
         {**base, "model_id": "beta-pro-2-high", "display_name": "Beta Pro 2 (high)",
          "checkpoint_id": "beta-pro-2", "variant": "high"}
-    )  # fmt: skip
+    )
     for model in tables_["models"]:
         model.setdefault("variant", "default")
         if model["model_id"] == "acme-2-7b":
@@ -34,7 +34,7 @@ def store(store_paths: StorePaths) -> StorePaths:
     high = [
         {**row, "model_id": "beta-pro-2-high", "score": row["score"] + 2}
         for row in tables_["scores"] if row["model_id"] == "beta-pro-2"
-    ]  # fmt: skip
+    ]
     tables_["scores"] += high
     serve_tables(store_paths, VERSION, tables_)
     return store_paths

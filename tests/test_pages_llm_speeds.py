@@ -80,7 +80,7 @@ def test_fit_page_community_median_of_many_runs_shows_its_spread(store_paths: St
     assert row[COMMUNITY_COL] == 170.91 and row["Community runs"] == 9
     assert (row["Community slowest run tok/s"], row["Community fastest run tok/s"]) == (
         108.38, 180.42,
-    )  # fmt: skip
+    )
 
 
 def test_fit_page_measured_only_toggle_and_sort_by_speed(store_paths: StorePaths) -> None:
@@ -90,7 +90,7 @@ def test_fit_page_measured_only_toggle_and_sort_by_speed(store_paths: StorePaths
     (element,) = at.dataframe
     table = element.value
     speeds = [COMMUNITY_COL, BENCH_COL, "Single-stream decode tok/s", VENDOR_COL,
-              "Server tok/s (MLPerf)"]  # fmt: skip
+              "Server tok/s (MLPerf)"]
     assert len(table) >= 10 and table[speeds].notna().any(axis=1).all()
     community = table[COMMUNITY_COL].dropna()
     assert list(community) == sorted(community, reverse=True)

@@ -1,4 +1,4 @@
-"""What a visitor sees (issue 31): no developer text, no red box on the maintainer pages, the
+"""What a visitor sees: no developer text, no red box on the maintainer pages, the
 viewer toolbar, snapshot pickers with dates, one-sentence reasons and singular wording."""
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def test_navigation_puts_the_maintainer_pages_under_maintainers_last():
         p.file for p in navigation.PAGES
         if "require_maintainer" in (paths.REPO_ROOT / p.file).read_text()
         and p.section != "Federated track"  # its review control sits inside a public page
-    }  # fmt: skip
+    }
     assert gated == set(LOGIN_KEYS)
     assert {p.file for p in navigation.maintainer_pages()} == set(LOGIN_KEYS)
     assert {p.title for p in navigation.maintainer_pages()} == {"Review inbox", "Run a measurement"}
@@ -160,7 +160,7 @@ def _runs(task: str, adapter: str, listable_reason: str) -> pd.DataFrame:
         "median_ms": 12.0, "display_name": adapter, "code_licence": "MIT",
         "weights_licence": "MIT", "runs_with_fixes": False, "patch_url": None,
         "paper_value": None, "paper_metric": None, "paper_benchmark": None, "paper_url": None,
-    }])  # fmt: skip
+    }])
 
 
 def test_object_detection_with_no_run_says_why_and_shows_no_empty_table(
@@ -212,7 +212,7 @@ def llm_store(store_paths: StorePaths) -> Path:
     write_snapshot(snapshots, NEW)
     stamp = (snapshots / OLD / "MANIFEST.json").stat().st_mtime
     manifest = {"version": NEW, "built_at": "2099-01-02T03:04:05Z",
-                "tables": {"models": 5, "scores": 1234, "benchmarks": 1}}  # fmt: skip
+                "tables": {"models": 5, "scores": 1234, "benchmarks": 1}}
     (snapshots / NEW / "MANIFEST.json").write_text(json.dumps(manifest))
     os.utime(snapshots / NEW / "MANIFEST.json", (stamp + 10, stamp + 10))
     store_paths.monkeypatch.setattr(db, "ensure_snapshot", lambda *args, **kwargs: NEW)
@@ -242,6 +242,6 @@ def test_search_count_is_singular_for_one_model(llm_store):
 def test_plural():
     assert [plural(n, "model") for n in (0, 1, 2, 1234)] == [
         "0 models", "1 model", "2 models", "1,234 models",
-    ]  # fmt: skip
-    assert plural(1, "category", "categories") == "1 category"
-    assert plural(3, "category", "categories") == "3 categories"
+    ]
+    assert plural(1, "category", many="categories") == "1 category"
+    assert plural(3, "category", many="categories") == "3 categories"

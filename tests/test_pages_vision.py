@@ -36,7 +36,7 @@ def store(tmp_path_factory) -> Path:
     (snapshot / "MANIFEST.json").write_text(json.dumps({"version": VERSION}))
     for calls in (5, 6):
         run_measurement(RunRequest(adapter=f"{FIXTURE}:BusyWait2ms", out=root / "runs",
-                                   runs=1, warmup=0, calls=calls))  # fmt: skip
+                                   runs=1, warmup=0, calls=calls))
     return root
 
 
@@ -79,7 +79,7 @@ def test_leaderboard_ranks_a_standard_run(app_env, monkeypatch):
     monkeypatch.setattr(
         vision, "all_runs",
         lambda c: rows.assign(protocol_standard=True, discarded=False, adapter="mtcnn-facenet"),
-    )  # fmt: skip
+    )
     board = vision.leaderboard(con, adapter_catalog(), "face-detection", vision.devices(con)[0])
     table = vision.ranking_table(board)
     assert list(table["Rank"]) == [1]  # latest rankable run per adapter only
@@ -136,10 +136,10 @@ def test_catalog_comes_from_the_registry_and_vision_never_imports_measure():
     assert "mtcnn-facenet" in set(catalog["adapter"])
     source = (paths.REPO_ROOT / "analytics" / "vision" / "runs.py").read_text()
     assert "measure" not in {line.split()[1].split(".")[0] for line in source.splitlines()
-                             if line.startswith(("import ", "from "))}  # fmt: skip
+                             if line.startswith(("import ", "from "))}
 
 
-# --- charts, human labels, memory baseline, review marks, missing extras (issue 15) ----------
+# --- charts, human labels, memory baseline, review marks, missing extras ----------
 
 TWO_MODELS = ["mtcnn-facenet", "yunet-libfacedetection"]
 
@@ -231,7 +231,7 @@ def test_leaderboard_has_the_pareto_chart_for_a_set_above_the_floor(fresh, monke
     assert front["line"]["shape"] == "hv" and _values(front["y"])
     assert "median" in front["hovertext"][0] and "(RAM)" in front["hovertext"][0]
     labels = [b.label for b in at.get("download_button")]
-    assert labels == ["Download ranking (CSV)"]  # nothing left out: no empty table (issue 31)
+    assert labels == ["Download ranking (CSV)"]  # nothing left out: no empty table
     assert "No stored run on this device was left out of this ranking." in [
         c.value for c in at.caption
     ]
@@ -339,7 +339,7 @@ def test_a_maintainer_saves_marks_from_the_labelled_editor(fresh, monkeypatch):
 
 
 def test_vision_pages_show_names_not_adapter_or_task_ids(fresh, monkeypatch):
-    """Human names instead of raw ids (issue 31): the model picker lists display names (the
+    """Human names instead of raw ids: the model picker lists display names (the
     URL keeps the id), the task picker task names, the left-out table the model's name."""
     rows = _rankable(monkeypatch)
     at = _model_page(TWO_MODELS[0])
@@ -378,7 +378,7 @@ def test_vision_tables_have_fixed_decimals_and_charts_a_minimum_height(fresh, mo
 
 
 def test_one_left_out_run_is_counted_in_the_singular(fresh, monkeypatch):
-    """'1 stored run is left out', never '1 stored runs are' (issue 31 plurals)."""
+    """'1 stored run is left out', never '1 stored runs are'."""
     rows = vision.all_runs(db.connect(VERSION))
     one = rows.iloc[:1].assign(adapter=TWO_MODELS[0], protocol_standard=False)
     monkeypatch.setattr(vision, "all_runs", lambda con: one)

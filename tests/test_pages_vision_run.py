@@ -70,7 +70,7 @@ def test_start_is_refused_while_a_job_of_this_server_runs(runs):
     run_jobs.start(SLEEPY, "cpu", 3, 2, 100, owner="alice", out=runs)
     at = _start(_signed_in())
     assert any("another measurement is running" in e.value and "alice" in e.value
-               for e in at.error)  # fmt: skip
+               for e in at.error)
     assert len(run_jobs.recent(runs)) == 1
 
 
@@ -79,7 +79,7 @@ def test_start_is_refused_while_another_process_measures(runs):
         [sys.executable, "-m", "measure", "run", "--adapter", SLEEPY, "--out", str(runs),
          "--no-progress"],
         cwd=paths.REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    )
     try:
         _running(runs)
         at = _start(_signed_in())

@@ -21,7 +21,8 @@ def test_sources_cover_every_module_the_tables_are_computed_with() -> None:
 def test_committed_planner_inputs_of_the_current_snapshot_are_current() -> None:
     """The first planner render reads these instead of building ~900 checkpoint options."""
     version = db.current_version()
-    assert planner_inputs.stale_reason(version) is None, planner_inputs.stale_reason(version)
+    reason = planner_inputs.TABLES.stale_reason(version)
+    assert reason is None, reason
 
 
 def test_committed_tables_equal_a_fresh_computation() -> None:
@@ -58,15 +59,15 @@ def test_other_code_never_reads_the_old_file(version: str, monkeypatch) -> None:
 
     old_choices, old_default = planner_inputs.model_options(version, catalog, pytest.fail)
     assert reads == []  # stored
-    monkeypatch.setattr(planner_inputs, "source_hash", lambda: "edited-code")
-    assert planner_inputs.stale_reason(version).endswith(f"derive {version}")
+    monkeypatch.setattr(planner_inputs.TABLES, "source_hash", lambda: "edited-code")
+    assert planner_inputs.TABLES.stale_reason(version).endswith(f"derive {version}")
     choices, default = planner_inputs.model_options(
         version, catalog, lambda: ratings.of_version(version)
     )
     assert reads == [1]  # recomputed under the new name, the old file untouched
     pd.testing.assert_frame_equal(choices, old_choices)
     assert default == old_default
-    assert planner_inputs.path(version, "planner_models").exists()
+    assert planner_inputs.TABLES.path(version, "planner_models").exists()
     assert all(p.exists() for p in first)
 
 
@@ -76,7 +77,7 @@ def test_a_read_only_folder_serves_the_computed_table(version: str, monkeypatch)
 
     monkeypatch.setattr(atomic, "write_parquet", refuse)
     table = planner_inputs.axis_values(version, lambda: cat.of_version(version))
-    assert not table.empty and not planner_inputs.path(version, "axis_values").exists()
+    assert not table.empty and not planner_inputs.TABLES.path(version, "axis_values").exists()
 
 
 def test_derive_planner_only_and_check(version: str, capsys) -> None:
@@ -94,7 +95,7 @@ def test_derive_planner_only_and_check(version: str, capsys) -> None:
 
 def test_a_damaged_stored_table_is_recomputed_and_replaced(version: str) -> None:
     good = planner_inputs.axis_values(version, lambda: cat.of_version(version))
-    stored = planner_inputs.path(version, "axis_values")
+    stored = planner_inputs.TABLES.path(version, "axis_values")
     stored.write_bytes(b"not parquet")
     again = planner_inputs.axis_values(version, lambda: cat.of_version(version))
     pd.testing.assert_frame_equal(again, good)

@@ -1,5 +1,5 @@
 """One protocol per benchmark (analytics/llm/ingest/protocols.py), and the examples an expert
-found in the old catalog, checked on the committed catalog (issue 12)."""
+found in the old catalog, checked on the committed catalog."""
 
 from __future__ import annotations
 

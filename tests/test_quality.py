@@ -144,7 +144,7 @@ def test_normalisation_clips_at_the_bounds_for_axes_and_profiles() -> None:
         }
     ).drop_duplicates("benchmark_id")
     scores = [("below", "acc", 5.0), ("low", "acc", 10.0), ("high", "acc", 90.0),
-              ("above", "acc", 95.0), ("worse", "err", 60.0), ("better", "err", -5.0)]  # fmt: skip
+              ("above", "acc", 95.0), ("worse", "err", 60.0), ("better", "err", -5.0)]
     head = pd.DataFrame(scores, columns=["model_id", "benchmark_id", "score"])
     norm = quality.normalised(head, benchmarks).set_index("model_id")["norm"]
     expected = {"below": 0.0, "low": 0.0, "high": 1.0, "above": 1.0, "worse": 0.0, "better": 1.0}

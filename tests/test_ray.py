@@ -1,4 +1,4 @@
-"""Sweeps and FL batches on a local Ray instance equal the same jobs run without Ray (issue 8)."""
+"""Sweeps and FL batches on a local Ray instance equal the same jobs run without Ray."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ def test_the_committed_trail_is_intact_and_covers_every_committed_marks_file():
 def runs_copy(tmp_path):
     for name in ("vision_failures", review_trail.TRAIL_DIR):
         shutil.copytree(paths.REPO_ROOT / "data/runs" / name, tmp_path / name,
-                        ignore=shutil.ignore_patterns(".lock"))  # fmt: skip
+                        ignore=shutil.ignore_patterns(".lock"))
     return tmp_path
 
 
@@ -63,7 +63,7 @@ def test_an_edited_trail_line_is_found(runs_copy):
 def test_a_stored_review_writes_its_entry_first(runs_copy):
     run_id = _first_marks(runs_copy).stem
     marks = pd.DataFrame({"output_index": [0, -1], "input_name": ["a.png", "b.png"],
-                          "failure": [False, True], "note": ["", "missed"]})  # fmt: skip
+                          "failure": [False, True], "note": ["", "missed"]})
     before = review_trail.trail_log(runs_copy).read_text()
 
     def entry(frame):
@@ -79,7 +79,7 @@ def test_a_stored_review_writes_its_entry_first(runs_copy):
 def test_audit_verify_checks_the_trail(runs_copy, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("MODELATLAS_")}
     cmd = [sys.executable, "-m", "measure", "audit", "verify", "--inbox", str(tmp_path / "inbox"),
-           "--runs", str(runs_copy)]  # fmt: skip
+           "--runs", str(runs_copy)]
     ok = subprocess.run(cmd, cwd=paths.REPO_ROOT, env=env, capture_output=True, text=True)
     assert ok.returncode == 0 and "every committed marks file matches" in ok.stdout
     frame = pd.read_parquet(_first_marks(runs_copy))

@@ -1,4 +1,4 @@
-"""Bounded inflation in the shared ZIP reader (issue 27, item 1).
+"""Bounded inflation in the shared ZIP reader.
 
 A member that lies about its size (a bzip2 or LZMA member declaring ~3,000 bytes that inflates
 to hundreds of MiB) is refused after at most one chunk past what it declares, whatever its

@@ -111,7 +111,7 @@ def test_dark_theme_and_phone_width(store_paths: StorePaths) -> None:
         [sys.executable, str(SCRIPT), "--out", str(out), "--pages", "home", "--themes", "dark",
          "--phone", "--strict"],
         capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    )
     assert done.returncode == 0, done.stderr
     assert "rendered in" in done.stdout
     assert sorted(p.name for p in out.iterdir()) == ["home-dark.png", "home-phone-dark.png"]

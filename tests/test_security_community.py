@@ -220,7 +220,7 @@ def vision_store(tmp_path_factory) -> Path:
 
     root = tmp_path_factory.mktemp("vision")
     run_measurement(RunRequest(adapter=f"{FIXTURE}:BusyWait2ms", out=root / "runs",
-                               runs=1, warmup=0, calls=5))  # fmt: skip
+                               runs=1, warmup=0, calls=5))
     for table in (root / "runs").glob("vision_*/*.parquet"):  # shown as a registered model
         frame = pd.read_parquet(table)
         if "adapter" in frame.columns:
@@ -548,7 +548,7 @@ def test_a_legacy_prefix_is_verified_and_pinned_by_the_first_chained_line(tmp_pa
                 "reason": "",
             },
             sort_keys=True,
-        )  # fmt: skip
+        )
         for i in range(2)
     ]
     _write(path, old)
@@ -594,7 +594,7 @@ JSON = hs.recursive(
     hs.none() | hs.booleans() | hs.integers() | hs.floats(allow_nan=False) | hs.text(max_size=12),
     lambda inner: (
         hs.lists(inner, max_size=4) | hs.dictionaries(hs.text(max_size=8), inner, max_size=4)
-    ),  # fmt: skip
+    ),
     max_leaves=12,
 )
 NAMES = hs.sampled_from(
@@ -609,7 +609,7 @@ NAMES = hs.sampled_from(
         "/abs",
         "a/./b",
         "dir/",
-    ]  # fmt: skip
+    ]
 ) | hs.text(min_size=1, max_size=20)
 _GOOD = make_record(seed=30)
 
@@ -659,7 +659,7 @@ def test_fuzz_random_bytes(warm, dirs, data):
 
 @settings(max_examples=40)
 @given(members=hs.dictionaries(NAMES, hs.binary(max_size=512) | JSON.map(
-    lambda v: json.dumps(v).encode()), max_size=8))  # fmt: skip
+    lambda v: json.dumps(v).encode()), max_size=8))
 def test_fuzz_random_zip_members(warm, dirs, members):
     root, runs = dirs
     buffer = io.BytesIO()

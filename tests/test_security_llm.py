@@ -261,7 +261,7 @@ def test_model_summary_names_the_reason() -> None:
     summary = leaderboard.ModelSummary(
         "M", **base, n_benchmarks=3, n_categories=2, provenance="", licence_class="open",
         licence_raw="", unrated_reason=elo.UNRATED_DISCONNECTED,
-    )  # fmt: skip
+    )
     assert summary.rank_text == f"unrated ({elo.UNRATED_DISCONNECTED})"
     assert "unrated_reason" in leaderboard.TABLE_COLUMNS
 
@@ -280,17 +280,17 @@ def island_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             dict(model_id=model, display_name=model, organisation="Isle", family=None,
                  release_date="2024-01-01", total_params_b=1.0, is_moe=False, open_weights=True,
                  licence_raw="MIT", checkpoint_id=model)
-        )  # fmt: skip
+        )
     for bench, cat in (("is1", "math"), ("is2", "math"), ("is3", "code")):
         rows["benchmarks"].append(
             dict(benchmark_id=bench, name=bench, category=cat, higher_is_better=True,
                  lower_bound=0.0, upper_bound=100.0, unit="%")
-        )  # fmt: skip
+        )
         for model, score in ISLAND:
             rows["scores"].append(
                 dict(model_id=model, benchmark_id=bench, score=score, source_kind="independent",
                      source_name="src", source_url=catalogs.LLM_URL, date="2024-02-01")
-            )  # fmt: skip
+            )
     catalogs.write_parquet_tables(folder, rows)
     (folder / "MANIFEST.json").write_text(json.dumps({"version": catalogs.LLM_NEW}))
     monkeypatch.setattr(paths, "SNAPSHOTS_DIR", snapshots)
@@ -338,7 +338,7 @@ CELLS = hs.one_of(
                      "1e400", "true", "no", "maybe", "2025-01-01", "2025-13-40", "independent",
                      "vendor", '"', '"a,b"', " ", "\x00", "é"]),
     hs.text(max_size=8),
-)  # fmt: skip
+)
 HEADERS = hs.lists(
     hs.sampled_from([*elo.REQUIRED_COLUMNS, *elo.OPTIONAL_COLUMNS, "extra", "model"]),
     min_size=1,
@@ -414,10 +414,10 @@ NUMBER_TEXT = hs.one_of(
     hs.sampled_from(["nan", "-nan", "NaN", "inf", "-inf", "Infinity", "1e400", "-1e400", "1e-400",
                      "0", "-0", "0x10", "1_000", " 7 ", "", "7\n8", "٣", "²"]),
     hs.text(max_size=12),
-)  # fmt: skip
+)
 FIT_OPTIONS = ("--params-b", "--vram-gb", "--vram-q4-gb", "--count")
 FT_OPTIONS = ("--params-b", "--active-params-b", "--vram-gb", "--count", "--bf16-tflops",
-              "--usd-per-hour", "--samples")  # fmt: skip
+              "--usd-per-hour", "--samples")
 
 
 def _calculator_ok(argv: list[str]) -> None:

@@ -93,7 +93,7 @@ def test_a_hanging_adapter_is_killed_at_timeout_and_recorded_as_failed(tmp_path,
         "run", "--adapter", f"{adapter}:Probe", "--timeout", "3", "--runs", "3",
         "--warmup", "0", "--calls", "2", "--out", str(tmp_path / "runs"), "--no-progress",
         timeout=120,
-    )  # fmt: skip
+    )
     assert time.monotonic() - started < 60  # one worker, killed at 3 s; the rest not started
     assert done.returncode == 1 and "timeout after 3 s" in done.stderr
     record = _only_record(tmp_path / "runs")
@@ -126,7 +126,7 @@ def test_an_adapter_printing_to_stdout_still_measures(tmp_path):
     done = _cli(
         "run", "--adapter", f"{adapter}:Probe", "--runs", "2", "--warmup", "1", "--calls", "5",
         "--out", str(tmp_path / "runs"), "--progress-file", str(progress), "--no-progress",
-    )  # fmt: skip
+    )
     assert done.returncode == 0, done.stderr
     record = _only_record(tmp_path / "runs")
     assert record["status"] == "ok" and all(len(r["calls_ms"]) == 5 for r in record["runs"])
@@ -154,7 +154,7 @@ def test_timeout_option_is_documented_and_checked(tmp_path):
     assert "--timeout SECONDS" in _cli("run", "--help").stdout
     assert "--timeout SECONDS" in _cli("sweep", "--help").stdout
     done = _cli("run", "--adapter", f"{FIXTURE}:BusyWait2ms", "--timeout", "0", "--no-progress",
-                "--out", str(tmp_path))  # fmt: skip
+                "--out", str(tmp_path))
     assert done.returncode == 2 and "--timeout" in done.stderr
 
 

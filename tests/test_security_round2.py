@@ -1,4 +1,4 @@
-"""Security review, round 2 (issue 27, items 4 and 9): external adapter code runs only inside a
+"""Security review, round 2: external adapter code runs only inside a
 worker, under the timeout, and everything it starts is ended; echoed user text is cut and
 escaped; the leaderboard's size filter takes only finite numbers."""
 
@@ -56,7 +56,7 @@ def _measure(adapter: Path, out: Path, *extra: str) -> tuple[subprocess.Complete
         capture_output=True,
         text=True,
         timeout=60,
-    )  # fmt: skip
+    )
     return done, time.monotonic() - started
 
 

@@ -142,7 +142,7 @@ def _full_git_history() -> bool:
         done = subprocess.run(
             ["git", "-C", str(ROOT), "rev-parse", "--is-shallow-repository"],
             capture_output=True, text=True, check=False,
-        )  # fmt: skip
+        )
     except OSError:  # no git installed
         return False
     return done.returncode == 0 and done.stdout.strip() == "false"
@@ -283,7 +283,7 @@ def test_a_broken_manifest_is_one_line(store: dict, capsys: pytest.CaptureFixtur
     (folder / "MANIFEST.json").write_text("{not json")
     assert store["current"] not in snapshot.list_versions(store["snapshots"])
     assert cli.main(["build", "--catalog", str(store["catalog"]),
-                     "--snapshots", str(store["snapshots"])]) == 1  # fmt: skip
+                     "--snapshots", str(store["snapshots"])]) == 1
     err = capsys.readouterr().err.splitlines()
     assert "MANIFEST.json: does not parse as a snapshot manifest" in err[0]
 
@@ -396,7 +396,7 @@ def test_deeply_nested_json_is_one_line(catalog: Path) -> None:
     (catalog / "extra" / "notes.json").write_text("[" * 200_000 + "]" * 200_000)
     found = _problems(catalog)
     assert found == [f"{catalog}/extra/notes.json: JSON nests deeper than 32 levels; "
-                     "fix: flatten the structure"]  # fmt: skip
+                     "fix: flatten the structure"]
 
 
 def test_json_with_a_huge_integer_is_one_line(catalog: Path) -> None:
@@ -504,7 +504,7 @@ def test_check_names_unknown_versions_and_refuses_paths(
     rc, out = _check(capsys, "--snapshots", str(store["snapshots"]), "--repair", "v0", "../catalog")
     assert rc == 1 and len(out) == 2
     assert all(line.endswith("no such snapshot; fix: run `python -m analytics snapshot list` "
-                             "for the built versions") for line in out)  # fmt: skip
+                             "for the built versions") for line in out)
 
 
 def test_a_current_folder_without_manifest_is_rebuilt(store: dict) -> None:

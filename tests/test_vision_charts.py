@@ -41,7 +41,7 @@ def test_pareto_front_edge_cases():
 
 def _ranked(rows: list[tuple]) -> pd.DataFrame:
     cols = ["display_name", "median_ms", "p90_ms", "ap", "ap50", "memory_peak_mib",
-            "memory_kind", "licence_verdict", "accuracy_benchmark"]  # fmt: skip
+            "memory_kind", "licence_verdict", "accuracy_benchmark"]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -71,7 +71,7 @@ def test_pareto_figure_draws_the_front_as_a_step_line_with_hover():
     assert "our set, not a standard benchmark" in fig.layout.title.text
     hover = front.hovertext[0]
     for part in ("Fast", "median 10.0 ms", "p90 12.0 ms", "AP 0.500", "AP50 0.900",
-                 "memory peak 20.0 MiB (RAM)", "permissive (MIT)"):  # fmt: skip
+                 "memory peak 20.0 MiB (RAM)", "permissive (MIT)"):
         assert part in hover
 
 
@@ -137,7 +137,7 @@ def test_latency_histogram_has_human_axis_titles():
 
 def test_missing_extras_use_the_adapters_own_install_lines():
     requires = ("facenet-pytorch==2.6.0 (--no-deps)", "torchvision", "odd-pkg==1.0 (--no-deps)",
-                "present==1")  # fmt: skip
+                "present==1")
     torchvision_line = _install("fasterrcnn-resnet50-fpn", "INSTALL")
     lines = ["pip install --no-deps facenet-pytorch==2.6.0", torchvision_line]
     missing = vision.missing_extras(requires, lines, installed=lambda name: name == "present")
@@ -165,17 +165,17 @@ def test_missing_extras_of_registered_adapters(monkeypatch):
 def test_labelled_tables_keep_a_header_row_and_never_raw_names():
     empty = vision.labelled(pd.DataFrame(), vision.EXCLUDED_COLUMNS)
     assert list(empty.columns) == ["Adapter", "Measured (UTC)", "Median latency (ms)",
-                                   "Why not ranked", "Run ID"]  # fmt: skip
+                                   "Why not ranked", "Run ID"]
     assert vision.raw_name("Why not ranked") == "why_not_ranked"
     assert all("_" not in label for label in vision.COLUMN_LABELS.values())
 
 
 def test_review_state_names_the_reviewer_and_date():
     outputs = pd.DataFrame({"failure": [False, False], "reviewer": ["", ""],
-                            "reviewed_utc": ["", ""]})  # fmt: skip
+                            "reviewed_utc": ["", ""]})
     assert vision.review_state(outputs) == "not reviewed yet"
     done = outputs.assign(failure=[True, False], reviewer="octocat",
-                          reviewed_utc="2026-12-01T10:00:00+00:00")  # fmt: skip
+                          reviewed_utc="2026-12-01T10:00:00+00:00")
     assert vision.review_state(done) == (
         "reviewed by octocat on 2026-12-01: 1 of 2 detections marked failures"
     )

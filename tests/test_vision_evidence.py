@@ -58,7 +58,7 @@ def test_one_image_drawn_every_time_gives_a_single_point():
 def test_committed_face_runs_rest_on_five_images_and_two_faces():
     face = next(p for p in RECORDS if p.stem.startswith("yunet"))
     row = evidence.run_evidence(face.stem, lambda gt, d, i: {"ap": (0.1, 0.2), "ap50": None},
-                                paths.REPO_ROOT / "data/runs")  # fmt: skip
+                                paths.REPO_ROOT / "data/runs")
     assert (row["images"], row["objects"], row["sanity_only"]) == (5, 2, True)
     assert (row["ap_low"], row["ap_high"], row["ap50_low"]) == (0.1, 0.2, None)
     assert (

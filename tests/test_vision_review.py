@@ -29,7 +29,7 @@ def test_hit_false_positive_and_miss() -> None:
         ("a.png", 1, 0, 0, 10, 10, 0.91, True),    # the box is taken -> false positive
         ("b.png", 2, 50, 50, 20, 20, 0.40, False),  # below threshold -> the box is missed
         ("c.png", 3, 5, 5, 5, 5, 0.99, True),      # nothing to find -> false positive
-    ])  # fmt: skip
+    ])
     marks = review.proposed_marks(outputs, truth).set_index("output_index")
     assert not marks.loc[0, "failure"] and "IoU 0.82" in marks.loc[0, "note"]
     assert marks.loc[1, "failure"] and marks.loc[1, "note"].startswith("false positive")

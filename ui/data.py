@@ -9,7 +9,6 @@ one-line reason as a warning.
 from __future__ import annotations
 
 import duckdb
-import pandas as pd
 import streamlit as st
 
 from analytics.core import db, paths, run_unit, snapshot
@@ -74,8 +73,3 @@ def version_cursor(version: str) -> duckdb.DuckDBPyConnection:
     """A cursor on the cached connection of one snapshot version (thread-safe use)."""
     return _connection(version, _runs_key()).cursor()
 
-
-@st.cache_data(show_spinner=False)
-def table(version: str, sql: str) -> pd.DataFrame:
-    """Result of a read-only query, cached per snapshot version."""
-    return _connection(version, _runs_key()).cursor().execute(sql).df()

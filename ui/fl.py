@@ -17,20 +17,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from analytics.core import labels, safezip
+from analytics.core import safezip
 from analytics.fl import board as flb
 from analytics.fl.submission import ZIP_USE
 from ui import community
 from ui import format as fmt
 from ui.llm import show_table as show_table  # the one labelled-table helper of every track
-
-METRIC_LABELS = {m: labels.human(m) for m in flb.CURVE_METRICS}
-"""Checkpoint metric names (``accuracy``, ``comm_bytes``…) as the FL pages show them."""
-
-
-def metric_labels(frame: pd.DataFrame, column: str = "metric") -> pd.DataFrame:
-    """``frame`` with the metric names of ``column`` replaced by their human labels (units)."""
-    return frame.assign(**{column: frame[column].map(lambda m: METRIC_LABELS.get(m, m))})
 
 
 @st.cache_resource(show_spinner="Validating and scoring submissions…", max_entries=2)
@@ -76,7 +68,7 @@ METRIC_NAMES = {
 }
 """Checkpoint metric -> name without the raw unit (the unit follows from :func:`metric_scale`)."""
 METRIC_KINDS = {"time_s": "seconds", "comm_bytes": "bytes", "energy_j": "joules",
-                "peak_mem_bytes": "bytes"}  # fmt: skip
+                "peak_mem_bytes": "bytes"}
 """Cost metric -> the kind of quantity its raw values are (s, bytes, J)."""
 QUALITY_DECIMALS = 3  # accuracy and loss: three decimals (the API keeps four)
 
@@ -146,7 +138,7 @@ SPREAD_COLUMNS = {
 }
 """Columns of the per-method score spread (points, 0-10)."""
 SPREAD_VALUE_COLUMNS = {"submitted": "Scored (first seed)", "mean": "Mean over seeds",
-                        "sd": "Standard deviation", "low": "Lowest", "high": "Highest"}  # fmt: skip
+                        "sd": "Standard deviation", "low": "Lowest", "high": "Highest"}
 
 
 def score_spread_table(board: flb.Board) -> pd.DataFrame:
@@ -162,7 +154,7 @@ def metric_spread_table(board: flb.Board, protocol: str) -> tuple[pd.DataFrame, 
     rows = fl_named(flb.spread_table(board, protocol), protocol)
     config: dict[str, Any] = {"method": "Method", "model": "Model", "dataset": "Dataset",
                               "condition": "Condition", "metric": "Metric",
-                              "seeds": fmt.count_column("Seeds")}  # fmt: skip
+                              "seeds": fmt.count_column("Seeds")}
     texts = {c: [] for c in SPREAD_VALUE_COLUMNS}
     for metric, *values in rows[["metric", *SPREAD_VALUE_COLUMNS]].itertuples(index=False):
         for column, value in zip(SPREAD_VALUE_COLUMNS, values, strict=True):

@@ -190,28 +190,8 @@ def energy_text(joules: object) -> str:
 
 # --- counts ----------------------------------------------------------------------------------
 
-_IRREGULAR_VERBS = {"are": "is", "have": "has", "were": "was", "do": "does"}
-
-
-def verb_for(n: int, verb: str) -> str:
-    """The present-tense ``verb`` (given in its plural form: 'match', 'are') agreeing with
-    ``n`` things: 'matches' / 'match', 'is' / 'are'."""
-    if n == 1:
-        if verb in _IRREGULAR_VERBS:
-            return _IRREGULAR_VERBS[verb]
-        if re.search(r"(s|sh|ch|x|z)$", verb):
-            return verb + "es"
-        if re.search(r"[^aeiou]y$", verb):
-            return verb[:-1] + "ies"
-        return verb + "s"
-    return verb
-
-
-def plural(n: int, noun: str, verb: str | None = None, many: str | None = None) -> str:
-    """``n`` with ``noun`` (and ``verb``) in agreement: '1 model matches', '2 models match',
-    '1,234 models'; ``many`` for an irregular plural ('categories')."""
-    text = labels.plural(int(n), noun, many)
-    return f"{text} {verb_for(int(n), verb)}" if verb else text
+plural = labels.plural  # one implementation, in analytics.core so CLIs and notebooks share it
+verb_for = labels.verb_for
 
 
 # --- human names of ids ----------------------------------------------------------------------
@@ -457,7 +437,7 @@ def readable(
         fig.update_layout(
             title={"text": wrapped(title), "automargin": True, "yref": "container", "y": 1,
                    "yanchor": "top", "pad": {"t": 10}}
-        )  # fmt: skip
+        )
     for trace in fig.data:
         for part in ("line", "marker"):
             style = getattr(trace, part, None)
@@ -473,7 +453,7 @@ def readable(
         fig.update_layout(
             legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom",
                     "x": 0, "xanchor": "left", "title_text": ""}
-        )  # fmt: skip
+        )
     return fig
 
 

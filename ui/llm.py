@@ -18,7 +18,7 @@ import streamlit as st
 
 import ui.data
 import ui.format
-from analytics.core import labels
+from analytics.core import labels, paths
 from analytics.core.snapshot import CatalogError
 from analytics.llm import (
     benchmark_view,
@@ -99,7 +99,7 @@ def show_table(
     st.dataframe(  # rounded first: a number column's step truncates (ui.format.rounded)
         ui.format.rounded(frame, conf), column_config=conf, column_order=columns,
         hide_index=hide_index, key=key, placeholder="—", **kwargs,
-    )  # fmt: skip
+    )
     if csv:
         frame = frame if csv_frame is None else csv_frame
         shown = frame[columns] if columns is not None else frame
@@ -109,7 +109,7 @@ def show_table(
         st.download_button(
             "Download CSV", labels.csv_text(shown, names), csv, "text/csv", key=f"{key}_csv",
             help="The rows and columns shown, as CSV.",
-        )  # fmt: skip
+        )
 
 
 PHONE_MAX_WIDTH_PX = 640  # Streamlit's own narrow-screen breakpoint (columns stack below it)
@@ -199,6 +199,16 @@ def load_overview(version: str) -> overview.Overview:
 def load_freshness(version: str) -> overview.Freshness:
     """How far one snapshot's data reaches (every LLM page states it)."""
     return _read(version, overview.freshness)
+
+
+@st.cache_data(show_spinner=False)
+def load_snapshot_labels(versions: tuple[str, ...]) -> dict[str, str]:
+    """The snapshot picker's option of every built snapshot (``overview.snapshot_labels``);
+    ``versions`` (the built ones) keys the cache, so a new build gets its label."""
+    found = overview.snapshot_labels(
+        paths.SNAPSHOTS_DIR, lambda version: load_freshness(version).data_through
+    )
+    return {version: found.get(version, version) for version in versions}
 
 
 def show_freshness(version: str) -> None:
@@ -333,7 +343,7 @@ def load_finetune_list(
     return finetune_view.discovery_view(
         cat, target, recipe, method, axes, show_all=show_all, ratings=rated,
         axis_values=load_axis_values(version),
-    )  # fmt: skip
+    )
 
 
 @st.cache_data(show_spinner=False)
@@ -367,7 +377,7 @@ def served_catalog() -> tuple[str, catalog.Catalog]:
     return version, load_catalog(version)
 
 
-# --- hardware fit (issue 14): measured-speed coverage of one hardware choice -----------------
+# --- hardware fit: measured-speed coverage of one hardware choice -----------------
 
 
 @st.cache_data(show_spinner=False)

@@ -130,7 +130,7 @@ def save_review(run_id: str, marks: pd.DataFrame, who: Maintainer) -> Path:
             marks,
             who.name,
             before_write=lambda frame: review_trail.record(run_id, frame, who.name, "model page"),
-        ),  # fmt: skip
+        ),
         file=f"{run_id}.parquet",
     )
     for cached in REVIEW_CACHES:

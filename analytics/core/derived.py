@@ -1,13 +1,20 @@
 """Tables computed from one snapshot version alone, stored beside it in ``data/derived/<version>/``
-under file names that carry a short hash of the code computing them (issue 13: a page's first
-render reads them instead of redoing per-version work). The one mechanism behind
-``analytics.llm.planner_inputs`` and ``analytics.llm.board_inputs``: a changed computation finds
-no file under its new name, computes one and stores it (atomically); a damaged file is
-recomputed; a read-only checkout is served what was computed, and nothing is stored.
+so that a page's first render reads them instead of redoing per-version work. The one cache
+behind every such table (``analytics.llm.ratings``, ``board_inputs``, ``planner_inputs``):
+a changed computation finds no file under its new name, computes one and stores it (atomically);
+a damaged file is recomputed; a read-only checkout is served what was computed, and nothing is
+stored. :class:`TableSet` is a group of tables under code-hashed names (one hash of the code
+that computes them); the ratings name their files by the rating method's version instead and
+keep a manifest, through the same :func:`cached_table`.
 
-Every stored file's sha256 is recorded in the folder's ``DIGESTS.json`` (issue 27): a file that
-no longer matches its digest (truncated, edited) is damaged; readers recompute it instead of
-serving it, and ``derive --check`` / ``snapshot check`` report it (:func:`damage_lines`)."""
+Every stored file's sha256 is recorded in the folder's ``DIGESTS.json``, because a truncated or
+hand-edited Parquet file can still read: a file that no longer matches its digest is damaged,
+readers recompute it instead of serving it, and ``derive --check`` / ``snapshot check`` report it
+(:func:`damage_lines`).
+
+The federated track's cache (``analytics.fl.cache``) shares :func:`code_hash` for its key but
+not this folder layout: its entries are keyed by a ZIP's bytes and name, not by a snapshot
+version, and hold a validation or score set rather than one table."""
 
 from __future__ import annotations
 
@@ -16,24 +23,24 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from analytics.core import atomic, paths
+from analytics.core.hashing import file_sha256
 
 HASH_DIGITS = 12  # hex digits of the code hash in a file name
 DIGESTS = "DIGESTS.json"
 """name -> sha256 of every stored file of one derived folder."""
+REGENERATE = "python -m analytics derive"
+"""The command that writes (or, with ``--check``, checks) a version's derived tables."""
 
 
-def file_sha256(path: Path) -> str:
-    """sha256 of a file's bytes (read in chunks)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+def folder(version: str) -> Path:
+    """The derived-data folder of one snapshot version (beside ``data/snapshots``)."""
+    return paths.SNAPSHOTS_DIR.parent / "derived" / version
 
 
 def _read_digests(folder: Path) -> dict[str, str]:
@@ -100,14 +107,15 @@ def read_verified(path: Path) -> pd.DataFrame | None:
         return None
 
 
-def store(path: Path, table: pd.DataFrame) -> None:
+def store(path: Path, table: pd.DataFrame) -> bool:
     """Write a table atomically (beside the old file, then renamed over it) and record its
-    hash; a read-only checkout stores nothing."""
+    hash; whether it was stored (a read-only checkout stores nothing)."""
     try:
         atomic.write_parquet(path, table)
         record_digest(path)
     except OSError:
-        pass
+        return False
+    return True
 
 
 def damage_lines(folder: Path) -> list[str]:
@@ -133,14 +141,16 @@ def _under_data(path: Path) -> bool:
     return True
 
 
-def code_hash(sources: Iterable[str]) -> str:
-    """First :data:`HASH_DIGITS` hex digits of a sha256 over the repository files ``sources``
-    (their paths and contents, line endings normalised)."""
+def code_hash(sources: Iterable[str], extra: bytes = b"", digits: int = HASH_DIGITS) -> str:
+    """First ``digits`` hex digits of a sha256 over the repository files ``sources`` (their
+    paths and contents, line endings normalised so a Windows checkout hashes alike), then
+    ``extra`` (values the computation also depends on)."""
     digest = hashlib.sha256()
     for rel in sources:
         digest.update(rel.encode())
         digest.update((paths.REPO_ROOT / rel).read_bytes().replace(b"\r\n", b"\n"))
-    return digest.hexdigest()[:HASH_DIGITS]
+    digest.update(extra)
+    return digest.hexdigest()[:digits]
 
 
 def table_path(folder: Path, name: str, digest: str) -> Path:
@@ -162,16 +172,22 @@ def remove_tables(folder: Path, names: Iterable[str], keep: Iterable[Path] = ())
         forget_digests(folder, gone)
 
 
-def cached_table(target: Path, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+def cached_table(
+    target: Path | None,
+    compute: Callable[[], pd.DataFrame],
+    stored: Callable[[Path], None] | None = None,
+) -> pd.DataFrame:
     """The table stored at ``target``, or ``compute()``'s, stored there when the folder is
     writable (also over a stored file that no longer reads: it is only a cache of what
-    ``compute`` gives)."""
-    if target.exists():
+    ``compute`` gives). ``target`` None (ad-hoc data, no version): computed, never stored.
+    ``stored(target)`` runs after a successful store (the ratings' manifest entry)."""
+    if target is not None and target.exists():
         table = read_verified(target)
         if table is not None:
             return table
     table = compute()
-    store(target, table)  # a read-only checkout: served what was computed, nothing stored
+    if target is not None and store(target, table) and stored is not None:
+        stored(target)
     return table
 
 
@@ -187,3 +203,49 @@ def missing_reason(targets: Iterable[Path], what: str, fix: str) -> str | None:
         if reason:
             return f"{where}: {reason}; fix: {fix}"
     return None
+
+
+@dataclass
+class TableSet:
+    """Tables of one snapshot version computed by one body of code: stored as
+    ``<name>_<code hash>.parquet`` in :func:`folder`, so changed code never serves an old file.
+
+    ``sources`` are the repository files whose code computes them (a test checks each set's list
+    against the imports of the code that computes it); ``what`` names the tables in a problem
+    line ('planner', 'leaderboard'). Not frozen, so a test can stand in another code hash."""
+
+    names: tuple[str, ...]
+    sources: tuple[str, ...]
+    what: str
+
+    def source_hash(self) -> str:
+        """Short hash of :attr:`sources` (:func:`code_hash`)."""
+        return code_hash(self.sources)
+
+    def path(self, version: str, name: str) -> Path:
+        """The file of table ``name`` for ``version`` and the current code."""
+        return table_path(folder(version), name, self.source_hash())
+
+    def paths(self, version: str) -> list[Path]:
+        """Every table's file for ``version`` and the current code, in :attr:`names` order."""
+        digest = self.source_hash()
+        return [table_path(folder(version), name, digest) for name in self.names]
+
+    def cached(
+        self, version: str | None, name: str, compute: Callable[[], pd.DataFrame]
+    ) -> pd.DataFrame:
+        """The stored table ``name`` of ``version``, or ``compute()``'s, stored
+        (:func:`cached_table`); no version: computed, not stored."""
+        return cached_table(self.path(version, name) if version else None, compute)
+
+    def remove_older(self, version: str) -> list[Path]:
+        """Delete the stored tables of ``version`` written by other code (other hashes), after
+        the current ones are written; returns the current files."""
+        current = self.paths(version)
+        remove_tables(folder(version), self.names, keep=current)
+        return current
+
+    def stale_reason(self, version: str) -> str | None:
+        """None when every table of ``version`` exists for the current code and matches its
+        recorded hash; otherwise one line naming the first that does not, and the fix."""
+        return missing_reason(self.paths(version), self.what, f"{REGENERATE} {version}")

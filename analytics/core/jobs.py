@@ -1,4 +1,4 @@
-"""Batches of independent jobs, run here one after another or as Ray tasks (issue 8).
+"""Batches of independent jobs, run here one after another or as Ray tasks.
 
 Used by ``python -m measure sweep --ray`` and ``python -m analytics fl-run --ray``. Each job has a
 deterministic id (a hash of its spec), so a batch can be rerun: jobs already complete are skipped,

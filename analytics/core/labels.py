@@ -8,6 +8,8 @@ these labels instead: through ``st.column_config`` or :func:`labelled`. A column
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 LABELS: dict[str, str] = {
@@ -27,7 +29,7 @@ LABELS: dict[str, str] = {
     "rating": "Elo",
     "rating_low": "Elo 95% low",
     "rating_high": "Elo 95% high",
-    "rating_interval": "Elo (95% interval)",
+    "rating_interval": "Elo 95% interval",
     "rank_low": "Rank best",
     "rank_high": "Rank worst",
     "eligible": "Ranked",
@@ -44,6 +46,15 @@ LABELS: dict[str, str] = {
     "usd_per_mtok_output": "Output price (USD per 1M tokens)",
     "price_date": "Price dated",
     "price_source_url": "Price source",
+    "n_sources": "Sources",
+    "variants": "Other variants",
+    "release_basis": "Date basis",
+    "api_price": "API price",
+    "api_price_from": "Price from",
+    "api_output_tok_per_s": "API speed",
+    "api_speed_measured_on": "Speed measured",
+    "reference_rating": "Elo (reference)",
+    "page": "Page",
     # hardware
     "gpu_id": "GPU ID",
     "gpu_count": "GPUs",
@@ -52,6 +63,9 @@ LABELS: dict[str, str] = {
     "mem_bandwidth_gbps": "Memory bandwidth (GB/s)",
     "bf16_tflops_dense": "BF16 dense (TFLOPS)",
     "tokens_per_s": "Tokens per second",
+    "n_runs": "Runs",
+    "tokens_per_s_min": "Slowest run (tok/s)",
+    "tokens_per_s_max": "Fastest run (tok/s)",
     # lineage and movers
     "relation": "Relation",
     "predecessor_id": "Predecessor ID",
@@ -99,6 +113,10 @@ LABELS: dict[str, str] = {
     "models": "Models",
     "as_of": "Newest score dated",
     "newest_release": "Newest model it scores",
+    "data_date": "Data of",
+    "package": "Copied from",
+    "agreement": "Agreement",
+    "fidelity": "How well it agrees",
     # federated track
     "method": "Method",
     "model": "Model",
@@ -215,7 +233,27 @@ def csv_text(frame: pd.DataFrame, labels: dict[str, str] | None = None) -> str:
     return labelled(frame, labels).to_csv(index=False)
 
 
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """``n`` and ``word`` in agreement: '1 model', '2 models', '0 models' (``many`` for an
-    irregular plural: ``plural(n, 'category', 'categories')``); thousands with commas."""
-    return f"{n:,} {word if n == 1 else (many or word + 's')}"
+_IRREGULAR_VERBS = {"are": "is", "have": "has", "were": "was", "do": "does"}
+
+
+def verb_for(n: int, verb: str) -> str:
+    """The present-tense ``verb`` (given in its plural form: 'match', 'are') agreeing with
+    ``n`` things: 'matches' / 'match', 'is' / 'are'."""
+    if n == 1:
+        if verb in _IRREGULAR_VERBS:
+            return _IRREGULAR_VERBS[verb]
+        if re.search(r"(s|sh|ch|x|z)$", verb):
+            return verb + "es"
+        if re.search(r"[^aeiou]y$", verb):
+            return verb[:-1] + "ies"
+        return verb + "s"
+    return verb
+
+
+def plural(n: int, noun: str, verb: str | None = None, *, many: str | None = None) -> str:
+    """``n`` with ``noun`` (and ``verb``) in agreement: '1 model matches', '2 models match',
+    '0 models', '1,234 models'; ``many`` for an irregular plural
+    (``plural(n, 'category', many='categories')``)."""
+    n = int(n)
+    text = f"{n:,} {noun if n == 1 else (many or noun + 's')}"
+    return f"{text} {verb_for(n, verb)}" if verb else text

@@ -129,7 +129,7 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("unit", "str", help="e.g. '%', 'elo', 'accuracy'"),
         Column(
             "protocol", "str", required=False,
-            help="the one protocol its rows follow: 'shots=5;cot=no', 'subset=val' (issue 26)",
+            help="the one protocol its rows follow: 'shots=5;cot=no', 'subset=val'",
         ),
     ),
     "scores": (
@@ -187,8 +187,9 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("phase", "str", help="'generation' or 'prompt'"),
         Column("tokens_per_s", "float"),
         Column("source_url", "str"),
-        # issue 14 columns: always filled by `ingest`; optional here so catalogs written before
-        # them still validate (kind, measured_on, source_name can become required later)
+        # Columns added after the first catalogs: always filled by `ingest`; optional here so
+        # catalogs written before them still validate (kind, measured_on, source_name can become
+        # required later)
         Column(
             "kind", "str", required=False,
             help="'single-stream' (llama.cpp), 'server' (MLPerf aggregate), "

@@ -264,7 +264,7 @@ def disclosures(board: Board) -> list[str]:
     training = ", ".join(
         f"{d}: B = {b}, E = {e}" for d, (b, e) in runner.LOCAL_TRAINING.items()
         if d in board.policy.datasets
-    )  # fmt: skip
+    )
     return [
         "Datasets: " + "; ".join(names) + f". Every checkpoint is evaluated on the same fixed "
         f"sample of at most {datasets.EVAL_SAMPLES:,} test images.",

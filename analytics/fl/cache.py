@@ -28,14 +28,14 @@ derived) goes to ``<key>/local/`` (git-ignored).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import io
 import json
 from pathlib import Path
 
 import pandas as pd
 
-from analytics.core import atomic, paths
+from analytics.core import atomic, derived, paths
+from analytics.core.hashing import sha256_hex
 from analytics.fl import scoring, simulator
 from analytics.fl.policy import Policy
 from analytics.fl.submission import UNFORESEEN, Run, Submission, Validation, validate_zip
@@ -63,24 +63,26 @@ def root() -> Path:
 
 
 def key(policy: Policy) -> str:
-    """Hash of the format, the validating and scoring code, the simulator profiles and
-    ``policy``: the folder name of every entry computed under them."""
-    digest = hashlib.sha256(f"fl-cache-{FORMAT}".encode())
-    for rel in CODE_FILES:
-        digest.update(rel.encode() + b"\0")
-        digest.update((paths.REPO_ROOT / rel).read_bytes().replace(b"\r\n", b"\n"))
+    """Hash of the validating and scoring code (``derived.code_hash``, the one code hash of every
+    cache), the format, the simulator profiles and ``policy``: the folder name of every entry
+    computed under them."""
     profiles = simulator.profiles_path()
-    digest.update(profiles.read_bytes() if profiles.is_file() else b"<missing>")
-    digest.update(json.dumps(dataclasses.asdict(policy), sort_keys=True).encode())
-    return digest.hexdigest()[:16]
+    extra = b"\0".join(
+        (
+            f"fl-cache-{FORMAT}".encode(),
+            profiles.read_bytes() if profiles.is_file() else b"<missing>",
+            json.dumps(dataclasses.asdict(policy), sort_keys=True).encode(),
+        )
+    )
+    return derived.code_hash(CODE_FILES, extra=extra, digits=16)
 
 
 def zip_id(name: str, zip_sha256: str) -> str:
-    return hashlib.sha256(f"zip\0{name}\0{zip_sha256}".encode()).hexdigest()[:32]
+    return sha256_hex(f"zip\0{name}\0{zip_sha256}")[:32]
 
 
 def scores_id(zip_ids: list[str]) -> str:
-    return hashlib.sha256(("scores\0" + "\0".join(zip_ids)).encode()).hexdigest()[:32]
+    return sha256_hex("scores\0" + "\0".join(zip_ids))[:32]
 
 
 # --- the entry format: header line + Parquet tables ------------------------------------------
@@ -96,7 +98,7 @@ def _encode(header: dict, tables: dict[str, pd.DataFrame]) -> bytes:
     header = header | {
         "format": FORMAT,
         "parts": [[name, len(blob)] for name, blob in zip(tables, blobs, strict=True)],
-        "body_sha256": hashlib.sha256(body).hexdigest(),
+        "body_sha256": sha256_hex(body),
     }
     return json.dumps(header, sort_keys=True, allow_nan=False).encode() + b"\n" + body
 
@@ -112,7 +114,7 @@ def _decode(data: bytes, expect: dict) -> tuple[dict, dict[str, pd.DataFrame]] |
             return None
         if any(header.get(k) != v for k, v in expect.items()):
             return None
-        if header.get("body_sha256") != hashlib.sha256(body).hexdigest():
+        if header.get("body_sha256") != sha256_hex(body):
             return None
         tables, at = {}, 0
         for name, size in header["parts"]:
@@ -236,7 +238,7 @@ def _zip_result(header: dict, tables: dict[str, pd.DataFrame]) -> Validation | N
 
 
 def validated(file: Path, policy: Policy, folder_key: str | None = None, *,
-              local: bool = True) -> tuple[Validation, str | None]:  # fmt: skip
+              local: bool = True) -> tuple[Validation, str | None]:
     """``validate_zip(file, policy)``, served from the cache when an entry of these exact bytes,
     this name and this key exists; returns (validation, entry id or None when not cached)."""
     try:
@@ -244,7 +246,7 @@ def validated(file: Path, policy: Policy, folder_key: str | None = None, *,
     except OSError:
         return validate_zip(file, policy), None  # its one 'unreadable' line
     folder = root() / (folder_key or key(policy))
-    digest = hashlib.sha256(data).hexdigest()
+    digest = sha256_hex(data)
     entry_id = zip_id(file.name, digest)
     name = f"zip-{entry_id}.entry"
     expect = {"kind": "zip", "zip": file.name, "zip_sha256": digest}
@@ -269,7 +271,7 @@ def validated(file: Path, policy: Policy, folder_key: str | None = None, *,
 
 
 def scored(subs: list[Submission], ids: list[str | None], policy: Policy,
-           folder_key: str | None = None, *, local: bool = True) -> scoring.Scores:  # fmt: skip
+           folder_key: str | None = None, *, local: bool = True) -> scoring.Scores:
     """``scoring.score(subs, policy)``, cached when every submission came from a ZIP entry."""
     if len(ids) != len(subs) or any(i is None for i in ids):
         return scoring.score(subs, policy)
@@ -284,7 +286,7 @@ def scored(subs: list[Submission], ids: list[str | None], policy: Policy,
     entry = _encode(expect, {p: getattr(result, p) for p in _SCORE_PARTS})
     decoded = _decode(entry, expect)
     if decoded is not None and same_scores(scoring.Scores(*(decoded[1][p] for p in _SCORE_PARTS)),
-                                           result):  # fmt: skip
+                                           result):
         _write(folder / LOCAL / name if local else folder / name, entry)
     return result
 

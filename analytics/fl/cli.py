@@ -41,7 +41,7 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--seeds", nargs="+", type=int, default=list(runner.SEEDS),
         help="the first seed's ZIPs go to --out (scored), the others to --out/seeds/<seed>/",
-    )  # fmt: skip
+    )
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help="one Ray task per run")
     p.add_argument("--results", type=Path, help="job results folder (docs/ray.md)")

@@ -84,7 +84,7 @@ def _fit(fed, glob, params, strategy, rnd, c, rows) -> tuple | None:
     down = _size(params)
     if fed.rng.random() < fed.setup.dropout_p:
         rows.append({"round": rnd, "client": c, "flops": 0, "bytes_up": 0, "bytes_down": down,
-                     "mem_bytes": 0})  # fmt: skip
+                     "mem_bytes": 0})
         return None
     mu = getattr(strategy, "proximal_mu", None)  # Flower's FedProx sends mu to its clients
     local = runner.build_model(fed.kind, fed.task.image_shape, fed.task.n_classes)
@@ -96,7 +96,7 @@ def _fit(fed, glob, params, strategy, rnd, c, rows) -> tuple | None:
     flops = runner.train_flops(fed, glob, len(y), steps, 4 if anchor else 0)
     mem = runner.mem_bytes(fed, glob, 3 if anchor else 2)
     rows.append({"round": rnd, "client": c, "flops": flops, "bytes_up": _size(reply),
-                 "bytes_down": down, "mem_bytes": mem})  # fmt: skip
+                 "bytes_down": down, "mem_bytes": mem})
     status = Status(code=Code.OK, message="")
     return _InProcessClient(f"c{c:03d}"), FitRes(status, reply, len(y), {})
 

@@ -26,7 +26,6 @@ same before and after that newline is added.
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -38,6 +37,7 @@ from pathlib import Path
 
 from analytics.core import atomic, paths
 from analytics.core import problems as problem_text
+from analytics.core.hashing import file_sha256
 from analytics.core.problems import Problem
 
 UNVERIFIED, ACCEPTED, REJECTED = "unverified", "accepted", "rejected"
@@ -78,11 +78,6 @@ def log_path() -> Path:
 def lock_path() -> Path:
     """The ``flock(2)`` target every append (and every decision's check) holds."""
     return uploads_dir() / LOCK_NAME
-
-
-def sha256_of(path: Path) -> str:
-    """Hex sha256 of a stored file."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def _now() -> str:
@@ -219,7 +214,7 @@ def states(folder: Path | None = None) -> tuple[dict[str, State], list[str]]:
     history, problems = events()
     out = {}
     for file in sorted(folder.glob("*.zip")) if folder.is_dir() else []:
-        out[file.name] = _state(file.name, sha256_of(file), history)
+        out[file.name] = _state(file.name, file_sha256(file), history)
     return out, problems
 
 
@@ -266,7 +261,7 @@ def decide(
         raise ReviewError(name, f"action {action!r}", "accept or reject")
     with locked():
         path = _target(name)
-        digest = sha256_of(path)
+        digest = file_sha256(path)
         if sha256 is not None and sha256 != digest:
             raise ReviewError(name, "the stored file changed since it was shown", "review it again")
         history, _ = _read(log_path())

@@ -80,7 +80,7 @@ class LeNet5(nn.Module):
         self.features = nn.Sequential(
             nn.Conv2d(channels, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
             nn.Conv2d(6, 16, 5, padding=pad2), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
-        )  # fmt: skip
+        )
         flat = self.features(torch.zeros(1, *shape)).shape[1]
         self.head = nn.Sequential(
             nn.Linear(flat, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, n_classes)
@@ -100,7 +100,7 @@ def build_model(kind: str, shape: tuple[int, int, int], n_classes: int) -> nn.Mo
             nn.Linear(int(np.prod(shape)), HIDDEN_UNITS), nn.ReLU(),
             nn.Linear(HIDDEN_UNITS, HIDDEN_UNITS), nn.ReLU(),
             nn.Linear(HIDDEN_UNITS, n_classes),
-        )  # fmt: skip
+        )
     raise ValueError(f"unknown model {kind!r}; fix: use one of {MODELS}")
 
 

@@ -60,7 +60,7 @@ def adjacent_gaps(spread: pd.DataFrame) -> pd.DataFrame:
             rows.append(dict(zip(CELL, cell, strict=True)) | {
                 "better": a.method, "worse": b.method, "gap": gap, "spread": width,
                 "inside": inside,
-            })  # fmt: skip
+            })
     return pd.DataFrame(rows, columns=GAP_COLUMNS)
 
 

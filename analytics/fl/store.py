@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -247,16 +246,3 @@ def _receive(data: bytes, upload_name: str, policy: Policy) -> tuple[str | None,
     review.record_received(target.name, hashlib.sha256(data).hexdigest(), upload_name)
     return target.name, []
 
-
-def summary_json(sub: Submission) -> str:
-    """One-line description of a submission for logs and pages."""
-    return json.dumps(
-        {
-            "protocol": sub.protocol,
-            "model": sub.model,
-            "method": sub.method,
-            "seed": sub.seed,
-            "simulator_version": sub.simulator_version,
-            "runs": len(sub.runs),
-        }
-    )

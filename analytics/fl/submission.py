@@ -48,7 +48,6 @@ CHECKPOINT_COLUMNS = (
 RUN_STATUSES = ("oom", "failed")
 ZIP_USE = "fl-submission"  # its caps (16 MiB a member, 5,000 members): analytics.core.safezip
 _CAPS = safezip.LIMITS[ZIP_USE]
-_PACKER_FIX = "upload the .zip the packer wrote"
 _NAME = re.compile(r"^[A-Za-z0-9_.\- ]{1,80}$")
 UNFORESEEN = "unforeseen error"  # marks the backstop's line (tests assert it never shows)
 MAX_STEP = 2**53  # steps and rounds: integers exactly representable as floats

@@ -30,15 +30,15 @@ from analytics.core import db
 MODEL_COLUMNS = (
     "model_id", "release_date", "release_date_basis", "usd_per_mtok_input",
     "usd_per_mtok_output", "price_source_url", "price_date",
-)  # fmt: skip
+)
 SPEED_COLUMNS = ("model_id", "output_tokens_per_s", "ttft_s", "measured_on", "source_name",
-                 "source_url")  # fmt: skip
+                 "source_url")
 SPEED_SOURCE = "Artificial Analysis"
 """Who measures the API speeds (named when a row does not carry its ``source_name``)."""
 BOARD_COLUMNS = (
     "api_usd_per_mtok_input", "api_usd_per_mtok_output", "api_price_from",
     "api_output_tok_per_s", "api_speed_measured_on",
-)  # fmt: skip
+)
 """What :func:`board_columns` adds to leaderboard rows: prices and speed as numbers (a table
 sorts them as numbers, never as text), dates as dates."""
 
@@ -55,7 +55,7 @@ def model_api(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
             "measured_on": "speed_measured_on", "source_name": "speed_source_name",
             "source_url": "speed_source_url",
         }
-    )  # fmt: skip
+    )
     speed = speed.drop_duplicates("model_id")  # one row per model (its primary key)
     out = models.merge(speed, on="model_id", how="left")
     notes = db.select_present(con, "overrides", ["action", "subject", "field", "reason"])
@@ -67,7 +67,7 @@ def model_api(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     split = split[split["field"] == "release_date"]
     said = {c: f"{v} (shown: {s})" if s else v
             for c, v, s in zip(split["checkpoint_id"], split["values"], split["settled"],
-                               strict=True)}  # fmt: skip
+                               strict=True)}
     of = dict(zip(checkpoints["model_id"], checkpoints["checkpoint_id"], strict=True))
     out["release_disagreement"] = out["model_id"].map(lambda m: said.get(of.get(m, m)))
     return out
@@ -261,7 +261,7 @@ def model_api_of(api: pd.DataFrame, model_id: str) -> ModelApi:
             tok, _number(row.get("speed_ttft_s")), _day(row.get("speed_measured_on")),
             _text(row.get("speed_source_name")) or SPEED_SOURCE,
             _text(row.get("speed_source_url")),
-        )  # fmt: skip
+        )
     return ModelApi(
         price, speed, _day(row.get("release_date")), _text(row.get("release_date_basis")),
         _text(row.get("release_unpublished")), _text(row.get("release_disagreement")),

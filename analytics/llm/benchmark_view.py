@@ -95,7 +95,7 @@ def benchmark_table(board: Leaderboard, benchmark_id: str) -> BenchmarkTable:
     head = head.sort_values(
         ["score", "overall_rank", "display_name", "model_id"],
         ascending=[not higher, True, True, True], na_position="last", kind="mergesort",
-    )  # fmt: skip
+    )
     key = head["score"] if higher else -head["score"]
     head = head.assign(position=key.rank(method="min", ascending=False).astype("Int64"))
     others = rows[~rows["is_headline"]].sort_values(

@@ -1,14 +1,15 @@
 """The leaderboard's version-level tables besides its ratings, precomputed once per snapshot
-version into ``data/derived/<version>/`` (issue 13: "precompute what the pages need ... lineage,
-profiles"), so a page's first render reads them instead of computing them:
+version into ``data/derived/<version>/``, so a page's first render reads them instead of
+computing them:
 
 - ``lineage``: every model's predecessor (``lineage.predecessors``, seed 002 "Movers &
   lineage"), behind the movers page and each model's family;
 - ``profiles``: every model's category capability profile (``profiles.category_profiles`` of the
   headline scores), behind the compare radar, the model page and the category view.
 
-Stored as ``analytics.core.derived`` stores every such table: file names carry a short hash of
-the code computing them (:data:`SOURCES`), so changed code never serves an old file. The
+Stored as ``analytics.core.derived`` stores every such table (:data:`TABLES`, a
+``derived.TableSet``): file names carry a short hash of the code computing them
+(:data:`SOURCES`), so changed code never serves an old file. The
 leaderboard (``leaderboard.build``) reads them through :func:`lineage_of` and
 :func:`profiles_of`; ``python -m analytics derive`` writes them for the current snapshot (the
 committed ones), and a test fails when they are missing for the current code.
@@ -17,7 +18,6 @@ committed ones), and a test fails when they are missing for the current code.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import pandas as pd
 
@@ -38,16 +38,7 @@ SOURCES = (
 """Every module the tables' computation runs (a test checks this list against the imports of
 this module, transitively, and for the leaderboard module that reads their inputs)."""
 NAMES = ("lineage", "profiles")
-
-
-def source_hash() -> str:
-    """Short hash of :data:`SOURCES` (``derived.code_hash``)."""
-    return derived.code_hash(SOURCES)
-
-
-def path(version: str, name: str) -> Path:
-    """The file of table ``name`` (one of :data:`NAMES`) for ``version`` and the current code."""
-    return derived.table_path(ratings.derived_dir(version), name, source_hash())
+TABLES = derived.TableSet(NAMES, SOURCES, "leaderboard")
 
 
 def lineage_of(version: str, models: Callable[[], pd.DataFrame]) -> pd.DataFrame:
@@ -68,17 +59,4 @@ def profiles_of(
 
 
 def _cached(version: str, name: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
-    return derived.cached_table(path(version, name), compute) if version else compute()
-
-
-def remove_older(version: str) -> None:
-    """Delete the stored tables of ``version`` written by other code (other hashes), after the
-    current ones are written."""
-    current = [path(version, name) for name in NAMES]
-    derived.remove_tables(ratings.derived_dir(version), NAMES, keep=current)
-
-
-def stale_reason(version: str) -> str | None:
-    """None when every table of ``version`` exists for the current code; otherwise one line."""
-    targets = [path(version, name) for name in NAMES]
-    return derived.missing_reason(targets, "leaderboard", f"{ratings.REGENERATE} {version}")
+    return TABLES.cached(version, name, compute)

@@ -35,7 +35,7 @@ WONT_FIT = "won't fit"
 FITS = "fits"
 TABLES = ("models", "gpus", "throughput", "scores", "benchmarks", "finetune_memory")
 MIN_PRICE_SOURCES = 2  # fewer provider catalogs behind a $/h -> "thin"
-MIN_PRICE_OFFERS = 2  # issue 14: fewer on-demand offers behind a $/h (when counted) -> "thin"
+MIN_PRICE_OFFERS = 2  # fewer on-demand offers behind a $/h (when counted) -> "thin"
 APPLE_TIERS = ("pro", "max", "ultra")  # chip tiers above the base chip
 
 
@@ -181,7 +181,7 @@ def rentable_configs(gpus: pd.DataFrame) -> list[Hardware]:
     priced = gpus[kinds & gpus["usd_per_hour"].notna() & (gpus["memory_gb"] > 0)]
     single = [_hardware_of(row) for row in priced.to_dict("records")]  # one pass over rows
     configs = [h if n == 1 else dataclasses.replace(h, count=n) for h in single
-               for n in RENTABLE_COUNTS]  # fmt: skip
+               for n in RENTABLE_COUNTS]
     return sorted(configs, key=lambda h: (h.count * h.usd_per_hour, h.count, h.gpu_id))
 
 
@@ -358,36 +358,3 @@ def gpu_choices(gpus: pd.DataFrame, apple: bool) -> dict[str, str]:
         g: f"{n} · {m:g} GB"
         for g, n, m in zip(pool["gpu_id"], pool["name"], pool["memory_gb"], strict=True)
     }
-
-
-def checkpoint_key(table: pd.DataFrame) -> pd.Series:
-    """Each row's checkpoint: ``checkpoint_id``, else its own model_id."""
-    if "checkpoint_id" not in table:
-        return table["model_id"]
-    return table["checkpoint_id"].where(table["checkpoint_id"].notna(), table["model_id"])
-
-
-def one_per_checkpoint(table: pd.DataFrame) -> pd.DataFrame:
-    """One row per checkpoint (reasoning-effort / mode variants share weights): the variant with
-    the best ``rating`` represents it (then the smallest model_id); adds ``variants`` (every
-    variant's name, sorted) and keeps the best rating. Row order follows the representatives."""
-    key = checkpoint_key(table)
-    names = table["display_name"] if "display_name" in table else table["model_id"]
-    names = names.where(names.notna(), table["model_id"]).astype(str)
-    variants = names.groupby(key).agg(lambda s: ", ".join(sorted(set(s))))
-    rating = table["rating"] if "rating" in table else pd.Series(float("nan"), index=table.index)
-    order = table.assign(_ck=key, _r=rating).sort_values(
-        ["_r", "model_id"], ascending=[False, True], na_position="last"
-    )
-    keep = order.drop_duplicates("_ck").index
-    out = table.loc[table.index.isin(keep)].copy()
-    out["variants"] = key[out.index].map(variants)
-    return out
-
-
-def best_ratings(models: pd.DataFrame, ratings: pd.DataFrame) -> pd.DataFrame:
-    """checkpoint_id -> the best rating of its variants (NaN when none is rated)."""
-    key = checkpoint_key(models)
-    rated = models[["model_id"]].assign(checkpoint_id=key.to_numpy())
-    rated = rated.merge(ratings[["model_id", "rating"]], on="model_id", how="left")
-    return rated.groupby("checkpoint_id", as_index=False)["rating"].max()

@@ -97,7 +97,7 @@ def frontier_over_time(
                     "model_id": holder.to_numpy(),
                     "is_record": record.to_numpy(),
                 }
-            )  # fmt: skip
+            )
         )
     return pd.concat(out, ignore_index=True)[cols]
 
@@ -190,7 +190,7 @@ def release_chart(table: pd.DataFrame) -> ChartFrame:
         for w, d, m, r in zip(env["weights"], env["x"], env["model_id"], env["rating"], strict=True)
     ]
     record = set(zip(env.loc[env["is_record"], "weights"], env.loc[env["is_record"], "model_id"],
-                     strict=True))  # fmt: skip
+                     strict=True))
     dated["on_frontier"] = [
         (w, m) in record for w, m in zip(dated["weights"], dated["model_id"], strict=True)
     ]
@@ -205,7 +205,7 @@ def release_chart(table: pd.DataFrame) -> ChartFrame:
     return ChartFrame(
         _points(dated), env[["weights", "x", "rating", "model_id", "hover"]], missing,
         "Release date", RATING_TITLE, line, proxy_dated=int(proxy.sum()),
-    )  # fmt: skip
+    )
 
 
 def size_chart(table: pd.DataFrame) -> ChartFrame:
@@ -241,13 +241,13 @@ def price_chart(table: pd.DataFrame) -> ChartFrame:
             priced["price_source_url"],
             priced["price_date"],
             strict=True,
-        )  # fmt: skip
+        )
     ]
     priced["hover"] = _hover(priced, pd.Series(x_text, index=priced.index, dtype=object))
     return _pareto_chart(
         priced, len(rows) - len(priced),
         f"Blended API price (USD per million tokens, {a}:{b} input:output, log scale)", "price",
-    )  # fmt: skip
+    )
 
 
 def _pareto_chart(rows: pd.DataFrame, missing: int, x_title: str, what: str) -> ChartFrame:
@@ -282,7 +282,7 @@ def _hover(rows: pd.DataFrame, x_text: pd.Series) -> pd.Series:
     for name, rating, low, high, org, x in zip(
         rows["display_name"], rows["rating"], column("rating_low"), column("rating_high"),
         column("organisation"), x_text.reindex(rows.index), strict=True,
-    ):  # fmt: skip
+    ):
         elo = f"Elo {rating:.1f}"
         if low is not None and high is not None and not pd.isna(low) and not pd.isna(high):
             elo += f" (95% interval {low:.1f}–{high:.1f})"

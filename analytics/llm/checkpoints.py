@@ -104,6 +104,19 @@ def one_row_per_checkpoint(models: pd.DataFrame, ratings: pd.DataFrame | None) -
     return out.drop(columns=[c for c in out.columns if c.startswith("_")])
 
 
+def best_ratings(models: pd.DataFrame, ratings: pd.DataFrame | None) -> pd.DataFrame:
+    """checkpoint_id -> ``rating``, the best rating of its variants in ``ratings`` (NaN when
+    none is rated): the figure :func:`one_row_per_checkpoint` puts beside each checkpoint,
+    without collapsing the other fields."""
+    rated = pd.DataFrame(
+        {
+            "checkpoint_id": checkpoint_ids(models).to_numpy(),
+            "rating": _ratings_for(models["model_id"], ratings).to_numpy(),
+        }
+    )
+    return rated.groupby("checkpoint_id", as_index=False, sort=True)["rating"].max()
+
+
 def _checkpoint_names(table: pd.DataFrame) -> pd.Series:
     """:func:`checkpoint_name` of every ``_first`` group, vectorised."""
     stripped = table["_name"].str.replace(_VARIANT_SUFFIX, "", regex=True).str.strip()

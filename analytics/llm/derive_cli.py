@@ -78,13 +78,14 @@ def main(argv: list[str]) -> int:
 
 
 def _check(version: str, planner_only: bool) -> int:
-    reason = planner_inputs.stale_reason(version) or board_inputs.stale_reason(version)
+    sets = (planner_inputs.TABLES, board_inputs.TABLES)
+    reason = next(filter(None, (tables.stale_reason(version) for tables in sets)), None)
     if not planner_only:
         reason = ratings.stale_reason(version) or reason
-    damaged = derived.damage_lines(ratings.derived_dir(version))  # every file, not the first
+    damaged = derived.damage_lines(derived.folder(version))  # every file, not the first
     if reason or damaged:
         for line in dict.fromkeys([*([reason] if reason else []), *damaged]):
             print(f"error: {line}", file=sys.stderr)
         return 1
-    print(f"{ratings.derived_dir(version)}: up to date")
+    print(f"{derived.folder(version)}: up to date")
     return 0

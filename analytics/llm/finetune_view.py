@@ -1,7 +1,7 @@
 """The fine-tune planner's views (seed 002, "Fine-tuning fit & cost" and "Discovery"): one
 model's plan and rough cost, and the list of models that can be tuned on the user's hardware.
 
-Prices (issue 14): every $/h carries what backs it - the provider catalogs (SkyPilot, at their
+Prices: every $/h carries what backs it - the provider catalogs (SkyPilot, at their
 commits), the number of on-demand offers (``gpus.price_offers``) and the date when recorded. A
 price from fewer than :data:`MIN_PRICE_OFFERS` offers, or from a single provider's catalog, is
 "thin" (:func:`is_thin`); the cheapest config is a thin-priced one only when no config with a
@@ -119,7 +119,7 @@ def price_facts(config: cat.Hardware | None) -> dict:
         "price_offers": price.offers, "price_providers": price.sources,
         "price_date": price.date, "price_thin": is_thin(price),
         "price_sources": list(price.source_urls),
-    }  # fmt: skip
+    }
 
 
 def default_apple(gpus: pd.DataFrame) -> str | None:
@@ -209,7 +209,7 @@ def _choices(models: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(
         {"model_id": rows["model_id"], "checkpoint_id": rows["checkpoint_id"], "label": labels,
          "search": search, "rating": rows["best_rating"]}
-    )  # fmt: skip
+    )
     return out.sort_values(["label", "model_id"]).reset_index(drop=True)
 
 
@@ -238,7 +238,7 @@ def search_choices(choices: pd.DataFrame, query: str) -> pd.DataFrame:
 
 def _release_twins(models: pd.DataFrame, model_id: str) -> set[str]:
     """Model ids sharing ``model_id``'s weights_release AND arch_key (both known): the base and
-    instruct checkpoints of one release (issue 14 contract); just ``model_id`` otherwise."""
+    instruct checkpoints of one release; just ``model_id`` otherwise."""
     if not {"weights_release", "arch_key"} <= set(models.columns):
         return {model_id}
     keys = models[["model_id", "weights_release", "arch_key"]].astype(str)
@@ -437,7 +437,7 @@ def config_options(
         cheapest = min(costed, key=lambda o: (o.cost.cost_usd, o.hardware.count))
         fastest = min(costed, key=lambda o: (o.cost.wall_clock_hours, o.cost.cost_usd))
         out += [dataclasses.replace(cheapest, role=CHEAPEST),
-                dataclasses.replace(fastest, role=FASTEST)]  # fmt: skip
+                dataclasses.replace(fastest, role=FASTEST)]
     return tuple(out)
 
 
@@ -445,7 +445,7 @@ def options_table(options: tuple[ConfigOption, ...]) -> pd.DataFrame:
     """One row per option: role, config, method, gpu_hours, wall_clock_hours, cost_usd,
     usd_per_gpu_hour, price_date (None: the source records none) and price (its basis)."""
     columns = ["role", "config", "method", "gpu_hours", "wall_clock_hours", "cost_usd",
-               "usd_per_gpu_hour", "price_date", "price"]  # fmt: skip
+               "usd_per_gpu_hour", "price_date", "price"]
     rows = []
     for o in options:
         cost = o.cost
@@ -457,7 +457,7 @@ def options_table(options: tuple[ConfigOption, ...]) -> pd.DataFrame:
             "usd_per_gpu_hour": o.hardware.usd_per_hour,
             "price_date": o.hardware.price.date if o.hardware.price else None,
             "price": price_label(o.hardware),
-        })  # fmt: skip
+        })
     table = pd.DataFrame(rows, columns=columns)
     numbers = ["gpu_hours", "wall_clock_hours", "cost_usd", "usd_per_gpu_hour"]
     return table.astype({c: "float64" for c in numbers})
@@ -551,14 +551,14 @@ def discovery_view(
     if table.empty:
         return table.assign(rating=pd.Series(dtype=float))
     if ratings is not None:
-        best = cat.best_ratings(catalog.models, ratings)
+        best = checkpoints.best_ratings(catalog.models, ratings)
         table = table.merge(best, on="checkpoint_id", how="left")
     else:
         table["rating"] = float("nan")
     ranked = quality.quality_ranking(
         catalog.scores, catalog.benchmarks, table[["model_id", "checkpoint_id"]], list(axes),
         axis_values,
-    )  # fmt: skip
+    )
     keep = ["model_id", *axes, "coverage", "coverage_label", "quality", "variants"]
     table = ranked[keep].merge(table.drop(columns="checkpoint_id"), on="model_id")
     order = ["fits", "coverage", "quality", "ratio"]
@@ -584,5 +584,5 @@ def ordered(table: pd.DataFrame, order: str) -> pd.DataFrame:
     if order != BY_RATING:
         raise ValueError(f"order {order!r}: unknown; fix: use one of {', '.join(LIST_ORDERS)}")
     out = table.sort_values(["fits", "rating"], ascending=[False, False], na_position="last",
-                            kind="stable")  # fmt: skip
+                            kind="stable")
     return out.reset_index(drop=True)

@@ -42,7 +42,7 @@ Q4_BYTES_PER_PARAM = Q4_BITS_PER_PARAM / BITS_PER_BYTE  # GB per billion paramet
 KV_TENSORS = 2  # the KV cache holds a key and a value tensor per layer
 KV_BYTES_PER_VALUE = 2  # fp16/bf16 KV cache
 BYTES_PER_GB = 1e9
-# The Q4 figures that are ground truth (models.vram_q4_basis, issue 14 contract); any other
+# The Q4 figures that are ground truth (models.vram_q4_basis); any other
 # vram_q4_gb is not used by the verdict, which then applies the seed formula.
 GROUND_TRUTH_Q4 = ("published file size", "measured memory")
 FORMULA_Q4 = f"formula ({Q4_BITS_PER_PARAM:g} bits/param)"
@@ -494,7 +494,7 @@ SCENARIO_ORDER = ("Offline", "Server", "Interactive")  # MLPerf scenario shown f
 MEASURED = "measured"
 SPEED_FIELDS = ("tokens_per_s", "quant", "scenario", "system", "measured_on", "applies",
                 "source_url", "source_name", "engine", "n_runs", "tokens_per_s_min",
-                "tokens_per_s_max", "date")  # fmt: skip
+                "tokens_per_s_max", "date")
 """Per kind, :func:`measured_speeds` returns ``<kind prefix>_<field>`` for each of these."""
 KIND_PREFIX = {SINGLE_STREAM: "single_stream", SERVER: "server", COMMUNITY: "community",
                BENCHMARKER: "benchmarker", VENDOR: "vendor"}
@@ -502,8 +502,8 @@ KIND_PREFIX = {SINGLE_STREAM: "single_stream", SERVER: "server", COMMUNITY: "com
 
 def throughput_kinds(throughput: pd.DataFrame) -> pd.Series:
     """Each row's kind: the ``kind`` column ("single-stream" / "server"); in a catalog without
-    it (before issue 14) a row of the llama.cpp benchmark repository is single-stream, any
-    other row's kind is unknown (empty) and it is never shown."""
+    it (built before kinds were recorded) a row of the llama.cpp benchmark repository is
+    single-stream, any other row's kind is unknown (empty) and it is never shown."""
     if "kind" in throughput:
         kind = throughput["kind"].fillna("").astype(str).str.strip().str.casefold()
     else:
@@ -631,7 +631,7 @@ KIND_LABELS = {
     SINGLE_STREAM: "llama.cpp single stream", SERVER: "MLPerf server (aggregate)",
     COMMUNITY: "community single stream", BENCHMARKER: "benchmarker single stream",
     VENDOR: "vendor aggregate per GPU",
-}  # fmt: skip
+}
 """How each throughput kind is named wherever a speed is shown."""
 
 
@@ -641,7 +641,7 @@ def model_speeds(throughput: pd.DataFrame, models: pd.DataFrame, model_id: str) 
     tokens_per_s, n_runs, range, quant, engine, date, source_name, source_url."""
     cols = ["kind", "gpu_id", "gpu_count", "phase", "tokens_per_s", "n_runs", "tokens_per_s_min",
             "tokens_per_s_max", "quant", "engine", "scenario", "date", "source_name",
-            "source_url"]  # fmt: skip
+            "source_url"]
     if throughput is None or throughput.empty or models is None or models.empty:
         return pd.DataFrame(columns=cols)
     labels = _label_checkpoints(models)

@@ -158,7 +158,7 @@ def _load(version: str) -> _Snapshot:
     return _Snapshot(
         version, tables, catalog.model_names(tables.models), catalog.gpu_names(tables.gpus),
         tables.models.set_index("model_id"), finetune_view.rentable_configs(tables.gpus),
-    )  # fmt: skip
+    )
 
 
 def _stats(files: list[Path]) -> tuple[tuple[str, int, int], ...]:
@@ -230,7 +230,7 @@ def _model(args: argparse.Namespace, command: str, served: _Served) -> _Model:
         _flag(row, "is_moe"), _flag(row, "open_weights"), _figure(row, "vram_q4_gb"), arch,
         snap.source("models"), _text(row, "vram_q4_basis"), _text(row, "vram_q4_source_url"),
         _figure(row, "context_length"),
-    )  # fmt: skip
+    )
     return _usable(found, command)
 
 
@@ -350,7 +350,7 @@ def _quants(model: _Model, budget: float, kv: float | None, context: int | None)
             {"quant": q.quant, "bits_per_param": q.bits_per_param, "weights_gb": q.weights_gb,
              "weights_basis": q.basis, "need_gb": q.need_gb, "verdict": q.verdict}
             for q in found
-        ],  # fmt: skip
+        ],
         "best_quant": hwfit.best_quant_label(found),
         "best_quant_bits": best.bits_per_param if best else None,
     }

@@ -32,9 +32,9 @@ HARDWARE_VIEW_COLUMNS = (
     "measured_tokens_per_s", "measured_quant", "measured_source_url",
     "total_params_b", "active_params_b", "licence_class", "licence_raw", "status",
     "smallest_config", "smallest_config_price", "variants", "n_variants", "best_model_id",
-)  # fmt: skip
+)
 """The view's columns. ``measured_*`` repeat the single-stream figure under the names the view
-had before issue 14 (notebooks read them); never a server figure."""
+had before speeds were split by kind (notebooks read them); never a server figure."""
 
 
 def inference_list(
@@ -108,7 +108,7 @@ def speed_coverage(catalog: cat.Catalog, target: cat.Hardware) -> dict[str, int]
 
 
 SPEED_COLUMNS = {k: f"{hwfit.KIND_PREFIX[k]}_tokens_per_s" for k in hwfit.THROUGHPUT_KINDS}
-"""Kind -> the view's measured tok/s column of that kind (issue 31: measured-only, sort)."""
+"""Kind -> the view's measured tok/s column of that kind (measured-only, sort)."""
 
 
 def has_measured_speed(table: pd.DataFrame) -> pd.Series:

@@ -72,9 +72,9 @@ ESSENTIAL_COLUMNS = (
     *api_facts.BOARD_COLUMNS,
     "details",
 )
-"""What the leaderboard shows first (issue 13: rank, name, rating with interval, provenance badge,
-number of benchmarks and categories, details link; issue 28: the API price with the day it applies
-from and the API speed with the day it was measured, where known; issue 31: the release date and,
+"""What the leaderboard shows first (rank, name, rating with interval, provenance badge,
+number of benchmarks and categories, details link; the API price with the day it applies
+from and the API speed with the day it was measured, where known; the release date and,
 for a first-seen day, its basis); the rest sits behind a column
 picker."""
 MORE_COLUMNS = (
@@ -178,8 +178,7 @@ def derive_inputs(version: str) -> list[Path]:
         )
     finally:
         con.close()
-    board_inputs.remove_older(version)
-    return [board_inputs.path(version, name) for name in board_inputs.NAMES]
+    return board_inputs.TABLES.remove_older(version)
 
 
 def board_models(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
@@ -374,7 +373,7 @@ def with_interval(rows: pd.DataFrame) -> pd.DataFrame:
             [rank_range_text(lo, hi) or pd.NA for lo, hi in zip(rows["rank_low"],
                                                                  rows["rank_high"], strict=True)],
             index=rows.index, dtype="string",
-        )  # fmt: skip
+        )
     return rows.assign(
         rating_interval=pd.Series(text, index=rows.index, dtype="string"), rank_range=spans
     )
@@ -469,7 +468,7 @@ class LinkTarget:
 def resolve_link(board: Leaderboard, requested: str | None) -> LinkTarget:
     """The model a shared link names: its current id; a former, merged or alias spelling opens
     the model it now belongs to with a notice naming both; an unknown name opens nothing and
-    lists the closest ids (issue 26: a link never silently shows another model)."""
+    lists the closest ids (a link never silently shows another model)."""
     text = (requested or "").strip()[:200]
     ids = set(board.models["model_id"])
     if not text or text in ids:
@@ -496,7 +495,7 @@ def model_summary(board: Leaderboard, model_id: str) -> ModelSummary:
         return ModelSummary(
             str(facts["display_name"]), None, None, None, None, None, None, 0, 0, "",
             licence_class(licence_raw or None), licence_raw,
-        )  # fmt: skip
+        )
     row = rows.iloc[0]
     return ModelSummary(
         display_name=str(row["display_name"]),
@@ -562,7 +561,7 @@ def movers(
     out = lineage.movers(
         edges, successors[["model_id", "rating"]], top=top,
         predecessors=ranked[["model_id", "rating"]],
-    )  # fmt: skip
+    )
     facts = board.models.set_index("model_id")[["display_name", "release_date"]]
     out = out.join(facts, on="model_id")
     prev = facts.rename(columns=lambda c: f"predecessor_{c.removeprefix('display_')}")

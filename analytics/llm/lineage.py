@@ -2,7 +2,7 @@
 
 Each model links to its nearest strictly-older member of the same *product line*
 (:func:`product_line`: the family, the line's words such as Pro / Flash / Flash-Lite / Sonnet /
-mini / coder, and the size class), so movers compare like with like (issue 26). Models released
+mini / coder, and the size class), so movers compare like with like. Models released
 on the same day are size variants of one release, not successions, so a model never links to a
 same-day sibling. A base checkpoint and its own tuned release (ids equal but for a closing
 :data:`TUNING_SUFFIX`: 'gemma-2-9b' and 'gemma-2-9b-it') are one release too, dated by the earlier
@@ -19,7 +19,6 @@ import re
 import numpy as np
 import pandas as pd
 
-EDGE_COLUMNS = ("model_id", "predecessor_id")
 TUNING_SUFFIX = re.compile(r"-(instruct|it|chat|base|hf)$")
 """A closing word that names the tuning of one checkpoint's weights, not a release."""
 TUNED_SUFFIX = re.compile(r"-(?:instruct|it|chat)$")

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import duckdb
 import pandas as pd
 
 from analytics.core import db, schema
+from analytics.core.labels import plural
+from analytics.core.snapshot import manifest as snapshot_manifest
 
 
 @dataclass(frozen=True)
@@ -80,7 +84,7 @@ def source_table(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
 
 
 COPY_COLUMNS = ("copy_id", "publisher", "used_for", "data_date", "package", "agreement",
-                "shared", "fidelity", "compared_with", "licence")  # fmt: skip
+                "shared", "fidelity", "compared_with", "licence")
 
 
 def copies(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
@@ -93,7 +97,7 @@ def copies(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
         return rows
     rows = rows.assign(data_date=pd.to_datetime(rows["data_date"], errors="coerce"))
     return rows.sort_values(["data_date", "publisher", "copy_id"], ascending=[False, True, True],
-                            na_position="last").reset_index(drop=True)  # fmt: skip
+                            na_position="last").reset_index(drop=True)
 
 
 def _count(con: duckdb.DuckDBPyConnection, table: str, expr: str = "count(*)") -> int:
@@ -150,3 +154,27 @@ def catalog_overview(con: duckdb.DuckDBPyConnection) -> Overview:
         freshness=freshness(con),
         copies=copies(con),
     )
+
+
+def snapshot_labels(
+    snapshots_dir: Path, data_through: Callable[[str], str | None]
+) -> dict[str, str]:
+    """version -> a snapshot picker's option for every built snapshot, oldest build first: the
+    version with its build date, newest data date (``data_through(version)``, None when
+    unknown or unreadable) and counts ('v1a2b3c4d5e · built 2026-08-22 · data through
+    2026-08-20 · 312 models, 4,512 scores'); parts a snapshot does not record are left out."""
+    out = {}
+    for folder, found in snapshot_manifest.built_snapshots(snapshots_dir):
+        parts = [folder.name, f"built {snapshot_manifest.built_at(folder, found)[:10]}"]
+        try:
+            through = data_through(folder.name)
+        except Exception:  # an unreadable old snapshot still gets a label
+            through = None
+        if through:
+            parts.append(f"data through {through}")
+        counts = found.get("tables") if isinstance(found.get("tables"), dict) else {}
+        shown = [plural(int(counts[t]), t[:-1]) for t in ("models", "scores") if t in counts]
+        if shown:
+            parts.append(", ".join(shown))
+        out[folder.name] = " · ".join(parts)
+    return out

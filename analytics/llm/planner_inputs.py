@@ -1,5 +1,5 @@
 """The fine-tune planner's version-level inputs, precomputed once per snapshot version into
-``data/derived/<version>/`` (issue 13: a page's first render must not redo per-version work).
+``data/derived/<version>/``, so a page's first render does not redo per-version work.
 
 Three tables depend on the snapshot alone, not on any choice a visitor makes:
 
@@ -9,10 +9,11 @@ Three tables depend on the snapshot alone, not on any choice a visitor makes:
 - the catalog model each measured fine-tune memory row refers to
   (``finetune_view.measured_model_ids``: every model's names and aliases, matched).
 
-Each file's name carries a short hash of the code that computes it (:data:`SOURCES`), so a
-changed computation never serves an old file: it finds no file under its new name, computes and
-stores one (atomically). ``python -m analytics derive`` writes them for the current snapshot
-(the committed ones), and a test fails when they are missing for the current code.
+Each file's name carries a short hash of the code that computes it (:data:`SOURCES`;
+:data:`TABLES`, a ``derived.TableSet``), so a changed computation never serves an old file: it
+finds no file under its new name, computes and stores one (atomically). ``python -m analytics
+derive`` writes them for the current snapshot (the committed ones), and a test fails when they
+are missing for the current code.
 """
 
 from __future__ import annotations
@@ -48,19 +49,12 @@ NAMES = ("planner_models", "axis_values", "measured_models")
 DEFAULT_COLUMN = "is_default"  # the model options' column marking the default model
 
 
-def source_hash() -> str:
-    """Short hash of :data:`SOURCES` (``derived.code_hash``)."""
-    return derived.code_hash(SOURCES)
-
-
-def path(version: str, name: str) -> Path:
-    """The file of table ``name`` (one of :data:`NAMES`) for ``version`` and the current code."""
-    return derived.table_path(ratings.derived_dir(version), name, source_hash())
+TABLES = derived.TableSet(NAMES, SOURCES, "planner")
 
 
 def _cached(version: str, name: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
     """The stored table of ``name``, or ``compute()``'s, stored (``derived.cached_table``)."""
-    return derived.cached_table(path(version, name), compute)
+    return derived.cached_table(TABLES.path(version, name), compute)
 
 
 def model_options(
@@ -109,12 +103,6 @@ def derive(version: str) -> list[Path]:
     model_options(version, lambda: tables, lambda: ratings.of_version(version))
     axis_values(version, lambda: tables)
     measured_ids(version, lambda: tables)
-    current = [path(version, name) for name in NAMES]
-    derived.remove_tables(ratings.derived_dir(version), NAMES, keep=current)
-    return current
+    return TABLES.remove_older(version)
 
 
-def stale_reason(version: str) -> str | None:
-    """None when every table of ``version`` exists for the current code; otherwise one line."""
-    targets = [path(version, name) for name in NAMES]
-    return derived.missing_reason(targets, "planner", f"{ratings.REGENERATE} {version}")

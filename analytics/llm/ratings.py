@@ -19,7 +19,6 @@ the category leaderboards); its name and manifest entry also carry ``elo.CATEGOR
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 from collections.abc import Callable
@@ -54,7 +53,7 @@ RATING_SOURCES = (*ELO_SOURCES, "analytics/llm/ratings.py", *VIEW_SOURCES)
 """Files whose code or declarations determine the ratings (with ``schema.SOURCE_KINDS``, hashed
 as a value)."""
 MANIFEST = "MANIFEST.json"
-REGENERATE = "python -m analytics derive"
+REGENERATE = derived.REGENERATE
 
 _MANIFEST_LOCK = threading.Lock()  # pages may write two files of one folder at once
 
@@ -101,25 +100,15 @@ def scores_of(version: str) -> pd.DataFrame:
         con.close()
 
 
-def derived_dir(version: str) -> Path:
-    """The derived-data folder of one snapshot version (beside ``data/snapshots``)."""
-    return paths.SNAPSHOTS_DIR.parent / "derived" / version
-
-
 def cache_path(version: str, bootstrap: int, seed: int) -> Path:
     """The ratings file of one snapshot version, rating method and bootstrap setting."""
     name = f"elo_ratings_{elo.ALGORITHM_VERSION}_b{bootstrap}_s{seed}.parquet"
-    return derived_dir(version) / name
+    return derived.folder(version) / name
 
 
 def source_hash() -> str:
-    """sha256 over :data:`RATING_SOURCES` (line endings normalised) and ``SOURCE_KINDS``."""
-    digest = hashlib.sha256()
-    for rel in RATING_SOURCES:
-        digest.update(rel.encode())
-        digest.update((paths.REPO_ROOT / rel).read_bytes().replace(b"\r\n", b"\n"))
-    digest.update(repr(SOURCE_KINDS).encode())
-    return digest.hexdigest()
+    """sha256 over :data:`RATING_SOURCES` and ``SOURCE_KINDS`` (``derived.code_hash``, whole)."""
+    return derived.code_hash(RATING_SOURCES, extra=repr(SOURCE_KINDS).encode(), digits=64)
 
 
 def category_cache_path(version: str, bootstrap: int, seed: int) -> Path:
@@ -128,7 +117,7 @@ def category_cache_path(version: str, bootstrap: int, seed: int) -> Path:
         f"elo_category_ratings_{elo.ALGORITHM_VERSION}_{elo.CATEGORY_VERSION}"
         f"_b{bootstrap}_s{seed}.parquet"
     )
-    return derived_dir(version) / name
+    return derived.folder(version) / name
 
 
 def cached(
@@ -151,19 +140,20 @@ def cached_categories(
 
 
 def _cached(
-    path: Path | None, compute: Callable[..., pd.DataFrame],
-    scores: pd.DataFrame | Callable[[], pd.DataFrame], bootstrap: int, seed: int,
-) -> pd.DataFrame:  # fmt: skip
-    """The table at ``path``, or ``compute``'s, stored there (nothing stored without a path);
-    ``scores`` may be a function that reads them, called only when the file is missing."""
-    if path is not None and path.exists():
-        table = derived.read_verified(path)  # a damaged file (truncated, edited) is recomputed
-        if table is not None:
-            return table
-    table = compute(scores() if callable(scores) else scores, bootstrap=bootstrap, seed=seed)
-    if path is not None:
-        _store(path, bootstrap, seed, table)
-    return table
+    path: Path | None,
+    compute: Callable[..., pd.DataFrame],
+    scores: pd.DataFrame | Callable[[], pd.DataFrame],
+    bootstrap: int,
+    seed: int,
+) -> pd.DataFrame:
+    """``derived.cached_table`` of ``compute``'s table at ``path`` (nothing stored without a
+    path), its manifest entry recorded when stored; ``scores`` may be a function that reads
+    them, called only when the file is missing or damaged."""
+    return derived.cached_table(
+        path,
+        lambda: compute(scores() if callable(scores) else scores, bootstrap=bootstrap, seed=seed),
+        lambda stored: _record(stored, bootstrap, seed),
+    )
 
 
 def stored(version: str, bootstrap: int, seed: int) -> pd.DataFrame | None:
@@ -189,7 +179,7 @@ def categories_of_version(
 
 def read_manifest(version: str) -> dict:
     """The derived folder's manifest (``files``: name -> what it was computed with)."""
-    path = derived_dir(version) / MANIFEST
+    path = derived.folder(version) / MANIFEST
     try:
         found = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     except ValueError:  # damaged: every file then reads as stale, and derive rewrites it
@@ -208,11 +198,14 @@ def _entry(path: Path) -> dict:
 
 
 def _store(path: Path, bootstrap: int, seed: int, table: pd.DataFrame) -> Path:
-    try:
-        atomic.write_parquet(path, table)
-    except OSError:  # a read-only checkout: served what was computed, nothing stored
-        return path
-    derived.record_digest(path)
+    """``derived.store`` and the manifest entry (a read-only checkout stores neither)."""
+    if derived.store(path, table):
+        _record(path, bootstrap, seed)
+    return path
+
+
+def _record(path: Path, bootstrap: int, seed: int) -> None:
+    """Record what a stored ratings file was computed with in its folder's manifest."""
     entry = {**_entry(path), "bootstrap": bootstrap, "seed": seed}
     version = path.parent.name
     with _MANIFEST_LOCK:
@@ -221,7 +214,6 @@ def _store(path: Path, bootstrap: int, seed: int, table: pd.DataFrame) -> Path:
         files[path.name] = entry
         payload = {"snapshot_version": version, "regenerate": REGENERATE, "files": files}
         atomic.write_json(path.parent / MANIFEST, payload)
-    return path
 
 
 def served_paths(version: str) -> list[Path]:
@@ -252,7 +244,7 @@ def derive(version: str | None = None) -> list[Path]:
     rating method) are removed only after."""
     version = version or db.ensure_snapshot()
     scores = scores_of(version)
-    folder = derived_dir(version)
+    folder = derived.folder(version)
     jobs = [(cache_path(version, b, s), elo.rate, b, s) for b, s in SERVED]
     b, s = CATEGORY_SERVED
     jobs.append((category_cache_path(version, b, s), elo.rate_categories, b, s))

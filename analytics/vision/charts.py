@@ -35,14 +35,14 @@ def latency_figure(board: vision.Leaderboard, why: str) -> go.Figure:
                  "arrayminus": [0] * len(r)},
         name="median (bar to p90)",
         hovertemplate="%{y}: median %{x:.2f} ms<extra></extra>",
-    )  # fmt: skip
+    )
     fig.update_layout(
         title=f"Latency, {board.task} on {board.device} — {why}",
         xaxis={"title": {"text": LATENCY_AXIS}, "type": "log",
                **log_ticks([*r["median_ms"], *r["p90_ms"]], _ms)},
         yaxis={"title": {"text": ""}},
         showlegend=False,
-    )  # fmt: skip
+    )
     return fig
 
 
@@ -59,7 +59,7 @@ def pareto_figure(board: vision.Leaderboard, evidence: pd.DataFrame | None = Non
         if sanity_only(shown):
             images, objects = int(shown["images"].max()), int(shown["objects"].max())
             why = (f"accuracy on {images} images with {objects} objects is a sanity check "
-                   f"(under {MIN_OBJECTS} objects), not an axis")  # fmt: skip
+                   f"(under {MIN_OBJECTS} objects), not an axis")
             return latency_figure(board, why)
     y_title = vision.accuracy_set_label(points.get("benchmark", pd.Series(dtype=str)))
     fig = go.Figure()
@@ -69,7 +69,7 @@ def pareto_figure(board: vision.Leaderboard, evidence: pd.DataFrame | None = Non
                **log_ticks(points.get("median_ms", []), _ms)},
         yaxis={"title": {"text": y_title}, "range": [0, 1.05]},  # AP lies in [0, 1]
         legend={"orientation": "h", "y": -0.25},
-    )  # fmt: skip
+    )
     if points.empty:
         fig.update_layout(title=EMPTY_TITLE)
         return fig

@@ -23,7 +23,7 @@ MIN_OBJECTS = 20
 GT_MAX_BYTES = 512 * 2**20  # COCO val2017's instances file is about 450 MiB
 RECORD_MAX_BYTES = 256 * 2**20
 COLUMNS = ["run_id", "images", "objects", "ap_low", "ap_high", "ap50_low", "ap50_high",
-           "sanity_only", "note"]  # fmt: skip
+           "sanity_only", "note"]
 
 Intervals = Callable[[dict, list, list], dict]
 """``(ground truth, detections, image ids) -> {"ap": (low, high) | None, "ap50": ...}``."""

@@ -89,7 +89,7 @@ def _below(below: pd.DataFrame, name: str, box: list[float]) -> str:
     hits = [
         det.score for det in here.itertuples()
         if iou_xywh((det.x, det.y, det.w, det.h), tuple(box)) >= IOU_MATCH
-    ]  # fmt: skip
+    ]
     return f" (found below threshold at score {max(hits):.2f})" if hits else ""
 
 

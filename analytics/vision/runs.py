@@ -104,7 +104,7 @@ def leaderboard(
 
 
 _METADATA = ("display_name", "code_licence", "weights_licence", "runs_with_fixes", "patch_url",
-             "paper_value", "paper_metric", "paper_benchmark", "paper_url")  # fmt: skip
+             "paper_value", "paper_metric", "paper_benchmark", "paper_url")
 
 
 def with_current_metadata(runs: pd.DataFrame, catalog: pd.DataFrame) -> pd.DataFrame:
@@ -394,7 +394,7 @@ MODEL_RUN_COLUMNS = (
     "run_id", "created_utc", "device_kind", "device_name", "precision", "median_ms", "p90_ms",
     "run_spread", "memory_kind", "memory_peak_mib", "sampler_interval_median_ms", "sampler_ok",
     "why_not_ranked",
-)  # fmt: skip
+)
 
 
 def model_runs_table(view: ModelView) -> pd.DataFrame:
@@ -406,7 +406,7 @@ def model_runs_table(view: ModelView) -> pd.DataFrame:
 
 
 ACCURACY_COLUMNS = ["run_id", "source", "benchmark", "AP", "AP 95% interval", "AP50",
-                    "AP50 95% interval", "evidence", "precision"]  # fmt: skip
+                    "AP50 95% interval", "evidence", "precision"]
 
 
 def accuracy_table(view: ModelView, evidence: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -417,7 +417,7 @@ def accuracy_table(view: ModelView, evidence: pd.DataFrame | None = None) -> pd.
     return acc.rename(
         columns={"run_id": "Run ID", "source": "Source", "benchmark": "Benchmark",
                  "precision": "Precision", "evidence": "Rests on"}
-    )  # fmt: skip
+    )
 
 
 def licence_table(catalog: pd.DataFrame, task: str) -> pd.DataFrame:
@@ -440,7 +440,7 @@ def licence_table(catalog: pd.DataFrame, task: str) -> pd.DataFrame:
 
 
 OUTPUT_COLUMNS = ("output_index", "input_name", "x", "y", "w", "h", "score", "failure", "note",
-                  "reviewer", "reviewed_utc")  # fmt: skip
+                  "reviewer", "reviewed_utc")
 """The columns of the hand-review table, in order; the last four are the stored marks."""
 
 
@@ -515,7 +515,7 @@ def pareto_points(board: Leaderboard) -> pd.DataFrame:
         + "AP " + r["ap"].map("{:.3f}".format) + ", AP50 " + ap50 + "<br>"
         + "memory peak " + peak + " (" + kind + ")<br>"
         + "licence: " + r["licence_verdict"].astype(str)
-    )  # fmt: skip
+    )
     return pd.DataFrame(
         {
             "model": r["display_name"],

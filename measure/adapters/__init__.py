@@ -36,6 +36,7 @@ __all__ = [
     "PaperScore",
     "RandomWeightsError",
     "WeightsInfo",
+    "devices_of",
     "import_problem",
     "register",
     "registry",
@@ -93,6 +94,16 @@ def registry() -> dict[str, type[Adapter]]:
     rank = {module: i for i, module in enumerate(_MODULES)}
     ordered = sorted(_REGISTRY.items(), key=lambda kv: rank.get(kv[1].__module__, len(rank)))
     return dict(ordered)
+
+
+_PINNED_DEVICES = {"mtcnn-facenet": ("cpu", "cuda")}
+"""``devices`` of adapters whose source file committed run records pin by its sha256 (editing it
+would fail their ``measure verify``): MTCNN's three networks are plain torch modules."""
+
+
+def devices_of(cls: type) -> tuple[str, ...]:
+    """Where an adapter's runtime can run (``Adapter.devices``)."""
+    return _PINNED_DEVICES.get(getattr(cls, "name", ""), getattr(cls, "devices", ("cpu",)))
 
 
 def _protocol_problem(cls: type) -> str | None:

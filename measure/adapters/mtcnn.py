@@ -298,7 +298,6 @@ class MTCNNFaceDetector(Adapter):
     name = "mtcnn-facenet"
     task = "face-detection"
     precisions = ("fp32",)
-    devices = ("cpu", "cuda")  # plain torch modules, moved with .to(device)
     info = AdapterInfo(
         display_name="MTCNN (facenet-pytorch weights)",
         code_repo="https://github.com/timesler/facenet-pytorch",

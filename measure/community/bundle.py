@@ -15,7 +15,6 @@ The ZIP is deterministic (sorted names, fixed timestamps), so the same inputs gi
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import re
@@ -24,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from analytics.core import paths
+from analytics.core.hashing import sha256_hex
 from analytics.core.problems import Problem
 from measure.community import audit
-from measure.env import resolve_path, sha256_text
+from measure.env import resolve_path
 
 FORMAT = "modelatlas-community-bundle"
 FORMAT_VERSION = 1
@@ -47,18 +47,13 @@ class SubmitError(Problem, ValueError):
     """The record cannot be packaged: ``where`` the file, ``what`` is wrong, ``fix``."""
 
 
-def sha256_bytes(data: bytes) -> str:
-    """Hex SHA-256 of bytes."""
-    return hashlib.sha256(data).hexdigest()
-
-
 def content_sha256(record: dict[str, Any]) -> str:
     """The record's content hash: SHA-256 of its canonical JSON (sorted keys, no spaces).
 
     Two bundles carrying the same record are duplicates however they were zipped or who sent them.
     """
     text = json.dumps(record, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    return sha256_text(text)
+    return sha256_hex(text)
 
 
 def pip_freeze_text(record: dict[str, Any]) -> str:
@@ -70,9 +65,9 @@ def _read_matching(path: Path, expected: str | None, what: str, source: Path) ->
     if not path.is_file():
         raise SubmitError(str(source), f"{what} {path} not found", SAME_CHECKOUT)
     data = path.read_bytes()
-    if expected is not None and sha256_bytes(data) != expected:
+    if expected is not None and sha256_hex(data) != expected:
         changed = (
-            f"{what} {path} changed since the run (sha256 {sha256_bytes(data)[:12]}… "
+            f"{what} {path} changed since the run (sha256 {sha256_hex(data)[:12]}… "
             f"!= recorded {expected[:12]}…)"
         )
         raise SubmitError(str(source), changed, SAME_CHECKOUT)
@@ -116,7 +111,7 @@ def _json_bytes(payload: Any) -> bytes:
 def manifest_for(members: dict[str, bytes]) -> dict[str, Any]:
     """The manifest: SHA-256 and size of every member."""
     listed = [
-        {"name": name, "sha256": sha256_bytes(data), "size_bytes": len(data)}
+        {"name": name, "sha256": sha256_hex(data), "size_bytes": len(data)}
         for name, data in sorted(members.items())
     ]
     return {"format": FORMAT, "format_version": FORMAT_VERSION, "members": listed}

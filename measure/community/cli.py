@@ -176,9 +176,9 @@ def audit_main(argv: list[str]) -> int:
     sub = p.add_subparsers(dest="action", required=True)
     check = sub.add_parser("verify", help="find edited, dropped or reordered audit lines")
     check.add_argument("--inbox", "--inbox-dir", dest="inbox_dir", type=Path,
-                       help="default $MODELATLAS_INBOX_DIR or data/inbox")  # fmt: skip
+                       help="default $MODELATLAS_INBOX_DIR or data/inbox")
     check.add_argument("--runs", "--runs-dir", dest="runs_dir", type=Path,
-                       help="runs folder of the review trail (default data/runs)")  # fmt: skip
+                       help="runs folder of the review trail (default data/runs)")
     marks = sub.add_parser("import-marks", help="trail entries for marks stored before the trail")
     marks.add_argument("--runs", "--runs-dir", dest="runs_dir", type=Path)
     args = p.parse_args(argv)
@@ -199,7 +199,7 @@ def _verify_trail(runs_dir: Path | None) -> int:
         return _error(problems_[0])
     path = review_trail.trail_log(runs_dir)
     print(f"{path}: intact, {log.lines} lines, head {log.head}; every committed marks file "
-          "matches its run's latest entry")  # fmt: skip
+          "matches its run's latest entry")
     return 0
 
 

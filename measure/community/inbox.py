@@ -23,7 +23,8 @@ from typing import Any
 import pandas as pd
 
 from analytics.core import atomic, paths
-from measure.community import audit, bundle, status
+from analytics.core.hashing import sha256_hex
+from measure.community import audit, status
 from measure.community import inbox_store as store
 from measure.community.auth import Maintainer
 from measure.community.inbox_repair import publish, recover
@@ -215,7 +216,6 @@ def _decide(entry: dict[str, Any], new_status: str, by: Maintainer, reason: str)
     }
 
 
-
 def accept(
     bundle_id: str,
     by: Maintainer,
@@ -240,7 +240,7 @@ def accept(
         decided = _decide(entry, ACCEPTED, by, reason)
         pending = store.pending_path(root, entry["id"])
         atomic.write_parquet(pending, _row(v, decided))
-        decided["result_sha256"] = bundle.sha256_bytes(pending.read_bytes())
+        decided["result_sha256"] = sha256_hex(pending.read_bytes())
         _audit_decision(root, decided)
         entry.update(decided)
         store.save_state(root, state)
@@ -305,7 +305,7 @@ def reject(
 def _revalidate(root: Path, entry: dict[str, Any], runs_dir: Path | None) -> Validated:
     """The stored bundle, checked again (its bytes must still be the ones received)."""
     data = store.locate(root, entry).read_bytes()
-    if bundle.sha256_bytes(data) != entry["bundle_sha256"]:
+    if sha256_hex(data) != entry["bundle_sha256"]:
         raise InboxError(
             "tampered",
             str(root),
@@ -366,19 +366,3 @@ def save_marks(
             _review_line(root, by, f"{REVIEW_ACTION}-failed", str(exc)[:200], run_id=run_id)
             raise
 
-
-def record_review(
-    run_id: str, by: Maintainer, failures: int, saved: Path, root: Path | None = None
-) -> dict[str, Any]:
-    """Audit marks that were already saved (who saved which marks).
-
-    Superseded by ``save_marks``, which writes the audit line before the marks file; kept for
-    callers that store the marks themselves.
-    """
-    root = inbox_dir(root)
-    with locked(root):
-        store.audit_log(root)
-        return _review_line(
-            root, by, REVIEW_ACTION, f"{failures} failure marks", run_id=run_id,
-            file=Path(saved).name,
-        )  # fmt: skip

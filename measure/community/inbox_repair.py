@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from analytics.core import atomic, paths
-from measure.community import audit, bundle
+from analytics.core.hashing import sha256_hex
+from measure.community import audit
 from measure.community import inbox_store as store
 from measure.community.inbox_store import ACCEPTED, PENDING, QUEUED, REJECTED, STATUS_OF
 
@@ -23,7 +24,7 @@ def publish(root: Path, runs_dir: Path, entry: dict[str, Any]) -> None:
     """Copy the pending result into community_results (atomically), then drop the pending one."""
     pending = store.pending_path(root, entry["id"])
     data = pending.read_bytes()
-    if bundle.sha256_bytes(data) == entry["result_sha256"]:
+    if sha256_hex(data) == entry["result_sha256"]:
         atomic.write_bytes(store.result_path(runs_dir, entry["id"]), data)
     store.remove(pending)
 
@@ -47,7 +48,7 @@ def _roll_forward(root: Path, runs_dir: Path, entry: dict[str, Any], line: dict)
     if decision["status"] == ACCEPTED:
         sha = line.get("result_sha256")
         files = (store.pending_path(root, entry["id"]), store.result_path(runs_dir, entry["id"]))
-        if not any(p.is_file() and bundle.sha256_bytes(p.read_bytes()) == sha for p in files):
+        if not any(p.is_file() and sha256_hex(p.read_bytes()) == sha for p in files):
             store.remove(*files)
             return
         decision["result_sha256"] = sha

@@ -27,8 +27,9 @@ from typing import Any
 import pandas as pd
 
 from analytics.core import atomic, paths
+from analytics.core.hashing import sha256_hex
 from analytics.core.problems import Problem
-from measure.community import audit, bundle
+from measure.community import audit
 
 ENV_INBOX = "MODELATLAS_INBOX_DIR"
 STATE_FILE = "state.json"
@@ -191,7 +192,7 @@ def file_matches(path: Path, entry: dict[str, Any]) -> bool:
     if not path.is_file():
         return False
     if entry.get("result_sha256") is not None:
-        return bundle.sha256_bytes(path.read_bytes()) == entry["result_sha256"]
+        return sha256_hex(path.read_bytes()) == entry["result_sha256"]
     try:
         row = pd.read_parquet(path, columns=["result_id", "content_sha256"])
     except (OSError, ValueError, KeyError):

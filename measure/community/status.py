@@ -57,11 +57,6 @@ RESULT_COLUMNS: dict[str, str] = {
 """Columns of one ``community_results/<id>.parquet`` row (docs/community.md)."""
 
 
-def relative_difference(a: float, b: float) -> float:
-    """``|a - b| / min(a, b)`` for two positive medians."""
-    return abs(a - b) / min(a, b)
-
-
 def agree(a: float, b: float, tolerance: float = REPRODUCE_TOLERANCE) -> bool:
     """Whether two medians agree within ``tolerance`` (boundary inclusive)."""
     if not (a > 0 and b > 0):

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from analytics.core import run_schema
+from analytics.core.hashing import file_sha256, sha256_hex
 from analytics.core.safezip import (
     DEFAULT_LIMITS,
     MIB,
@@ -27,7 +28,7 @@ from analytics.core.safezip import (
 from measure import protocol
 from measure import record as rec
 from measure.community import bundle, status
-from measure.env import image_files, sha256_file, sha256_text
+from measure.env import image_files
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -177,7 +178,7 @@ def check_manifest(members: dict[str, bytes], source: str) -> dict[str, Any]:
             REBUILD,
         )
     for item in listed:
-        actual = bundle.sha256_bytes(members[item["name"]])
+        actual = sha256_hex(members[item["name"]])
         if actual != item["sha256"] or len(members[item["name"]]) != item["size_bytes"]:
             raise fail(
                 "hash",
@@ -310,20 +311,20 @@ def check_hashes(
     checks = [
         (
             bundle.REQUIREMENTS,
-            bundle.sha256_bytes(members[bundle.REQUIREMENTS]),
+            sha256_hex(members[bundle.REQUIREMENTS]),
             lock["requirements_sha256"],
         ),
         (
             bundle.PIP_FREEZE,
-            bundle.sha256_bytes(members[bundle.PIP_FREEZE]),
+            sha256_hex(members[bundle.PIP_FREEZE]),
             lock["pip_freeze_sha256"],
         ),
         (
             "record lock.pip_freeze",
-            sha256_text(bundle.pip_freeze_text(record)),
+            sha256_hex(bundle.pip_freeze_text(record)),
             lock["pip_freeze_sha256"],
         ),
-        (adapter_member, bundle.sha256_bytes(members[adapter_member]), adapter["source_sha256"]),
+        (adapter_member, sha256_hex(members[adapter_member]), adapter["source_sha256"]),
     ]
     if adapter_member != expected_member:
         raise fail(
@@ -348,7 +349,7 @@ def check_inputs(record: dict[str, Any], source: str) -> None:
     from measure.tasks import get_task
 
     task = get_task(record["adapter"]["task"])
-    ours = [{"name": f.name, "sha256": sha256_file(f)} for f in image_files(task.inputs)]
+    ours = [{"name": f.name, "sha256": file_sha256(f)} for f in image_files(task.inputs)]
     theirs = [{"name": f["name"], "sha256": f["sha256"]} for f in record["inputs"]["files"]]
     if theirs != ours:
         raise fail(
@@ -502,7 +503,7 @@ def provenance_flags(record: dict[str, Any], cls: type) -> list[Flag]:
     from measure.adapters import source_file
 
     flags = []
-    if sha256_file(source_file(cls)) != record["adapter"]["source_sha256"]:
+    if file_sha256(source_file(cls)) != record["adapter"]["source_sha256"]:
         flags.append(
             Flag(
                 "adapter-differs",
@@ -574,7 +575,7 @@ def _validate(
         source=source,
         record=record,
         submission=submission,
-        bundle_sha256=bundle.sha256_bytes(data),
+        bundle_sha256=sha256_hex(data),
         content_sha256=bundle.content_sha256(record),
         recomputed=recomputed,
         flags=tuple(flags),

@@ -41,7 +41,7 @@ BREAKDOWN = {
     "n": fmt.count_column("Methods compared"),
     "rank": fmt.count_column("Rank"),
     "points": fmt.count_column("Points"),
-}  # fmt: skip
+}
 COST_METRICS = ["accuracy", "loss", "time_s", "comm_bytes", "energy_j", "peak_mem_bytes"]
 
 
@@ -76,11 +76,11 @@ overall = flb.leaderboard(board)
 fl.show_table(overall, "fl_overall", SCORES, csv="fl_ranking.csv")
 long = overall.melt(id_vars="method", value_vars=["A", "B", "C", "final"], var_name="score")
 long["score"] = long["score"].map({"A": "Protocol A", "B": "Protocol B", "C": "Protocol C",
-                                   "final": "Final score"})  # fmt: skip
+                                   "final": "Final score"})
 scores_chart = px.bar(
     long, x="method", y="value", color="score", barmode="group",
     labels={"method": "Method", "value": "Score (points, 0-10)", "score": ""},
-)  # fmt: skip
+)
 st.plotly_chart(fmt.readable(scores_chart), key="fl_scores_chart")
 
 st.subheader("Per model")
@@ -99,7 +99,7 @@ if board.methods:
         breakdown_table(method, protocol), "fl_breakdown", BREAKDOWN,
         columns=[c for c in BREAKDOWN if c != "protocol"],  # one protocol: chosen above
         csv=f"fl_points_{method}_{protocol}.csv",
-    )  # fmt: skip
+    )
 
 st.subheader("Reference baselines (not ranked)")
 st.caption(
@@ -119,11 +119,11 @@ st.caption(
     "it. A gap inside the spread could flip with another seed."
 )
 fl.show_table(fl.score_spread_table(board), "fl_score_spread", fl.SPREAD_COLUMNS,
-              csv="fl_score_spread.csv")  # fmt: skip
+              csv="fl_score_spread.csv")
 spread_protocol = pick(
     "Protocol", ["A", "B", "C"], "spread_protocol", key_prefix=KEYS,
     format_func=fmt.protocol_name,
-)  # fmt: skip
+)
 spread, spread_config = fl.metric_spread_table(board, spread_protocol)
 fl.show_table(spread, "fl_metric_spread", spread_config, csv=f"fl_spread_{spread_protocol}.csv")
 

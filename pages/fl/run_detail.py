@@ -59,20 +59,20 @@ with top[0]:
 rows = index[index["method"] == method]
 with top[1]:
     model = pick("Model", sorted(rows["model"].unique()), "model", key_prefix=KEYS,
-                 format_func=fmt.fl_model_name)  # fmt: skip
+                 format_func=fmt.fl_model_name)
 rows = rows[rows["model"] == model]
 with top[2]:
     protocol = pick("Protocol", sorted(rows["protocol"].unique()), "protocol", key_prefix=KEYS,
-                    format_func=fmt.protocol_name)  # fmt: skip
+                    format_func=fmt.protocol_name)
 rows = rows[rows["protocol"] == protocol]
 bottom = st.columns(2)
 with bottom[0]:
     dataset = pick("Dataset", sorted(rows["dataset"].unique()), "dataset", key_prefix=KEYS,
-                   format_func=fmt.fl_dataset_name)  # fmt: skip
+                   format_func=fmt.fl_dataset_name)
 rows = rows[rows["dataset"] == dataset]
 with bottom[1]:
     condition = pick("Condition", sorted(rows["condition"].unique()), "condition",
-                     key_prefix=KEYS, format_func=fmt.fl_condition_name)  # fmt: skip
+                     key_prefix=KEYS, format_func=fmt.fl_condition_name)
 st.markdown(HOW_TO_READ)
 
 curves = flb.run_curves(board, protocol, model, method, dataset, condition)
@@ -90,4 +90,4 @@ table, config = fl.metric_table(wide, [*QUALITY, *COSTS])
 fl.show_table(
     table[[*QUALITY, *COSTS]], "fl_curve_table", config | {"_index": "Step"}, hide_index=False,
     csv=f"fl_run_{protocol}_{model}_{method}_{dataset}_{condition}.csv",
-)  # fmt: skip
+)

@@ -50,7 +50,7 @@ benchmark_id = choice(
     "Benchmark", ids, "benchmark", ids[0], key_prefix="bm",
     format_func=lambda b: f"{benchmarks.loc[b, 'name']} "
     f"({fmt.category_name(benchmarks.loc[b, 'category'])})",
-)  # fmt: skip
+)
 st.query_params["benchmark"] = benchmark_id
 facts = benchmarks.loc[benchmark_id]
 st.caption(benchmark_view.describe(facts))
@@ -70,12 +70,12 @@ else:
     shown = rows.assign(details="llm_model?model=" + rows["model_id"].astype(str))
     llm.show_table(
         shown, "bm_table", columns, columns=list(columns), width="stretch",
-    )  # fmt: skip
+    )
     download = [c for c in columns if c != "details"]
     st.download_button(
         "Download CSV", csv_text(shown[download], {c: llm.header(columns[c], c) for c in download}),
         f"benchmark_{benchmark_id}_{version}.csv", "text/csv", key="bm_csv",
-    )  # fmt: skip
+    )
 others = view.others
 if not others.empty:  # the same decimals as the headline scores (one rule: ui.format)
     pairs = zip(others["score"], others["unit"], strict=True)
@@ -86,4 +86,4 @@ if not others.empty and st.toggle(
     llm.show_table(
         others, "bm_others_table", OTHERS, columns=list(OTHERS), width="stretch",
         csv=f"benchmark_{benchmark_id}_other_sources_{version}.csv",
-    )  # fmt: skip
+    )

@@ -33,14 +33,14 @@ def scatter(frame: charts.ChartFrame, log_x: bool, by_weights: bool) -> go.Figur
         fig.add_scatter(
             x=rows["x"], y=rows["rating"], mode="markers", name=weights, hovertext=rows["hover"],
             hovertemplate=HOVER, marker={"color": colour, "size": 7, "opacity": 0.7},
-        )  # fmt: skip
+        )
     line = frame.frontier
     if not line.empty:
         fig.add_scatter(
             x=line["x"], y=line["rating"], mode="lines+markers", name="Pareto frontier",
             hovertext=line["hover"], hovertemplate=HOVER, line={"color": FRONTIER, "width": 2},
             marker={"color": FRONTIER, "size": 11, "symbol": "diamond"},
-        )  # fmt: skip
+        )
     return _layout(fig, frame, log_x)
 
 
@@ -56,12 +56,12 @@ def over_time(frame: charts.ChartFrame) -> go.Figure:
             x=rows["x"], y=rows["rating"], mode="markers", name=weights, legendgroup=weights,
             hovertext=rows["hover"], hovertemplate=HOVER,
             marker={"color": colour, "size": 7, "opacity": 0.7},
-        )  # fmt: skip
+        )
         fig.add_scatter(
             x=env["x"], y=env["rating"], mode="lines", name=f"{weights}: best so far",
             legendgroup=weights, hovertext=env["hover"], hovertemplate=HOVER,
             line={"color": colour, "width": 2, "shape": "hv"},
-        )  # fmt: skip
+        )
     return _layout(fig, frame, log_x=False)
 
 
@@ -70,7 +70,7 @@ def _layout(fig: go.Figure, frame: charts.ChartFrame, log_x: bool) -> go.Figure:
         xaxis_title=frame.x_title, yaxis_title=frame.y_title, height=480,
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02},
         margin={"t": 40},
-    )  # fmt: skip
+    )
     if log_x:  # every tick labelled with its value ('0.5', '20'), not Plotly's bare '2 3 4'
         values = [v for trace in fig.data for v in (trace.x if trace.x is not None else [])]
         fig.update_xaxes(type="log", **log_ticks(values, "{:g}".format))
@@ -84,7 +84,7 @@ with_unrated = st.toggle(
     "Include unrated models", flag_param("unrated"), key="ch_unrated",
     help="Unrated models are below the eligibility floor or outside the main comparison graph; "
     "their Elo is shown for reference only.",
-)  # fmt: skip
+)
 st.query_params["unrated"] = "1" if with_unrated else "0"
 data = llm.load_charts(version, ranked_only=not with_unrated)
 scope = "ranked and unrated models" if with_unrated else "ranked models only"

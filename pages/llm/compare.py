@@ -29,7 +29,7 @@ def shared_columns(result: benchmark_view.CompareTable, names: dict[str, str]) -
 
 
 WIN_COLUMNS = {"display_name": "Model", "shared": "Shared benchmarks", "wins": "Wins",
-               "ties": "Ties"}  # fmt: skip
+               "ties": "Ties"}
 WIN_FORMATS = {label: fmt.count_column(label) for label in ("Shared benchmarks", "Wins", "Ties")}
 PROFILE_COLUMNS = {"_index": "Category"}
 RATING_COLUMNS = {
@@ -67,7 +67,7 @@ def show_shared(result: benchmark_view.CompareTable, names: dict[str, str]) -> N
     st.dataframe(
         shown[list(columns)], column_config=columns, hide_index=True, key="cmp_shared",
         width="stretch", placeholder="—",
-    )  # fmt: skip
+    )
     wins = result.wins.drop(columns="model_id").rename(columns=WIN_COLUMNS)
     llm.show_table(wins, "cmp_wins", WIN_FORMATS)
     summary = " · ".join(f"{n} {w}" for n, w in zip(wins["Model"], wins["Wins"], strict=True))
@@ -76,7 +76,7 @@ def show_shared(result: benchmark_view.CompareTable, names: dict[str, str]) -> N
     st.download_button(
         "Download CSV", _csv(table, result, names), f"llm_compare_{version}.csv", "text/csv",
         key="cmp_csv",
-    )  # fmt: skip
+    )
 
 
 def _csv(table: pd.DataFrame, result: benchmark_view.CompareTable, names: dict[str, str]) -> str:
@@ -103,7 +103,7 @@ most = profiles.MAX_RADAR_MODELS
 chosen = st.multiselect(
     f"Models (up to {most})", ids, default=wanted[:most] or ids[:2], max_selections=most,
     format_func=lambda m: names[m], key="cmp_models",
-)  # fmt: skip
+)
 st.query_params["models"] = chosen
 if not chosen:
     st.info("Pick at least one model.")

@@ -114,7 +114,7 @@ def pick_training() -> tuple[str, str, int]:
             "Method", list(METHOD_CHOICES), "method", "auto",
             format_func=lambda m: "auto (highest fidelity that fits)" if m == "auto"
             else finetune.METHOD_LABELS[m],
-        )  # fmt: skip
+        )
     with cols[1]:
         recipe = ft_choice(
             "Recipe",
@@ -128,7 +128,7 @@ def pick_training() -> tuple[str, str, int]:
         preset = st.selectbox(
             "Dataset preset", presets, index=index_of(presets, "preset", presets[1]),
             key="ft_preset", on_change=_preset_changed,
-        )  # fmt: skip
+        )
         st.query_params["preset"] = preset
     if "ft_samples" not in st.session_state:
         preset_samples = finetune.DATASET_PRESETS[preset]  # a shared preset without samples
@@ -137,7 +137,7 @@ def pick_training() -> tuple[str, str, int]:
     samples = st.select_slider(
         "Samples (log scale)", steps, key="ft_samples", format_func="{:,}".format,
         help=f"each sample is {finetune.TOKENS_PER_SAMPLE:,} tokens, trained {finetune.EPOCHS}×",
-    )  # fmt: skip
+    )
     return method, recipe, int(samples)
 
 
@@ -149,7 +149,7 @@ def show_plan(view: finetune_view.FinetuneView) -> None:
     cols[1].metric("Method", short, help=fmt.finetune_method_name(plan.method))
     cols[2].metric("Required", f"{plan.required_gb:,.1f} GB", help="exact sum of the parts")
     cols[3].metric("Capacity", f"{plan.capacity_gb:,.1f} GB", f"ratio {plan.ratio:.2f}",
-                   delta_color="off")  # fmt: skip
+                   delta_color="off")
     st.plotly_chart(memory_chart(view), key="ft_parts")
 
 
@@ -161,16 +161,16 @@ def memory_chart(view: finetune_view.FinetuneView):
     fig = px.bar(
         view.parts.assign(model=view.display_name), x="gb", y="model", color="part",
         orientation="h", labels={"gb": MEMORY_AXIS, "model": "", "part": ""}, text_auto=".1f",
-    )  # fmt: skip
+    )
     fig.add_vline(
         x=plan.capacity_gb, line_dash="dash", line_color=fmt.ACCENT, line_width=2,
         annotation_text=f"capacity {plan.capacity_gb:,.1f} GB", annotation_position="top left",
-    )  # fmt: skip
+    )
     top = max(plan.capacity_gb, plan.required_gb) * 1.08  # the line and the bar both in view
     fig.update_layout(
         barmode="stack", title=f"Memory needed by {view.display_name}",
         margin={"t": 70, "l": 10, "r": 10}, xaxis={"range": [0, top], "tickformat": ",.0f"},
-    )  # fmt: skip
+    )
     fig.update_yaxes(showticklabels=False)
     return fmt.readable(fig, min_height=360)
 
@@ -215,7 +215,7 @@ OPTION_COLUMNS = {
         "Price date", help="The day the price applies, where its source records one."
     ),
     "price": st.column_config.TextColumn("Price source", width="large"),
-}  # fmt: skip
+}
 
 
 def show_options(view: finetune_view.FinetuneView) -> None:
@@ -265,7 +265,7 @@ def show_list(version: str, gpu_id: str, count: int, recipe: str, method: str) -
     order = ft_choice(
         "Order", orders, "order", finetune_view.BY_RATING,
         format_func=finetune_view.LIST_ORDERS.get,
-    )  # fmt: skip
+    )
     st.query_params["order"] = order
     table = finetune_view.ordered(table, order)
     shown = table[[c for c in LIST_COLUMNS if c in table and (show_all or "config" not in c)]]
@@ -278,7 +278,7 @@ def show_list(version: str, gpu_id: str, count: int, recipe: str, method: str) -
     llm.show_table(
         llm.verdict_badges(shown, ["Verdict"]), "ft_table", config,
         csv="finetune_list.csv", csv_frame=shown,
-    )  # fmt: skip
+    )
     st.caption(
         "Best Elo first: models that fit, highest best Elo of their variants first (unrated "
         "after). Quality axes: coverage first, so a model scored on more of the selected axes "

@@ -16,7 +16,7 @@ DEFAULT_CONTEXT = 8192
 VERDICT_BADGES = {
     fit.COMFORTABLE: llm.GOOD, fit.TIGHT: llm.CAUTION, fit.OFFLOAD: llm.POOR, fit.WONT_RUN: llm.BAD,
     fit.KV_UNKNOWN: llm.UNKNOWN, fit.ABOVE_MAX_CONTEXT: llm.BAD,
-}  # fmt: skip
+}
 SINGLE_TOKS = "Single-stream decode tok/s"
 SERVER_TOKS = "Server tok/s (MLPerf)"
 COMMUNITY_TOKS = "Community single-stream tok/s (median)"
@@ -26,7 +26,7 @@ KIND_NAMES = {
     fit.SINGLE_STREAM: "llama.cpp single-stream", fit.SERVER: "MLPerf server",
     fit.COMMUNITY: "community single-stream", fit.BENCHMARKER: "benchmarker single-stream",
     fit.VENDOR: "vendor aggregate",
-}  # fmt: skip
+}
 
 
 def quant_labels(at: str) -> dict[str, str]:
@@ -113,7 +113,7 @@ def formats(labels: dict[str, str]) -> dict[str, str]:
         "total_params_b": "%g", "active_params_b": "%g", "best_quant_bits": "%.2f",
         "max_context_tokens": "localized",
         **{f"{prefix}_gb": "%.1f" for prefix in fit.QUANT_PREFIX.values()},
-    }  # fmt: skip
+    }
     return {labels[c]: f for c, f in fmt.items()}
 
 
@@ -160,7 +160,7 @@ def pick_hardware(gpus: pd.DataFrame) -> tuple[str, int]:
     gpu_id = st.selectbox(
         "Apple profile (GPU-usable memory)" if apple else "GPU", ids, key=f"hf_gpu_{apple}",
         index=index_of(ids, "gpu", default, label_of=names.get), format_func=names.get,
-    )  # fmt: skip
+    )
     count = 1
     if not apple:
         count = st.number_input("GPU count", 1, 8, int_param("count", 1, 1, 8), key="hf_count")
@@ -181,22 +181,22 @@ def pick_filters(models: pd.DataFrame) -> tuple[int, catalog.ModelFilter, bool]:
     context = cols[0].selectbox(
         "Context length (verdict at N tokens, KV cache)", CONTEXTS, key="hf_ctx",
         index=index_of(CONTEXTS, "ctx", DEFAULT_CONTEXT), format_func="{:,} tokens".format,
-    )  # fmt: skip
+    )
     lic = cols[1].multiselect(
         "Licence class", LICENCE_CLASSES, key="hf_lic",
         default=multi_param("lic", LICENCE_CLASSES) or list(LICENCE_CLASSES),
-    )  # fmt: skip
+    )
     top = float(models["total_params_b"].max() if models["total_params_b"].notna().any() else 1)
     start = range_param("size", 0.0, top) or (0.0, top)
     size = cols[2].slider("Parameters (B)", 0.0, top, start, key="hf_size")
     open_only = cols[3].checkbox(
         "Open weights only", value=flag_param("open", True), key="hf_open",
         help="Closed API models cannot be downloaded; untick to see their size estimate anyway.",
-    )  # fmt: skip
+    )
     show_all = cols[3].toggle(
         "Show: All", value=flag_param("all"), key="hf_all",
         help="Also list models that do not fit, with the smallest rentable config that would.",
-    )  # fmt: skip
+    )
     st.query_params.update(
         ctx=str(context), all="1" if show_all else "0", open="1" if open_only else "0"
     )
@@ -214,7 +214,7 @@ def render(table: pd.DataFrame, show_all: bool, context: int, lead: str | None =
     keep = [
         c for c in labels
         if (show_all or not c.startswith("smallest_config")) and c not in empty
-    ]  # fmt: skip
+    ]
     if lead in keep:
         keep.remove(lead)
         keep.insert(keep.index("verdict") + 1, lead)
@@ -233,7 +233,7 @@ def render(table: pd.DataFrame, show_all: bool, context: int, lead: str | None =
     llm.show_table(
         llm.verdict_badges(renamed, verdicts), "hf_table", config,
         csv="hardware_fit.csv", csv_frame=renamed,
-    )  # fmt: skip
+    )
 
 
 BY_VERDICT = "Verdict, then Elo"
@@ -249,7 +249,7 @@ def pick_speed_view(table: pd.DataFrame) -> tuple[pd.DataFrame, int, str | None]
     measured_only = cols[0].toggle(
         "Only models with a measured speed", value=flag_param("measured"), key="hf_measured",
         help="Hide rows without a measured generation speed of any kind on this hardware.",
-    )  # fmt: skip
+    )
     options = [BY_VERDICT, *(KIND_NAMES[k] for k in kinds)]
     by_name = {KIND_NAMES[k]: k for k in kinds}
     from_url = {fit.KIND_PREFIX[k]: KIND_NAMES[k] for k in kinds}  # URL: ?sort=community
@@ -259,7 +259,7 @@ def pick_speed_view(table: pd.DataFrame) -> tuple[pd.DataFrame, int, str | None]
         index=options.index(from_url[one_of(list(from_url), "sort", "", label_of=from_url.get)]),
         format_func=lambda o: o if o == BY_VERDICT else f"measured {o} tok/s (fastest first)",
         help="Kinds are never merged into one sort: each measures something different.",
-    )  # fmt: skip
+    )
     kind = by_name.get(sort)
     st.query_params.update(
         measured="1" if measured_only else "0", sort=fit.KIND_PREFIX[kind] if kind else ""

@@ -9,11 +9,10 @@ import pandas as pd
 import streamlit as st
 
 import ui.data
-from analytics.core import db, labels, paths
+from analytics.core import db, labels
 from analytics.core.labels import plural
 from analytics.core.licences import LICENCE_CLASSES
 from analytics.core.schema import SOURCE_KINDS
-from analytics.core.snapshot import manifest as snapshot_manifest
 from analytics.llm import elo, leaderboard, ratings, snapshot_diff
 from ui import format as fmt
 from ui import llm
@@ -118,16 +117,16 @@ def pick_filter(board: leaderboard.Leaderboard) -> leaderboard.LeaderboardFilter
     weights = c3.radio(
         "Weights", OPEN_CHOICES, index=index_of(OPEN_CHOICES, "weights", ALL), key="lb_weights",
         horizontal=True,
-    )  # fmt: skip
+    )
     c4, c5, c6 = st.columns(3)
     lic = c4.multiselect(
         "Licence class", LICENCE_CLASSES, default=multi_param("licence", LICENCE_CLASSES),
         key="lb_licence",
-    )  # fmt: skip
+    )
     prov = c5.multiselect(
         "Backed by (source kind)", SOURCE_KINDS, default=multi_param("prov", SOURCE_KINDS),
         key="lb_prov", help="Keep models with at least one headline score of these kinds.",
-    )  # fmt: skip
+    )
     size = _size_range(c6, table)
     released_from = _released_from(table)
     st.query_params.update(category=category, weights=weights, org=org, licence=lic, prov=prov)
@@ -154,7 +153,7 @@ def _released_from(table: pd.DataFrame) -> str | None:
         format="YYYY-MM-DD", help="Hides models released before this day, and models without "
         "a release date. Where no release date is stated, the first-seen day stands in (see "
         "Date basis).",
-    )  # fmt: skip
+    )
     if not isinstance(picked, date):
         st.query_params.pop("from", None)
         return None
@@ -171,7 +170,7 @@ def _size_range(col, table: pd.DataFrame) -> tuple[float, float] | None:
     picked = col.slider(
         "Parameters (B)", lo, hi, start, key="lb_size",
         help="Narrowing the range hides models of undisclosed size.",
-    )  # fmt: skip
+    )
     if picked == (lo, hi):
         st.query_params.pop("size", None)
         return None
@@ -196,16 +195,16 @@ def pick_search_and_columns(category: str | None) -> tuple[str, list[str]]:
         "Search by name", value=text_param("q", ""), key="lb_search", max_chars=100,
         placeholder="e.g. llama", help="Matches the model's name, id and aliases "
         "(case-insensitive). Ranks stay those of the whole leaderboard.",
-    )  # fmt: skip
+    )
     more = [
         c for c in leaderboard.MORE_COLUMNS
         if (category or c not in _CATEGORY_ONLY) and c not in leaderboard.ESSENTIAL_COLUMNS
-    ]  # fmt: skip
+    ]
     config = COLUMNS | CATEGORY_LABELS if category else COLUMNS
     picked = c2.multiselect(
         "More columns", more, default=multi_param("cols", more), key="lb_cols",
         format_func=lambda c: llm.header(config.get(c), c),
-    )  # fmt: skip
+    )
     st.query_params.update(q=text.strip(), cols=picked)
     if not text.strip():
         st.query_params.pop("q", None)
@@ -275,12 +274,12 @@ def show_downloads(
     c1.download_button(
         "Download CSV", labels.csv_text(shown[cols], names), f"llm_leaderboard_{version}.csv",
         "text/csv", key="lb_csv", help="The rows and columns shown above, human headers.",
-    )  # fmt: skip
+    )
     c2.download_button(
         "Download Parquet", parquet.getvalue(), f"llm_leaderboard_{version}.parquet",
         "application/octet-stream", key="lb_parquet",
         help="The same rows with every column, under their raw names (for analysis).",
-    )  # fmt: skip
+    )
 
 
 CHANGE_COLUMNS = {
@@ -306,42 +305,13 @@ CHANGE_COLUMNS = {
 }
 
 
-def snapshot_label(version: str) -> str:
-    """A snapshot picker's option: the version with its build date, newest data date and
-    counts ('v1a2b3c4d5e · built 2026-08-22 · data through 2026-08-20 · 312 models, 4,512
-    scores'); parts a snapshot does not record are left out."""
-    folder = paths.SNAPSHOTS_DIR / version
-    manifest = snapshot_manifest.try_manifest(folder) or {}
-    parts = [version]
-    built = manifest.get("built_at")
-    if not isinstance(built, str):  # a hand-written manifest: its file time, as the listing
-        try:
-            stamp = (folder / snapshot_manifest.MANIFEST).stat().st_mtime
-        except OSError:
-            stamp = None
-        built = None if stamp is None else datetime.fromtimestamp(stamp, UTC).isoformat()
-    if built:
-        parts.append(f"built {built[:10]}")
-    try:
-        through = llm.load_freshness(version).data_through
-    except Exception:  # an unreadable old snapshot still gets a label
-        through = None
-    if through:
-        parts.append(f"data through {through}")
-    counts = manifest.get("tables") if isinstance(manifest.get("tables"), dict) else {}
-    shown = [plural(int(counts[t]), t[:-1]) for t in ("models", "scores") if t in counts]
-    if shown:
-        parts.append(", ".join(shown))
-    return " · ".join(parts)
-
-
 def show_changes(version: str, board: leaderboard.Leaderboard) -> None:
     st.subheader("Changes between snapshots")
     versions = db.list_versions()
     if len(versions) < 2:
         st.caption("Only one snapshot is built; changes appear once a second one exists.")
         return
-    names = {v: snapshot_label(v) for v in versions}
+    names = llm.load_snapshot_labels(tuple(versions))
     current = version if version in versions else versions[-1]
     pair = snapshot_diff.default_pair(versions, current)
     new_default = one_of(versions, "diff_new", current, label_of=names.get)
@@ -349,7 +319,7 @@ def show_changes(version: str, board: leaderboard.Leaderboard) -> None:
     new = c2.selectbox(
         "New snapshot", versions, index=versions.index(new_default), key="lb_diff_new",
         format_func=names.get,
-    )  # fmt: skip
+    )
     old_choices = [v for v in versions if v != new]
     fallback = snapshot_diff.default_pair(versions, new) or pair or (old_choices[-1], new)
     old_default = fallback[0] if fallback[0] in old_choices else old_choices[-1]
@@ -358,7 +328,7 @@ def show_changes(version: str, board: leaderboard.Leaderboard) -> None:
         "Old snapshot", old_choices, index=old_choices.index(old_default), key="lb_diff_old",
         format_func=names.get, help="Opens on the newest earlier snapshot whose scores, models "
         "or benchmarks differ: snapshots of the same data have the same ratings.",
-    )  # fmt: skip
+    )
     st.query_params.update(diff_old=old, diff_new=new)
     changes = snapshot_diff.with_names(llm.load_diff(old, new), board.models)
     changed = changes[changes["change"] != "unchanged"].reset_index(drop=True)
@@ -382,7 +352,7 @@ def show_changes(version: str, board: leaderboard.Leaderboard) -> None:
         changed, "lb_diff_table", CHANGE_COLUMNS,
         columns=[c for c in CHANGE_COLUMNS if c in changed.columns],
         csv=f"llm_changes_{old}_{new}.csv", width="stretch",
-    )  # fmt: skip
+    )
 
 
 def explain(flt: leaderboard.LeaderboardFilter) -> None:
@@ -419,7 +389,7 @@ def pick_view() -> str:
         "View", names, index=names.index(wanted), key="lb_view", horizontal=True,
         help="Categories side by side: one column per category's Elo (blank where the model "
         "is below that category's evidence floor), sortable by clicking a header.",
-    )  # fmt: skip
+    )
     if picked == RANKED_LIST:
         st.query_params.pop("view", None)
     else:
@@ -437,7 +407,7 @@ def side_by_side_config(columns: list[str]) -> dict:
                 f"{name} Elo", format="%.1f", help=f"Category Elo for {name.lower()}: blank "
                 f"below {elo.MIN_CATEGORY_BENCHMARKS} of its benchmarks or outside its main "
                 "comparison graph.",
-            )  # fmt: skip
+            )
     return config
 
 
@@ -452,12 +422,12 @@ def show_side_by_side(
     cols = ["rank", "display_name", "rating", *cats, "details"]
     if flt.category:
         st.caption("Every category is shown side by side; the category filter is not applied.")
-    shown = plural(len(cats), "category", "categories")
+    shown = plural(len(cats), "category", many="categories")
     st.subheader(f"Ranked ({len(rows)}), {shown} side by side")
     llm.show_table(
         rows, "lb_side", side_by_side_config(cols), columns=cols,
         csv=f"llm_categories_{version}.csv", width="stretch",
-    )  # fmt: skip
+    )
 
 
 def pick_every_variant() -> bool:
@@ -467,7 +437,7 @@ def pick_every_variant() -> bool:
         "Show every variant", value=wanted, key="lb_variants",
         help="Off: one row per checkpoint (its best-rated setting). On: every reasoning effort "
         "and thinking mode on its own row.",
-    )  # fmt: skip
+    )
     if shown:
         st.query_params["variants"] = "all"
     else:
@@ -560,7 +530,7 @@ if provisional.any():
     show_table(
         rows[provisional], "lb_provisional", flt.category,
         ["rating_interval", "publishers", *more], greyed_rating=True,
-    )  # fmt: skip
+    )
 st.subheader(f"Unrated ({len(unrated)})")
 st.caption(
     "Below the eligibility floor, or outside the main comparison graph (then the rating is "

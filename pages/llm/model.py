@@ -54,7 +54,7 @@ def pick_model(board: leaderboard.Leaderboard) -> str:
     model_id = st.selectbox(
         "Model", ids, index=ids.index(default) if default in ids else 0, key="lm_model",
         format_func=lambda m: f"{names.get(m) or m} ({m})",
-    )  # fmt: skip
+    )
     st.query_params["model"] = model_id
     return model_id
 
@@ -168,7 +168,7 @@ def show_lineage(board: leaderboard.Leaderboard, model_id: str) -> None:
     llm.show_table(
         family.assign(details="llm_model?model=" + family["model_id"]), "lm_lineage",
         LINEAGE_COLUMNS, columns=list(LINEAGE_COLUMNS), width="stretch",
-    )  # fmt: skip
+    )
 
 
 st.title("Model detail")
@@ -190,7 +190,7 @@ llm.show_table(
     scores, "lm_scores", SCORE_COLUMNS, columns=list(SCORE_COLUMNS),
     csv=f"llm_scores_{model_id}_{version}.csv", width="stretch",
     csv_frame=scores.assign(score_text=scores["score"]),  # the CSV keeps every digit
-)  # fmt: skip
+)
 st.subheader("Measured speeds on GPUs")
 speeds = llm.load_model_speeds(version, model_id)
 if speeds.empty:

@@ -37,11 +37,11 @@ top = c1.slider("Show the top", 5, 100, int_param("top", 20, 5, 100), key="mv_to
 ranked_only = c2.toggle(
     "Only ranked successors", flag_param("ranked"), key="mv_ranked",
     help="Predecessors are always ranked; on: the successor must be ranked too.",
-)  # fmt: skip
+)
 every = c3.toggle(
     "Every variant", one_of(*VARIANTS) == "all", key="mv_variants",
     help="Off: one row per checkpoint, as on the leaderboard. On: every setting apart.",
-)  # fmt: skip
+)
 st.query_params.update(top=str(top), ranked="1" if ranked_only else "0")
 if every:
     st.query_params["variants"] = "all"
@@ -54,15 +54,15 @@ if moves.empty:
 llm.show_table(
     moves, "mv_table", COLUMNS, columns=list(COLUMNS), csv=f"llm_movers_{version}.csv",
     width="stretch",
-)  # fmt: skip
+)
 # two lines per bar label ("old →" over "new"): a phone keeps most of its width for the bars
 labels = moves["predecessor_name"].astype(str) + " →<br>" + moves["display_name"].astype(str)
 fig = px.bar(
     moves.assign(edge=labels), x="gain", y="edge", orientation="h",
     labels={"gain": "Elo gain (rating points)", "edge": ""},
-)  # fmt: skip
+)
 fig.update_layout(
     yaxis={"autorange": "reversed", "automargin": True}, height=max(300, 40 * len(moves)),
     margin={"l": 10, "r": 10, "t": 30},
-)  # fmt: skip
+)
 st.plotly_chart(fmt.readable(fig), key="mv_chart")

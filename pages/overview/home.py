@@ -60,7 +60,7 @@ def show_charts(ov: overview.Overview) -> None:
             ov.provenance, "home_provenance", {"margin": {"t": 30}, "yaxis": {"tickformat": ","}},
             x="source_kind", y="score_rows", text="score_rows",
             labels={"source_kind": "source kind (headline precedence →)", "score_rows": "scores"},
-        )  # fmt: skip
+        )
         st.caption(
             "Rows of each provenance are stored apart; where a model has several results on "
             "one benchmark, the headline uses the leftmost kind."
@@ -74,7 +74,7 @@ def show_charts(ov: overview.Overview) -> None:
              "xaxis": {"tickformat": ","}},
             x="score_rows", y="category", orientation="h", text="score_rows",
             hover_data=["benchmarks", "models"], labels={"score_rows": "scores", "category": ""},
-        )  # fmt: skip
+        )
 
 
 SOURCE_COLUMNS = {
@@ -97,7 +97,7 @@ def show_sources(ov: overview.Overview) -> None:
     llm.show_table(
         ov.source_table, "home_sources", SOURCE_COLUMNS, columns=list(SOURCE_COLUMNS),
         csv=f"sources_{version}.csv", width="stretch",
-    )  # fmt: skip
+    )
 
 
 COPY_COLUMNS = {
@@ -130,7 +130,7 @@ def show_copies(ov: overview.Overview) -> None:
     llm.show_table(
         ov.copies, "home_copies", COPY_COLUMNS, columns=list(COPY_COLUMNS),
         csv=f"copies_{version}.csv", width="stretch",
-    )  # fmt: skip
+    )
 
 
 def show_links() -> None:

@@ -120,7 +120,7 @@ else:
         fmt.rounded(table, RANKING_COLUMNS), hide_index=True, key="vision_lb_table",
         placeholder="—", column_config={k: v for k, v in RANKING_COLUMNS.items() if k in table},
         height=table_height(len(table)),
-    )  # fmt: skip
+    )
     _download(table, "Download ranking (CSV)", f"vision_ranking_{slug}.csv", "vision_lb_table_csv")
     st.plotly_chart(_pareto(board, task, device), key="vision_lb_chart")
     points = vision.pareto_points(board)
@@ -152,9 +152,9 @@ if not board.excluded.empty:  # no empty table: an empty ranking says why above
     st.dataframe(
         fmt.rounded(excluded, EXCLUDED_COLUMNS), hide_index=True, key="vision_lb_excluded",
         placeholder="—", column_config=EXCLUDED_COLUMNS, height=table_height(len(excluded)),
-    )  # fmt: skip
+    )
     _download(excluded, "Download runs left out (CSV)", f"vision_left_out_{slug}.csv",
-              "vision_lb_excluded_csv")  # fmt: skip
+              "vision_lb_excluded_csv")
 elif not table.empty:
     st.caption("No stored run on this device was left out of this ranking.")
 st.subheader("Licences")

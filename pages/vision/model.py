@@ -98,7 +98,7 @@ def _review(run_id: str) -> None:
         st.dataframe(
             fmt.rounded(table, OUTPUT_COLUMNS), hide_index=True, key=f"vision_review_{run_id}",
             placeholder="—", column_config=OUTPUT_COLUMNS, height=table_height(len(table)),
-        )  # fmt: skip
+        )
         st.caption("Failure marks are set by maintainers: sign in to edit them.")
         return
     editable = [vision.COLUMN_LABELS[c] for c in ("failure", "note")]
@@ -126,7 +126,7 @@ display = fmt.names_from(catalog, "adapter", "display_name")
 adapter = st.selectbox(
     "Model", names, key="vision_model_pick", format_func=lambda a: fmt.name_of(display, a),
     index=params.index_of(names, "model", names[0], label_of=lambda a: fmt.name_of(display, a)),
-)  # fmt: skip
+)
 st.query_params["model"] = adapter
 _header(catalog.set_index("adapter").loc[adapter])
 view = loaders.model_view(adapter, None)
@@ -138,7 +138,7 @@ else:
     st.dataframe(
         fmt.rounded(runs_table(view), RUN_COLUMNS), hide_index=True, key="vision_model_runs",
         placeholder="—", column_config=RUN_COLUMNS, height=table_height(len(runs)),
-    )  # fmt: skip
+    )
     run_ids = list(runs["run_id"])
     chosen = st.selectbox(
         "Run", run_ids, index=params.index_of(run_ids, "run", run_ids[0]), key="vision_model_run"
@@ -151,6 +151,6 @@ else:
     st.dataframe(
         fmt.rounded(accuracy, ACCURACY_COLUMNS), hide_index=True, key="vision_model_acc",
         placeholder="—", column_config=ACCURACY_COLUMNS, height=table_height(len(accuracy)),
-    )  # fmt: skip
+    )
     _review(chosen)
 community_results_section(adapter)

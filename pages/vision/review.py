@@ -26,7 +26,7 @@ AUDIT_COLUMNS = ["time_utc", "maintainer", "action", "bundle_id", "run_id", "rea
 
 DECIDED_COLUMNS = [
     "id", "status", "github", "display_name", "gpu", "decided_by", "decided_utc", "reason",
-]  # fmt: skip
+]
 
 LABELS = {
     "id": "Bundle",
@@ -130,10 +130,10 @@ else:
     st.dataframe(
         fmt.rounded(_labelled(_queue(queued)), NUMBER_COLUMNS), hide_index=True,
         key="review_queue", placeholder="—", column_config=NUMBER_COLUMNS,
-    )  # fmt: skip
+    )
     ids = [e["id"] for e in queued]
     chosen = st.selectbox("Bundle", ids, index=params.index_of(ids, "bundle", ids[0]),
-                          key="review_bundle")  # fmt: skip
+                          key="review_bundle")
     st.query_params["bundle"] = chosen
     try:
         _detail(inbox.review(chosen))

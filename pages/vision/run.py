@@ -21,7 +21,7 @@ names = fmt.names_from(catalog, "adapter", "display_name")
 adapter = st.selectbox(
     "Adapter", list(catalog["adapter"]), key="vision_run_adapter",
     format_func=lambda a: f"{fmt.name_of(names, a)} ({a})",  # the id is what the CLI takes
-)  # fmt: skip
+)
 missing = loaders.missing_extras(adapter)
 if missing:
     st.warning(
@@ -43,7 +43,7 @@ if running is None:  # a second of other processes' CPU use, by the protocol's d
         )
     else:
         st.caption(f"Other processes used {other:.0f}% of all CPU capacity over the last second "
-                   f"(the protocol discards a run above {limit:g}%).")  # fmt: skip
+                   f"(the protocol discards a run above {limit:g}%).")
 
 with st.form("vision_run_form"):
     device = st.text_input("Device (cpu, cuda or cuda:N)", "cpu", key="vision_run_device")
@@ -96,7 +96,7 @@ if recent.empty:
     st.caption("None started from this runs folder yet.")
 else:
     shown = [c for c in ("started_utc", "owner", "adapter", "device", "status", "ended_utc",
-                         "cancelled_by", "run_id", "error") if c in recent]  # fmt: skip
+                         "cancelled_by", "run_id", "error") if c in recent]
     st.dataframe(recent[shown], hide_index=True, key="vision_run_recent", placeholder="",
-                 height=table_height(len(recent)))  # fmt: skip
+                 height=table_height(len(recent)))
 sweep_status.section()

@@ -174,7 +174,7 @@ RANGES: dict[tuple[str, str], tuple[float, float, str]] = {
     ("throughput", "tokens_per_s"): (0.0, 1e7, "tokens per second"),
     ("throughput", "gpu_count"): (1.0, 1e5, "GPUs"),
 }
-"""(table, column) -> (lowest, highest, unit) a figure may take (issue 27: no negative price,
+"""(table, column) -> (lowest, highest, unit) a figure may take (no negative price,
 no zero memory, no 1e300 parameters). Dates are checked against the build day instead."""
 DATED = (("models", "release_date"), ("scores", "date"), ("models", "price_date"))
 """Date columns that may not lie after the day the catalog is validated (no 2099 release)."""

@@ -1,4 +1,4 @@
-"""The snapshot command line: build, validate, list and check.
+"""The snapshot command line: build, validate, list, check and prune.
 
 Command line::
 
@@ -6,6 +6,7 @@ Command line::
     python -m analytics snapshot validate [--catalog DIR]
     python -m analytics snapshot list [--snapshots DIR]
     python -m analytics snapshot check [VERSION ...] [--repair] [--catalog DIR] [--snapshots DIR]
+    python -m analytics snapshot prune [--dry-run] [--catalog DIR] [--snapshots DIR]
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import re
 import sys
 from pathlib import Path
 
+import analytics.core.snapshot.prune as prune_mod
 import analytics.core.snapshot.verify as verify
 from analytics.core import derived, paths, schema
 from analytics.core.problems import at, display_path
@@ -58,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
         ("validate", "check the catalog and print every problem"),
         ("list", "list built snapshots"),
         ("check", "re-hash every snapshot file against its manifest"),
+        ("prune", "remove snapshots not served, pinned or previous (and their derived data)"),
     ):
         cmd = sub.add_parser(action, help=help_)
         cmd.add_argument("--catalog", type=Path, default=None, help="catalog folder")
@@ -67,6 +70,8 @@ def _parser() -> argparse.ArgumentParser:
             cmd.add_argument(
                 "--repair", action="store_true", help="rebuild damaged versions from their catalog"
             )
+        if action == "prune":
+            cmd.add_argument("--dry-run", action="store_true", help="say what goes; remove nothing")
     return parser
 
 
@@ -82,6 +87,16 @@ def _validate(catalog_dir: Path) -> int:
     if problems:
         return _report_problems(problems, "the catalog is not valid")
     print(f"catalog {display_path(catalog_dir)} is valid (version {catalog_version(catalog_dir)})")
+    return 0
+
+
+def _prune(catalog_dir: Path, snapshots_dir: Path, dry_run: bool) -> int:
+    decided = prune_mod.prune(snapshots_dir, catalog_dir=catalog_dir, dry_run=dry_run)
+    for version, why in decided.keep.items():
+        print(f"keep   {version}  {why}")
+    verb = "would remove" if dry_run else "removed"
+    for version in decided.remove:
+        print(f"{verb} {version}  (rebuild: git log -- data/catalog, then snapshot build)")
     return 0
 
 
@@ -185,7 +200,7 @@ def _check(snapshots_dir: Path, catalog_dir: Path, versions: list[str], repair: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m analytics snapshot build|validate|list|check``; returns the exit status."""
+    """``python -m analytics snapshot build|validate|list|check|prune``; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["snapshot"]:
         argv = argv[1:]
@@ -198,4 +213,6 @@ def main(argv: list[str] | None = None) -> int:
         return _list(snapshots_dir)
     if args.action == "check":
         return _check(snapshots_dir, catalog_dir, args.versions, args.repair)
+    if args.action == "prune":
+        return _prune(catalog_dir, snapshots_dir, args.dry_run)
     return _build(catalog_dir, snapshots_dir)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from analytics.core import schema
+from analytics.core.hashing import file_sha256
 from analytics.core.problems import Problem
 from analytics.core.snapshot.parse import catalog_files
 
@@ -46,10 +47,6 @@ def _schema_fingerprint() -> bytes:
     return json.dumps([BUILDER_FORMAT, spec], sort_keys=True).encode()
 
 
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def catalog_version(catalog_dir: Path) -> str:
     """Content hash of the catalog: ``v`` + 10 hex chars of sha256.
 
@@ -78,7 +75,7 @@ def new_manifest(
         "version": version,
         "built_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "builder_format": BUILDER_FORMAT,
-        "files": {p.relative_to(catalog_dir).as_posix(): _sha256(p.read_bytes()) for p in files},
+        "files": {p.relative_to(catalog_dir).as_posix(): file_sha256(p) for p in files},
         "tables": counts,
         "json": [
             p.relative_to(catalog_dir).as_posix() for p in files if p.suffix.lower() == ".json"
@@ -95,7 +92,7 @@ def new_manifest(
 def output_hashes(folder: Path) -> dict[str, str]:
     """Relative path -> SHA-256 of every file under a snapshot folder except MANIFEST.json."""
     return {
-        path.relative_to(folder).as_posix(): _sha256(path.read_bytes())
+        path.relative_to(folder).as_posix(): file_sha256(path)
         for path in sorted(folder.rglob("*"))
         if path.is_file() and path.relative_to(folder).as_posix() != MANIFEST
     }
@@ -120,7 +117,7 @@ def try_manifest(folder: Path) -> dict | None:
     return manifest if isinstance(manifest, dict) else None
 
 
-def _built_at(folder: Path, manifest: dict) -> str:
+def built_at(folder: Path, manifest: dict) -> str:
     """When a snapshot was built: the manifest's ``built_at``, else (a hand-written manifest)
     the manifest file's modification time in the same format."""
     if isinstance(manifest.get("built_at"), str):
@@ -139,7 +136,7 @@ def built_snapshots(snapshots_dir: Path) -> list[tuple[Path, dict]]:
     folders = [p for p in snapshots_dir.iterdir() if not p.name.startswith(".")]
     found = [(p, try_manifest(p)) for p in folders if (p / MANIFEST).is_file()]
     return sorted(
-        ((p, m) for p, m in found if m is not None), key=lambda pm: (_built_at(*pm), pm[0].name)
+        ((p, m) for p, m in found if m is not None), key=lambda pm: (built_at(*pm), pm[0].name)
     )
 
 

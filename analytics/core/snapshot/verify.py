@@ -12,7 +12,6 @@ Every damaged file is one problem line ``<file>: <what>; fix: <what to do>``.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
@@ -29,6 +28,7 @@ from pathlib import Path, PurePosixPath
 import pyarrow.parquet as pq
 
 from analytics.core import atomic, paths, schema
+from analytics.core.hashing import file_sha256
 from analytics.core.problems import at, display_path
 from analytics.core.snapshot.build import build
 from analytics.core.snapshot.checks import CatalogError
@@ -80,17 +80,13 @@ class Check:
 # --- references -------------------------------------------------------------------------------
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def _git_catalogs(repo: Path) -> list[str]:
     """Commits that touched ``data/catalog``, newest first (none without git)."""
     try:
         done = subprocess.run(
             ["git", "-C", str(repo), "log", "--format=%H", "--", _GIT_CATALOG],
             capture_output=True, text=True, timeout=30, check=False,
-        )  # fmt: skip
+        )
     except (OSError, subprocess.SubprocessError):
         return []
     return done.stdout.split() if done.returncode == 0 else []
@@ -102,7 +98,7 @@ def _git_extract(repo: Path, commit: str, into: Path) -> Path | None:
         done = subprocess.run(
             ["git", "-C", str(repo), "archive", "--format=tar", commit, _GIT_CATALOG],
             capture_output=True, timeout=60, check=False,
-        )  # fmt: skip
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     if done.returncode != 0:
@@ -205,7 +201,7 @@ def _compare(folder: Path, reference: dict[str, str], source: str) -> list[str]:
             problems.append(at(folder / MANIFEST, None, what, REPAIR_FIX))
         elif not path.is_file():
             problems.append(at(path, None, "is missing", REPAIR_FIX))
-        elif _sha256(path) != digest:
+        elif file_sha256(path) != digest:
             what = f"is damaged: its SHA-256 differs from {source}"
             problems.append(at(path, None, what, REPAIR_FIX))
     for rel in sorted(set(output_hashes(folder)) - set(reference)):
@@ -243,7 +239,7 @@ def _structural(folder: Path, manifest: dict) -> list[str]:
         if rel in files and not _unsafe(str(rel)):
             if not path.is_file():
                 problems.append(at(path, None, "is missing", REPAIR_FIX))
-            elif _sha256(path) != files[rel]:
+            elif file_sha256(path) != files[rel]:
                 what = "is damaged: its SHA-256 differs from the catalog file's in the manifest"
                 problems.append(at(path, None, what, REPAIR_FIX))
     return problems

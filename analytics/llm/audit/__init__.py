@@ -1,4 +1,4 @@
-"""The catalog audits (issue 26): identity, protocols, metadata; ``python -m analytics audit``."""
+"""The catalog audits: identity, protocols, metadata; ``python -m analytics audit``."""
 
 from __future__ import annotations
 

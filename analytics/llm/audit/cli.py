@@ -1,5 +1,5 @@
 """``python -m analytics audit {identity|protocols|metadata|all} [--catalog DIR] [--all]``:
-the catalog audits (issue 26). Each prints one line per unresolved finding (``--all``: the
+the catalog audits. Each prints one line per unresolved finding (``--all``: the
 resolved ones too, with why they are resolved) and a count; exit 1 when anything is
 unresolved, 0 when the catalog is clean, 2 for bad arguments or an unreadable catalog."""
 

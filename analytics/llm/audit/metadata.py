@@ -1,5 +1,5 @@
 """Metadata audit: models the board leans on (5 or more scores) whose facts are missing or
-contradict themselves (issue 26).
+contradict themselves.
 
 Findings:
 

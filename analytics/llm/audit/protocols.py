@@ -1,4 +1,4 @@
-"""Protocol audit: score rows that do not follow their benchmark's one protocol (issue 26).
+"""Protocol audit: score rows that do not follow their benchmark's one protocol.
 
 Findings, each unresolved while its rows are in the catalog:
 

@@ -46,7 +46,7 @@ _EXPORTS = {
               "UNRATED_ONE_PUBLISHER", "coverage", "order_ratings", "rate", "rate_categories",
               "rate_category", "set_apart", "upper_bound_ranks"),
     "views": ("one_view_per_family", "rated_mask", "rated_scores", "views_set_aside"),
-}  # fmt: skip
+}
 _HOME = {name: module for module, names in _EXPORTS.items() for name in names}
 _SUBMODULES = (*_EXPORTS, "pairs")
 
@@ -133,4 +133,4 @@ __all__ = [
     "one_view_per_family", "order_ratings", "publisher_of", "publishers", "rate",
     "rate_categories", "rate_category", "rated_mask", "rated_scores", "set_apart", "to_rating",
     "upper_bound_ranks", "views_set_aside", "weigh",
-]  # fmt: skip
+]

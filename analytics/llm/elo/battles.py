@@ -266,7 +266,7 @@ def _rankings(
     start = np.cumsum([0, *map(len, model)])
     pattern_start = np.cumsum([0, *map(len, patterns)])
     join = [np.concatenate(x).astype(np.intp) if x else np.zeros(0, np.intp)
-            for x in (model, lo, hi, pattern, code, patterns)]  # fmt: skip
+            for x in (model, lo, hi, pattern, code, patterns)]
     return Rankings(start, *join[:5], pattern_start, join[5])
 
 

@@ -85,7 +85,7 @@ class _Rounds:
     ) -> None:
         self.battles, self.draws, self.theta0, self.tol, self.modes = (
             battles, draws, theta0, tol, modes
-        )  # fmt: skip
+        )
 
     def __call__(self, indices: np.ndarray) -> np.ndarray:
         out = np.full((len(indices), len(self.battles.models)), np.nan)

@@ -129,7 +129,7 @@ def aggregate(battles: Battles, multiplicity: np.ndarray | None = None) -> Pairw
         shared = category.shared(m).ravel()[category.cells(rows)].astype(float)
         weight = np.zeros(n_pairs)
         weight[rows] = np.divide(1.0, np.sqrt(shared), out=np.zeros_like(shared),
-                                              where=shared > 0)  # fmt: skip
+                                              where=shared > 0)
         for b in category.benchmarks[m[category.benchmarks] > 0]:
             present = np.flatnonzero(battles.presence[:, b])
             first, second = np.triu_indices(len(present), k=1)

@@ -11,7 +11,7 @@ SHARED_HOSTS = frozenset({
     "arxiv.org", "github.com", "github.io", "githubusercontent.com", "huggingface.co", "hf.co",
     "googleapis.com", "google.com", "openreview.net", "x.com", "twitter.com", "medium.com",
     "substack.com", "notion.site",
-})  # fmt: skip
+})
 """Domains that host many publishers' pages: there the source name is the publisher."""
 
 

@@ -15,7 +15,7 @@ from analytics.llm.elo.views import rated_scores
 
 MIN_BENCHMARKS = 3  # ranking eligibility floor, seed 002
 MIN_CATEGORIES = 2  # ranking eligibility floor, seed 002
-MIN_CATEGORY_BENCHMARKS = 3  # category-rank floor (issue 26; docs/elo.md, "Category leaderboards")
+MIN_CATEGORY_BENCHMARKS = 3  # category-rank floor (docs/elo.md, "Category leaderboards")
 MIN_PUBLISHERS = 2  # a rank rests on results of at least two independent publishers
 RATING_DECIMALS = 1  # ratings are published to 0.1, seed 002
 
@@ -73,7 +73,7 @@ def rate(
     return _rate_headline(
         headline, coverage(headline), UNRATED_FLOOR,
         bootstrap=bootstrap, seed=seed, tol=tol, max_iter=max_iter,
-    )  # fmt: skip
+    )
 
 
 def _rate_headline(
@@ -121,7 +121,7 @@ def rate_categories(
         rate_category(headline, category, bootstrap=bootstrap, seed=seed, tol=tol,
                       max_iter=max_iter).assign(category=category)
         for category in sorted(set(headline["category"].astype(str)))
-    ]  # fmt: skip
+    ]
     if not tables:
         return pd.DataFrame(columns=["category", "model", "rating", "rank", "eligible"])
     out = pd.concat(tables, ignore_index=True)
@@ -145,7 +145,7 @@ def rate_category(
     return _rate_headline(
         rows, floor, UNRATED_CATEGORY_FLOOR,
         bootstrap=bootstrap, seed=seed, tol=tol, max_iter=max_iter,
-    )  # fmt: skip
+    )
 
 
 def _with_reasons(

@@ -1,4 +1,4 @@
-"""Rows filed under the wrong checkpoint (issue 26): a base checkpoint never inherits its tuned
+"""Rows filed under the wrong checkpoint: a base checkpoint never inherits its tuned
 sibling's results.
 
 Some model cards of base weights repeat the instruct model's evaluation table (LLM Stats'

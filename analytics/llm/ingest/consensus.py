@@ -1,4 +1,4 @@
-"""Sources that disagree on a weight fact (issue 26): the value most independent publishers
+"""Sources that disagree on a weight fact: the value most independent publishers
 agree on wins, and every disagreement is kept for the metadata audit (table ``disagreements``).
 
 Two facts are compared: the release date (stated days only: a proxy day never votes) and the
@@ -109,7 +109,7 @@ def choose(
         hub_tie = (
             attr == "total_params_b" and publisher == HUB and n == support
             and not _agree(attr, value, best.total_params_b)
-        )  # fmt: skip
+        )
         if n > support or hub_tie:  # a tie on a count: the one read from the weights
             best, support = obs, n
     return best, support
@@ -226,5 +226,5 @@ def table_rows(
             out.append({
                 "checkpoint_id": checkpoint, "field": attr, "value": value_text,
                 "values": found.values_text(), "settled": settled,
-            })  # fmt: skip
+            })
     return out

@@ -1,5 +1,5 @@
 """The ``copies`` table: every third-party copy of newer data the catalog imports, with its
-date, the package it came from and how well it agrees with a first-party file (issue 28).
+date, the package it came from and how well it agrees with a first-party file.
 
 A copy is trusted only as far as it agrees where it overlaps a file the publisher released
 itself; the figures are recomputed on every ingest from ``shared/data`` (never typed in):

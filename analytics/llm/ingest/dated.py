@@ -1,4 +1,4 @@
-"""One checkpoint, several date spellings (issue 26): Artificial Analysis writes "(Oct '24)",
+"""One checkpoint, several date spellings: Artificial Analysis writes "(Oct '24)",
 LiveBench '2024-10-22', LMArena '20241022', xAI '1212', Mistral '2411'. A checkpoint whose name
 writes a partial date joins the one checkpoint of the same name whose date agrees and says more.
 

@@ -82,7 +82,7 @@ KIND_IDS = {
     measured_speed.BENCHMARKER: "benchmarker-single-stream",
     measured_speed.VENDOR: "vendor-aggregate",
 }
-"""The throughput ``kind`` of each measured-speed source (issue 29), beside llama.cpp's
+"""The throughput ``kind`` of each measured-speed source, beside llama.cpp's
 'single-stream' and MLPerf's 'server'; never mixed on a page."""
 NO_GPU = "GPU not in the catalog (no spec row to check the speed against)"
 NO_MODEL = "model does not resolve to a catalog checkpoint"
@@ -105,7 +105,7 @@ def _gpu_names(gpu_table: list[dict]) -> dict[str, str]:
 def measured_rows(
     shared: Path, resolver: Resolver, model_table: list[dict], gpu_table: list[dict], drops: Drops
 ) -> list[dict]:
-    """Throughput rows of the community, benchmarker and vendor speed sources (issue 29): each
+    """Throughput rows of the community, benchmarker and vendor speed sources: each
     row resolved to a catalog checkpoint and GPU, single-stream rows without speculative
     decoding, offload or batching and under the roofline; community runs of one setting
     become their median with the number of runs and the range (docs/calculators.md)."""
@@ -183,7 +183,7 @@ def weights_release(row: dict) -> str | None:
 
 def q4_figures(shared: Path, resolver: Resolver, models: set[str], drops: Drops) -> dict:
     """checkpoint_id -> (vram_q4_gb, basis, source_url) from published Q4 file sizes and measured
-    4-bit memory (issue 14: ground truth only; llmfit's estimate is not used)."""
+    4-bit memory (ground truth only; llmfit's estimate is not used)."""
     found = [
         (r["model"], r["size_gb"], Q4_BASES[0], r["source_url"])
         for r in gpu_benchmarks.q4_file_sizes(
@@ -224,7 +224,7 @@ def _q4_group(row: dict) -> str | None:
 def hardware_metadata(rows: list[dict], arch: dict[str, str], q4: dict[str, tuple]) -> None:
     """arch_key, weights_release, shared architecture fields and Q4 ground truth, in place.
 
-    Identical architectures agree (issue 14): every model of one arch_key gets the group's best
+    Identical architectures agree: every model of one arch_key gets the group's best
     Q4 figure (same shapes => same file size), or none and the formula; the group's layer/head
     fields fill members that have none."""
     releases: dict[str, set[str]] = defaultdict(set)

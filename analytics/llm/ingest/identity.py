@@ -427,7 +427,7 @@ def weights_link_fits(repo: str, name: str) -> bool:
     return not (_TUNED.search(slugify(name)) and not _TUNED.search(slugify(repo)))
 
 
-# --- date spellings and the audit's name key (issue 26) ----------------------------------------
+# --- date spellings and the audit's name key ----------------------------------------
 
 _MONTH_WORD = re.compile(
     r"\(?\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?[ -]'?(\d{2}|20\d{2})\b\)?"

@@ -127,7 +127,7 @@ def _int(path: Path, key: str, entry: dict, field: str) -> int | None:
     if (
         isinstance(value, bool) or not isinstance(value, int | float)
         or not math.isfinite(value) or value != int(value)
-    ):  # fmt: skip
+    ):
         raise IngestError(f"{path}: {key!r} has {field}={value!r}; expected a whole number")
     return int(value) if value > 0 else None
 
@@ -140,7 +140,7 @@ def _per_mtok(path: Path, key: str, entry: dict, field: str) -> float | None:
     if (
         isinstance(value, bool) or not isinstance(value, int | float)
         or not math.isfinite(value) or value < 0
-    ):  # fmt: skip
+    ):
         raise IngestError(f"{path}: {key!r} has {field}={value!r}; expected USD per token >= 0")
     return round(value * 1e6, 6)
 

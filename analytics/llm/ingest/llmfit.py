@@ -252,7 +252,7 @@ def fill_shapes(rows: list[dict], by_maker: dict[str, list]) -> int:
             (shapes, repo) for repo_words, repo_date, shapes, repo in by_maker.get(
                 org_key(str(row.get("organisation") or "")), [])
             if words <= repo_words and (written is None or repo_date == written)
-        ]  # fmt: skip
+        ]
         if candidates and len({shapes for shapes, _ in candidates}) == 1:
             for field, value in zip(SHAPE_FIELDS, candidates[0][0], strict=True):
                 row[field] = value

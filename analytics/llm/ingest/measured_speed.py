@@ -1,4 +1,4 @@
-"""Measured LLM speeds from three public sources (issue 29), as row dicts for the throughput table.
+"""Measured LLM speeds from three public sources, as row dicts for the throughput table.
 
 Three kinds, never shown as one another:
 

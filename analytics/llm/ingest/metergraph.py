@@ -92,5 +92,5 @@ def load(path: Path, drops: Drops) -> list[ModelObs]:
             out.append(ModelObs(
                 name=name, source=SOURCE, release_date=iso_day(entry["released"]),
                 metadata_source_url=entry["url"],
-            ))  # fmt: skip
+            ))
     return out

@@ -231,14 +231,14 @@ def disagreement_rows(
     overridden = {
         (resolver.checkpoints.get(mid, mid), attr)
         for mid, fields in sets.items() for attr in fields if attr in consensus.FIELDS
-    }  # fmt: skip
+    }
     id_dated = {
         r["checkpoint_id"] for r in rows if release_for_snapshot(r["checkpoint_id"], None)[1]
     }
     return consensus.table_rows(
         rows, pooled_observations(resolver, by_model, model_ids),
         {attr: FIELD_PRIORITY[attr] for attr in consensus.FIELDS}, overridden, id_dated,
-    )  # fmt: skip
+    )
 
 
 def model_rows(resolver: Resolver, by_model: dict, model_ids: set[str]) -> list[dict]:

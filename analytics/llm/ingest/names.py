@@ -1,4 +1,4 @@
-"""Display names a reader can tell apart (issue 26): every variant says its setting, no two
+"""Display names a reader can tell apart: every variant says its setting, no two
 models share a name, and no model is shown under its bare id.
 
 - :func:`human_spellings`: a name spelled as an id ('muse-spark-1.3-max (max)',

@@ -102,7 +102,7 @@ EXCLUDED_BENCHMARKS: dict[str, str] = {
     "bfcl": MIXED_VERSIONS,  # LLM Stats' 'BFCL': v1, v2 and v3 figures under one name
     "aa-omniscience-accuracy": SECOND_VIEW,  # the accuracy half of the AA-Omniscience index
 }
-"""Benchmark ids whose rows never enter the catalog, with the reason (issue 26)."""
+"""Benchmark ids whose rows never enter the catalog, with the reason."""
 DRAW_SHARE = 0.9
 DRAW_MIN_ROWS = 5
 
@@ -170,7 +170,7 @@ def method_terms(text: str | None) -> dict[str, str]:
 
 def stated_variant(method: str | None) -> str | None:
     """'thinking' / 'non-thinking' when a method says the run used (or did not use) extended
-    thinking: such a row belongs to that variant, not to the default (issue 26)."""
+    thinking: such a row belongs to that variant, not to the default."""
     found = method_terms(method).get("thinking")
     return {"yes": "thinking", "no": "non-thinking"}.get(found or "")
 
@@ -193,5 +193,5 @@ def method_conflict(protocol: str, method: str | None) -> str | None:
     if declared.get("shots") is not None and stated.get("cot") == "yes" and "shots" not in stated:
         stated["shots"] = "0"  # '0-shot CoT' is often written 'CoT'
     wrong = [f"{k} {stated[k]} (declared {v})" for k, v in declared.items()
-             if k in stated and stated[k] != v]  # fmt: skip
+             if k in stated and stated[k] != v]
     return f"{METHOD_DIFFERS}: {', '.join(wrong)}" if wrong else None

@@ -108,7 +108,7 @@ def provider_offers(path: Path, provider: str, drops: Drops) -> dict[str, list[f
 
 PRICE_COLUMNS = (
     "usd_per_hour", "price_date", "price_source_url", "price_offers", "price_providers"
-)  # fmt: skip
+)
 """The gpus.csv columns a price fills (schema "gpus" block)."""
 
 

@@ -35,7 +35,6 @@ SOURCE_NAME = "SWE-bench bash-only"
 LEADERBOARD_URL = "https://www.swebench.com/bash-only.html"
 BOARD = "bash-only"
 BENCHMARK_ID = "swe-bench-verified-bash-only"
-LICENCE = "CC BY-NC 4.0"
 
 MULTI_ATTEMPT = f"{protocols.AGGREGATED}: bash-only entry with several attempts"
 AGENT_V2 = f"{protocols.SCAFFOLD}: mini-SWE-agent 2.x (not comparable with 1.x)"
