@@ -10,7 +10,7 @@ from analytics.core import db, derived
 from analytics.llm import board_inputs, derive_cli, leaderboard, planner_inputs, ratings
 from tests.fixtures.cli import run_main
 
-FIX = "fix: python -m analytics derive [VERSION] [--check] [--planner-only] (see --help)"
+FIX = "fix: python -m analytics derive [VERSION] [--check] [--planner-only] [--force] (see --help)"
 
 
 @pytest.fixture()
@@ -19,7 +19,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     seen: list[tuple[str, str]] = []
 
     def step(name: str, result):
-        return lambda version: seen.append((name, version)) or result
+        return lambda version, **options: seen.append((name, version)) or result
 
     monkeypatch.setattr(db, "ensure_snapshot", lambda: "vcurrent")
     monkeypatch.setattr(ratings, "derive", step("ratings", ["r.parquet"]))
@@ -60,7 +60,7 @@ def test_check_writes_nothing(calls, capsys, tmp_path, monkeypatch) -> None:
     ("argv", "what"),
     [
         (["a", "b"], "unrecognized arguments: b"),
-        (["--force"], "unrecognized arguments: --force"),
+        (["--fast"], "unrecognized arguments: --fast"),
         (["v1", "--check=yes"], "argument --check: ignored explicit argument 'yes'"),
     ],
 )
@@ -73,13 +73,15 @@ def test_a_bad_command_line_is_one_problem_line(calls, capsys, argv, what) -> No
 def test_help_explains_every_flag(capsys) -> None:
     actions = [a for a in derive_cli._parser()._actions if a.dest != "help"]
     assert {a.metavar or a.option_strings[0] for a in actions} == {
-        "VERSION", "--check", "--planner-only",
+        "VERSION", "--check", "--planner-only", "--force",
     }
     with pytest.raises(SystemExit) as done:
         derive_cli.main(["derive", "--help"])
     text = " ".join(capsys.readouterr().out.split())  # argparse wraps the help text
     assert done.value.code == 0
-    assert text.startswith("usage: python -m analytics derive [-h] [--check] [--planner-only]")
+    assert text.startswith(
+        "usage: python -m analytics derive [-h] [--check] [--planner-only] [--force]"
+    )
     for action in actions:
         flag = action.metavar or action.option_strings[0]
         assert f"{flag} {' '.join(action.help.split())}" in text

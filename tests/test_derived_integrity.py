@@ -108,7 +108,7 @@ def test_derive_writes_beside_the_served_file_and_removes_older_ones_after(
         return real(*args, **kwargs)
 
     monkeypatch.setattr(elo, "rate", rate)
-    assert derive_cli.main(["derive", NEW]) == 0
+    assert derive_cli.main(["derive", NEW, "--force"]) == 0  # the served file is current
     assert seen and all(seen)
     assert served.exists() and not stale.exists()
     assert derive_cli.main(["derive", NEW, "--check"]) == 0
@@ -129,3 +129,27 @@ def test_a_damaged_digests_file_reports_every_file_as_unhashed(store, capsys) ->
     lines = derived.damage_lines(folder)
     assert lines and all("no content hash recorded" in line for line in lines)
     assert derive_cli.main(["derive", NEW, "--check"]) == 1
+
+
+def test_derive_with_nothing_changed_computes_nothing(store, monkeypatch, capsys) -> None:
+    """Every served file current and intact: ``derive`` keeps them all, reading no snapshot
+    and fitting nothing; a damaged one is recomputed, alone."""
+    from analytics.llm import catalog, planner_inputs
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("derive recomputed a current, intact file")
+
+    folder = derived.folder(NEW)
+    before = {p.name: p.stat().st_mtime_ns for p in folder.glob("*.parquet")}
+    with monkeypatch.context() as patched:
+        for module, name in ((elo, "rate"), (elo, "rate_categories"),
+                             (catalog, "of_version"), (db, "connect")):
+            patched.setattr(module, name, refuse)
+        assert derive_cli.main(["derive", NEW]) == 0
+    assert {p.name: p.stat().st_mtime_ns for p in folder.glob("*.parquet")} == before
+    damaged = ratings.cache_path(NEW, *ratings.SERVED[-1])
+    _truncate(damaged)
+    assert derive_cli.main(["derive", NEW]) == 0
+    assert derived.damage(damaged) is None
+    assert derive_cli.main(["derive", NEW, "--check"]) == 0
+    assert planner_inputs.TABLES.stale_reason(NEW) is None

@@ -1,8 +1,9 @@
-"""``python -m analytics derive [VERSION] [--check] [--planner-only]``: recompute (or, with
-``--check``, only verify) a snapshot's derived files: its cached ratings (``ratings``), the
-leaderboard's lineage and profiles (``board_inputs``) and the fine-tune planner's version-level
-inputs (``planner_inputs``). ``--planner-only`` skips the ratings (seconds instead of minutes,
-after an edit to planner, leaderboard or catalog code)."""
+"""``python -m analytics derive [VERSION] [--check] [--planner-only] [--force]``: bring up to
+date (or, with ``--check``, only verify) a snapshot's derived files: its cached ratings
+(``ratings``), the leaderboard's lineage and profiles (``board_inputs``) and the fine-tune
+planner's version-level inputs (``planner_inputs``). A file written by the current code whose
+recorded hash verifies is kept, so a derive with nothing changed costs about what ``--check``
+costs; ``--force`` recomputes the ratings anyway. ``--planner-only`` skips the ratings."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from analytics.core import db, derived, problems
 from analytics.llm import board_inputs, leaderboard, planner_inputs, ratings
 
 PROG = ratings.REGENERATE  # "python -m analytics derive"
-USAGE = f"{PROG} [VERSION] [--check] [--planner-only]"
+USAGE = f"{PROG} [VERSION] [--check] [--planner-only] [--force]"
 
 
 class _UsageError(problems.Problem):
@@ -52,6 +53,11 @@ def _parser() -> _Parser:
         action="store_true",
         help="skip the ratings: only the leaderboard and planner inputs (seconds, not minutes)",
     )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="recompute the ratings even where the stored ones are current and intact",
+    )
     return parser
 
 
@@ -67,7 +73,7 @@ def main(argv: list[str]) -> int:
         version = args.version or db.ensure_snapshot()
         if args.check:
             return _check(version, args.planner_only)
-        written = [] if args.planner_only else ratings.derive(version)
+        written = [] if args.planner_only else ratings.derive(version, force=args.force)
         written += leaderboard.derive_inputs(version)
         for path in [*written, *planner_inputs.derive(version)]:
             print(path)

@@ -169,7 +169,10 @@ def for_version(
 def derive_inputs(version: str) -> list[Path]:
     """``board_inputs``' tables of a built snapshot ``version`` for the current code (a missing
     or damaged one recomputed; older ones removed after; the ratings are neither read nor
-    computed): the leaderboard's first render reads them."""
+    computed): the leaderboard's first render reads them. Nothing is opened when every table is
+    current and intact."""
+    if board_inputs.TABLES.stale_reason(version) is None:
+        return board_inputs.TABLES.remove_older(version)
     con = db.connect(version)
     try:
         board_inputs.lineage_of(version, lambda: board_models(con))

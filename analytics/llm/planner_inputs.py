@@ -98,7 +98,10 @@ def measured_ids(version: str, catalog: Callable[[], cat.Catalog]) -> list[str |
 
 def derive(version: str) -> list[Path]:
     """The tables of ``version`` for the current code (a missing or damaged one recomputed),
-    then older files (other code hashes) removed: a reader always finds a file."""
+    then older files (other code hashes) removed: a reader always finds a file. Nothing is read
+    when every table is current and intact."""
+    if TABLES.stale_reason(version) is None:
+        return TABLES.remove_older(version)
     tables = cat.of_version(version)
     model_options(version, lambda: tables, lambda: ratings.of_version(version))
     axis_values(version, lambda: tables)

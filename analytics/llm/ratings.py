@@ -237,12 +237,16 @@ def stale_reason(version: str) -> str | None:
     return None
 
 
-def derive(version: str | None = None) -> list[Path]:
+def derive(version: str | None = None, *, force: bool = False) -> list[Path]:
     """Recompute the :func:`served_paths` files of ``version`` (default: the current
     snapshot). Every table is computed first and each is then written beside the old file and
     renamed over it, so a page always finds a file; the folder's other rating files (an older
-    rating method) are removed only after."""
+    rating method) are removed only after. Files whose :func:`stale_reason` is empty (current
+    code, recorded hash verified) are kept as they are, unless ``force``: a derive with nothing
+    changed costs what ``derive --check`` costs."""
     version = version or db.ensure_snapshot()
+    if not force and stale_reason(version) is None:
+        return served_paths(version)
     scores = scores_of(version)
     folder = derived.folder(version)
     jobs = [(cache_path(version, b, s), elo.rate, b, s) for b, s in SERVED]

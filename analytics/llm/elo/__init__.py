@@ -37,7 +37,6 @@ _EXPORTS = {
     "bootstrap": ("bootstrap_ratings",),
     "evidence": ("Evidence", "Pairwise", "aggregate", "weigh"),
     "headline": ("OPTIONAL_COLUMNS", "REQUIRED_COLUMNS", "headline_scores"),
-    "publishers": ("SHARED_HOSTS", "publisher_of", "publishers"),
     "solver": ("ANCHOR_RATING", "DEFAULT_MAX_ITER", "DEFAULT_TOL", "ELO_SCALE",
                "ConvergenceError", "Fit", "fit", "gradient", "log_likelihood", "mm_sweep",
                "to_rating"),
@@ -50,12 +49,15 @@ _EXPORTS = {
 _HOME = {name: module for module, names in _EXPORTS.items() for name in names}
 _SUBMODULES = (*_EXPORTS, "pairs")
 
+# Imported at once (pandas and urllib only): the function shares its module's name, and a
+# lazily bound name would be replaced by the module when another import loads it.
+from analytics.llm.elo.publishers import SHARED_HOSTS, publisher_of, publishers  # noqa: E402
+
 if TYPE_CHECKING:  # what static readers see; at run time __getattr__ imports on demand
     from analytics.llm.elo.battles import Battles, battle_table, build_battles, main_graph
     from analytics.llm.elo.bootstrap import bootstrap_ratings
     from analytics.llm.elo.evidence import Evidence, Pairwise, aggregate, weigh
     from analytics.llm.elo.headline import OPTIONAL_COLUMNS, REQUIRED_COLUMNS, headline_scores
-    from analytics.llm.elo.publishers import SHARED_HOSTS, publisher_of, publishers
     from analytics.llm.elo.solver import (
         ANCHOR_RATING,
         DEFAULT_MAX_ITER,
