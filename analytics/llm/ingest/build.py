@@ -210,20 +210,38 @@ def resolve_identities(
     score_ids = [resolver.resolve(s.model_name, s.variant) for s in scores]
     pinned = {resolver.registry.curated[k] for k in resolver.overrides.distinct
               if k in resolver.registry.curated}
-    moved = resolver.remap(undated_merges(set(resolver.checkpoints.values()), pinned))
+    repos = repos or {}
+    refused: list = []  # the name rules' merges a contradiction forbids
+    judged_facts = crosslinks.Facts()
+
+    def judged(mapping: dict[str, str], rule: str, ids: dict[str, str]) -> dict[str, str]:
+        touched = set(mapping) | set(mapping.values())
+        facts = crosslinks.collect_facts(
+            resolver, [(ids.get(m, m), o) for m, o in zip(model_ids, models, strict=True)],
+            [(ids.get(m, m), s) for m, s in zip(score_ids, scores, strict=True)], touched, repos)
+        kept, no = crosslinks.allowed(mapping, facts, rule)
+        judged_facts.absorb(facts, set(touched))
+        refused.extend(no)
+        return kept
+
+    undated = undated_merges(set(resolver.checkpoints.values()), pinned)
+    moved = resolver.remap(judged(undated, "undated name = its one dated snapshot", {}))
     released = _release_dates(resolver, [moved.get(m, m) for m in model_ids], models)
-    again = resolver.remap(dated_merges(set(resolver.checkpoints.values()), released, pinned))
+    dated = dated_merges(set(resolver.checkpoints.values()), released, pinned)
+    again = resolver.remap(judged(dated, "partial date = the full date", moved))
     moved = {old: again.get(new, new) for old, new in moved.items()} | again
     links, facts, weight = crosslinks.gather(
         resolver,
         [(moved.get(m, m), o) for m, o in zip(model_ids, models, strict=True)],
         [(moved.get(m, m), s) for m, s in zip(score_ids, scores, strict=True)],
-        repos or {},
+        repos,
     )
     graph = crosslinks.decide(links, facts, weight)
+    graph.refused = refused + graph.refused
     linked = resolver.remap(graph.merged)
     moved = {old: linked.get(new, new) for old, new in moved.items()} | linked
-    graph.evidence = crosslinks.extract_rows(links, facts, weight)
+    facts.absorb(judged_facts, {n for link, _, _ in refused for n in (link.a, link.b)})
+    graph.evidence = crosslinks.extract_rows(links + [x for x, _, _ in refused], facts, weight)
 
     def final(model_id: str) -> str:
         return moved.get(model_id, model_id)
