@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from analytics.core import paths
-from analytics.llm.audit import identity, metadata, protocols
+from analytics.llm.audit import identity, metadata, organisations, protocols
 from analytics.llm.ingest import crosslinks
 from analytics.llm.ingest import overrides as ov
 from analytics.llm.ingest.identity import match_key
@@ -42,7 +42,8 @@ def findings(name: str, tables: dict[str, pd.DataFrame], catalog: Path) -> list:
     table = ov.load(catalog / "overrides.csv", match_key=match_key)
     if name == "metadata":
         found = metadata.audit(tables["models"], tables["scores"], table.unpublished)
-        return found + metadata.organisation_findings(tables["models"]) + (
+        return found + metadata.organisation_findings(tables["models"]) + organisations.audit(
+            tables["models"]) + (
             metadata.disagreement_findings(
                 tables["models"], tables["scores"], tables.get("disagreements")))
     apart = dict(table.apart)
