@@ -42,7 +42,14 @@ from analytics.llm.ingest import (
     vectara,
 )
 from analytics.llm.ingest.benchmarks import all_benchmarks
-from analytics.llm.ingest.common import Drops, IngestError, ModelObs, ScoreObs, iso_day
+from analytics.llm.ingest.common import (
+    Drops,
+    IngestError,
+    ModelObs,
+    ScoreObs,
+    iso_day,
+    read_source_json,
+)
 from analytics.llm.ingest.dated import dated_merges
 from analytics.llm.ingest.hardware_tables import (
     gpu_rows,
@@ -235,14 +242,24 @@ def resolve_identities(
     return by_model, resolved, graph
 
 
-def hub_repositories(models: list[ModelObs], extra: list[ModelObs]) -> dict[str, str]:
+HUB_TABLE = "llmfit-1.1.17/hf_models.json"
+"""The newer Hub table (16,849 repositories): its names say which weights repositories exist."""
+
+
+def hub_repositories(
+    models: list[ModelObs], extra: list[ModelObs], hub_table: Path | None = None
+) -> dict[str, str]:
     """``crosslinks.weights_key`` -> a weights repository that exists: every repository a source
-    cites and every entry of the Hub tables (llmfit), for the graph's base-vs-tuned
-    contradiction."""
+    cites and every entry of the Hub tables (llmfit's two copies), for the graph's base-vs-tuned
+    contradiction and the identity audit's repository evidence."""
+    names = [o.hf_id for o in models + extra if o.hf_id and "/" in o.hf_id]
+    if hub_table is not None and hub_table.is_file():
+        entries = read_source_json(hub_table)
+        names += [e["name"] for e in entries if isinstance(e, dict)
+                  and isinstance(e.get("name"), str) and e["name"].count("/") == 1]
     found: dict[str, str] = {}
-    for obs in sorted(models + extra, key=lambda o: (o.hf_id or "")):
-        if obs.hf_id and "/" in obs.hf_id:
-            found.setdefault(crosslinks.weights_key(obs.hf_id), obs.hf_id)
+    for name in sorted(names):
+        found.setdefault(crosslinks.weights_key(name), name)
     return found
 
 
@@ -342,7 +359,7 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
     models, scores = load_sources(shared, drops)
     extra = llmfit.load(shared / "llmfit/hf_models.json", drops)
     by_model, resolved, graph = resolve_identities(
-        resolver, models, scores, hub_repositories(models, extra))
+        resolver, models, scores, hub_repositories(models, extra, shared / HUB_TABLE))
     catalog.evidence = graph.evidence
     catalog.notes.append(
         f"cross-link graph: {len(graph.merged)} ids merged into {len(graph.components())}, "
