@@ -239,3 +239,14 @@ def test_no_merge_in_the_catalog_is_one_a_contradiction_forbids(graph, owner):
 
 def test_every_refused_link_names_an_evidence_kind(graph):
     assert {kind for _, kind, _ in graph.refused} <= set(cl.EVIDENCE_KINDS)
+
+
+def test_a_name_rules_merge_is_judged_by_the_same_contradictions():
+    facts = cl.Facts(dates={"qmax": ("2026-01-26", "artificial-analysis"),
+                            "qmax-2025-09-23": ("2025-09-24", "epoch-2026")})
+    mapping = {"qmax": "qmax-2025-09-23", "other": "other-2024-01-01"}
+    kept, refused = cl.allowed(mapping, facts, "undated name = its one dated snapshot")
+    assert kept == {"other": "other-2024-01-01"}
+    [(link, kind, _)] = refused
+    assert (link.a, link.b, link.source, kind) == (
+        "qmax", "qmax-2025-09-23", "name-rule", "stated-date")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from analytics.core import paths
-from analytics.llm.audit import identity, metadata, protocols
+from analytics.llm.audit import identity, metadata, organisations, protocols
 from analytics.llm.ingest import crosslinks, llmfit
 from analytics.llm.ingest import overrides as ov
 from analytics.llm.ingest.identity import match_key
@@ -44,7 +44,8 @@ def findings(name: str, tables: dict[str, pd.DataFrame], catalog: Path) -> list:
         found = metadata.audit(tables["models"], tables["scores"], table.unpublished)
         hub_table = paths.SHARED_DATA_DIR / llmfit.CONFIGS_FILE
         hub = metadata.hub_configs(hub_table) if hub_table.is_file() else None
-        return found + metadata.organisation_findings(tables["models"]) + (
+        return found + metadata.organisation_findings(tables["models"]) + organisations.audit(
+            tables["models"]) + (
             metadata.disagreement_findings(
                 tables["models"], tables["scores"], tables.get("disagreements"))) + (
             metadata.evidence_findings(tables["models"], tables["scores"], hub))

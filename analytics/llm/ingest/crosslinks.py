@@ -96,6 +96,18 @@ class Facts:
     pinned: dict[str, str] = field(default_factory=dict)
     """checkpoint -> the override row's page that gives it an id of its own."""
 
+    def absorb(self, other: Facts, nodes: set[str]) -> None:
+        """Add another gathering's facts about ``nodes`` (this one's values win where both know
+        a node)."""
+        for name in ("dates", "sizes", "repos", "tuned", "apart", "pinned", "colisted"):
+            mine = getattr(self, name)
+            for key, value in getattr(other, name).items():
+                if (key & nodes if isinstance(key, frozenset) else key in nodes):
+                    mine.setdefault(key, value)
+        for node, slots in other.listed.items():
+            if node in nodes:
+                self.listed[node] |= slots
+
 
 @dataclass
 class Graph:
@@ -359,6 +371,18 @@ def gather(resolver, observed: list[tuple[str, object]], scored: list[tuple[str,
                 links.append(Link(*sorted((node, other)), "maker-table", MAKERS_FILE, rule, url))
     links += arena_copy_links(scored, cp)
     touched = {n for x in links for n in (x.a, x.b) if not x.field.startswith(VARIANT)}
+    return links, collect_facts(resolver, observed, scored, touched, repos), dict(weight)
+
+
+def collect_facts(resolver, observed: list[tuple[str, object]], scored: list[tuple[str, object]],
+                  touched: set[str], repos: dict[str, str]) -> Facts:
+    """The facts the contradictions read: stated dates and sizes, co-listings and override rows
+    for the ``touched`` checkpoints; repositories and co-listed name siblings for all."""
+    def cp(model_id: str) -> str:
+        return resolver.checkpoints.get(model_id, model_id)
+
+    registry = resolver.registry
+    checkpoints = {cp(m) for m, _ in scored} | {cp(m) for m, _ in observed}
     facts = Facts()
     by_cp: dict[str, list] = defaultdict(list)
     for model_id, obs in observed:
@@ -415,7 +439,29 @@ def gather(resolver, observed: list[tuple[str, object]], scored: list[tuple[str,
     for pair, reason in overrides.apart.items():
         if pair & touched:
             facts.apart[pair] = f"data/catalog/overrides.csv distinct-from: {reason}"
-    return links, facts, dict(weight)
+    return facts
+
+
+NAME_RULES = "analytics/llm/ingest/resolver.py, dated.py"
+
+
+def name_rule_links(mapping: dict[str, str], rule: str) -> list[Link]:
+    """A name rule's merges (an undated name -> its one dated snapshot, a partial date -> the
+    full one) as links, so the same contradictions judge them."""
+    return [Link(*sorted((a, b)), "name-rule", NAME_RULES, rule, b)
+            for a, b in sorted(mapping.items())]
+
+
+def allowed(mapping: dict[str, str], facts: Facts, rule: str) -> tuple[dict[str, str], list]:
+    """(the merges no contradiction forbids, (link, kind, reason) of each refused one)."""
+    kept, refused = {}, []
+    for (a, b), link in zip(sorted(mapping.items()), name_rule_links(mapping, rule), strict=True):
+        found = contradiction(a, b, facts)
+        if found:
+            refused.append((link, *found))
+        else:
+            kept[a] = b
+    return kept, refused
 
 
 def _first(observations: list, order: tuple[str, ...], attr: str, keep=None):

@@ -10,6 +10,14 @@ from __future__ import annotations
 
 import re
 
+from analytics.llm.ingest.organisations import (  # noqa: F401  (re-exported for importers)
+    HF_ORGS,
+    ORG_SYNONYMS,
+    canonical_org,
+    org_from_hf,
+    org_key,
+)
+
 # (regex on the model slug, family, organisation); first match wins, order matters.
 FAMILY_RULES: tuple[tuple[str, str, str], ...] = (
     (r"^(codellama|code-llama)", "llama", "Meta"),
@@ -154,138 +162,4 @@ def off_the_name(slug: str, count_b: float | None) -> bool:
     return bool(named) and not named / NAME_SIZE_FACTOR <= count_b <= named * NAME_SIZE_FACTOR
 
 
-# Hugging Face organisation prefix -> organisation display name.
-HF_ORGS = {
-    "meta-llama": "Meta",
-    "facebook": "Meta",
-    "qwen": "Alibaba",
-    "google": "Google",
-    "mistralai": "Mistral AI",
-    "mistral-community": "Mistral AI",
-    "microsoft": "Microsoft",
-    "deepseek-ai": "DeepSeek",
-    "ibm-granite": "IBM",
-    "ibm": "IBM",
-    "nvidia": "NVIDIA",
-    "01-ai": "01.AI",
-    "tiiuae": "TII",
-    "allenai": "Allen Institute for AI",
-    "huggingfacetb": "Hugging Face",
-    "huggingfaceh4": "Hugging Face",
-    "cohereforai": "Cohere",
-    "eleutherai": "EleutherAI",
-    "nousresearch": "Nous Research",
-    "togethercomputer": "Together AI",
-    "stabilityai": "Stability AI",
-    "databricks": "Databricks",
-    "mosaicml": "Databricks",
-    "internlm": "Shanghai AI Lab",
-    "bigscience": "BigScience",
-    "bigcode": "BigCode",
-    "openai-community": "OpenAI",
-    "lmsys": "LMSYS",
-    "upstage": "Upstage",
-    "salesforce": "Salesforce",
-    "ai21labs": "AI21 Labs",
-    "moonshotai": "Moonshot AI",
-    "thudm": "Zhipu AI",
-    "zai-org": "Zhipu AI",
-}
-
-
-def org_from_hf(prefix: str) -> str:
-    """Organisation display name for a Hugging Face org prefix (the prefix itself if unknown)."""
-    return HF_ORGS.get(prefix.lower(), prefix)
-
-
-ORG_SYNONYMS: dict[str, str] = {
-    "mistral": "Mistral AI",
-    "google deepmind": "Google",
-    "deepmind": "Google",
-    "spacexai": "xAI",
-    "x ai": "xAI",
-    "z ai": "Zhipu AI",
-    "zai": "Zhipu AI",
-    "zhipu": "Zhipu AI",
-    "zhipuai": "Zhipu AI",
-    "meta ai": "Meta",
-    "meta llama": "Meta",
-    "facebook": "Meta",
-    "kimi": "Moonshot AI",
-    "moonshot": "Moonshot AI",
-    "moonshotai": "Moonshot AI",
-    "01 ai": "01.AI",
-    "tii uae": "TII",
-    "technology innovation institute": "TII",
-    "tiiuae": "TII",
-    "nvidia": "NVIDIA",
-    "huggingface": "Hugging Face",
-    "huggingfaceh4": "Hugging Face",
-    "nexusflow": "Nexusflow",
-    "openbmb": "OpenBMB",
-    "openchat": "OpenChat",
-    "deepseek ai": "DeepSeek",
-    "deepseek": "DeepSeek",
-    "perplexity ai": "Perplexity",
-    "nousresearch": "Nous Research",
-    "qwen": "Alibaba",
-    "alibaba cloud": "Alibaba",
-    "alibaba qwen": "Alibaba",
-    "abacusai": "Abacus.AI",
-    "cognitivecomputations": "Cognitive Computations",
-    "ibm granite": "IBM",
-    "microsoft research": "Microsoft",
-    "amazon web services": "Amazon",
-    "aws": "Amazon",
-    "ai2": "Allen Institute for AI",
-    "allenai": "Allen Institute for AI",
-    "allen ai": "Allen Institute for AI",
-    "liquid": "Liquid AI",
-    "liquidai": "Liquid AI",
-    "minimax ai": "MiniMax",
-    "stepfun ai": "StepFun",
-    "xiaomi mimo": "Xiaomi",
-    "upstage ai": "Upstage",
-    "lg ai": "LG AI Research",
-    "lgai exaone": "LG AI Research",
-    "cohere for ai": "Cohere",
-    "cohereforai": "Cohere",
-    "baidu inc": "Baidu",
-    "tencent hunyuan": "Tencent",
-    "inclusionai": "InclusionAI",
-    "ant group": "InclusionAI",
-    "baichuan inc": "Baichuan",
-    "salesforce research": "Salesforce",
-    "google research": "Google",
-    "thinking machines": "Thinking Machines Lab",
-    "primeintellect": "Prime Intellect",
-    "amd": "AMD",
-}
-"""Spellings of one organisation across sources (lower case, punctuation as spaces) -> the one
-name the catalog shows. xAI's models appear as 'SpaceXAI' in Artificial Analysis's 2026 data."""
-
-
-_ORG_GENERIC = frozenset(
-    {"ai", "lab", "labs", "inc", "research", "the", "team", "corp", "co", "ltd"}
-)
-
-
-def _org_words(name: str) -> str:
-    """Lower case, punctuation as spaces: the form ``ORG_SYNONYMS`` keys are written in."""
-    return re.sub(r"[^a-z0-9]+", " ", name.lower()).strip()
-
-
-def org_key(name: str) -> str:
-    """An organisation's name without case, punctuation, spaces or generic words ('AI', 'Lab',
-    'Inc', 'Research'): 'Prime Intellect' = 'PrimeIntellect', 'Thinking Machines' = 'Thinking
-    Machines Lab'. Two spellings with one key are one organisation (the metadata audit)."""
-    words = _org_words(name).split()
-    return "".join(w for w in words if w not in _ORG_GENERIC) or "".join(words)
-
-
-def canonical_org(name: str | None) -> str | None:
-    """The catalog's name for an organisation as any source spells it."""
-    if not name:
-        return name
-    key = _org_words(name)
-    return ORG_SYNONYMS.get(key) or ORG_SYNONYMS.get(key.replace(" ", "")) or name.strip()
+# The organisation tables live in organisations.py (one table read by every importer).

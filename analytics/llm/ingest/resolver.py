@@ -14,6 +14,7 @@ from analytics.llm.ingest.identity import (
     date_of,
     loose_key,
     match_key,
+    name_date,
     split_variant,
     variant_model_id,
     without_date,
@@ -113,7 +114,12 @@ def keep_former_ids(resolver: Resolver) -> list[str]:
     for former in sorted(FORMER):
         if former in resolver.checkpoints:
             continue
-        target = resolver.lookup(former) or _by_repo_name(resolver, former)
+        target = resolver.lookup(former)
+        if target not in resolver.checkpoints:  # that setting of the snapshot is gone: the
+            # undated model holds it once a contradiction kept the two apart
+            undated = resolver.lookup(name_date(former)[0])
+            target = undated if undated in resolver.checkpoints else None
+        target = target or _by_repo_name(resolver, former)
         if target is None:
             unresolved.append(former)
         else:
