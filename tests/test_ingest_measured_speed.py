@@ -317,15 +317,16 @@ def test_real_counts_per_kind_and_reason():
     lm, lm_drops = _real("localmaxxing")
     gg, gg_drops = _real("geerlingguy")
     trt, trt_drops = _real("tensorrt")
-    assert Counter(r["phase"] for r in lm) == {"generation": 1013, "prompt": 751}
+    assert Counter(r["phase"] for r in lm) == {"generation": 1012, "prompt": 751}
     assert lm_drops == {"same run listed under two GPU presets (kept once)": 118,
-                        "CPU-only run (no GPU)": 107, "no prompt tokens/s": 262}
+                        "CPU-only run (no GPU)": 107, "no prompt tokens/s": 261,
+                        ms.GGUF_ON_MLX: 1}  # a 'Q4_K_M' run labelled MLX (an M4 Pro)
     assert len(gg) == 79 and gg_drops == {"CPU-only run (no GPU)": 22,
                                           "multi-machine cluster (not one GPU)": 1}
     assert len(trt) == 150 and trt_drops == {}
     gen = [r for r in lm if r["phase"] == "generation"]
     assert Counter(ms.single_stream_drop_reason(r) for r in gen) == {
-        None: 725,
+        None: 724,
         "speculative decoding or multi-token prediction (MTP) on": 162,
         "partial offload to the CPU (weights or KV cache outside the GPU)": 117,
         "batch size other than 1 (not a single stream)": 9,
@@ -414,3 +415,118 @@ def test_no_committed_single_stream_speed_exceeds_its_roofline():
             assert float(row["tokens_per_s"]) <= ceiling * (1 + rf.TOLERANCE), row
             checked += 1
     assert checked >= 50
+
+
+# --- llmfit 1.1.17: its users' shared runs and the newer localmaxxing scrape -----------------
+
+
+def _submission(name: str, vram_gb: float, results: list[tuple], count: int = 1,
+                unified: bool = False) -> dict:
+    """One community_benchmarks.json submission: results are (provider, model label, avgTps)."""
+    return {
+        "hardware": {"hardwareName": name, "vramGb": vram_gb, "gpuCount": count,
+                     "unifiedMemory": unified, "hwClass": "DISCRETE_GPU", "cpu": "x", "os": "x",
+                     "ramGb": 64},
+        "results": [{"provider": p, "model": m, "avgTps": t, "minTps": t, "maxTps": t,
+                     "numRuns": 3, "avgTtftMs": 100, "avgOutputTokens": 300}
+                    for p, m, t in results],
+        "submittedAtUnix": 1787414658, "tool": {"name": "llmfit", "version": "1.1.10"},
+    }  # fmt: skip
+
+
+def test_llmfit_community_rows_engines_quants_and_drops(tmp_path: Path):
+    submissions = [
+        _submission("NVIDIA GeForce RTX 5070", 11.94, [
+            ("llamacpp", "Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf", 70.0),
+            ("ollama", "qwen3:8b", 60.0), ("ollama", "qwen3.5:9b-q8_0", 40.0),
+            ("ollama", "gemma4:26b-mlx", 30.0), ("llamacpp", "model.gguf", 10.0)]),
+        _submission("Apple M4 Pro", 24.0, [
+            ("mlx", "mlx-community/Llama-3.1-8B-Instruct-4bit", 45.0),
+            ("mlx", "someone/Llama-3.1-8B-Instruct-Q4_K_M", 44.0),
+            ("vllm", "Qwen/Qwen3-8B", 50.0)], unified=True),
+        _submission("NVIDIA GeForce RTX 3090", 48.0, [("vllm", "x/Qwen3-8B-AWQ", 90.0)], 2),
+        _submission("Intel Raptor Lake-P [Iris Xe Graphics] (integrated)", 31.0,
+                    [("ollama", "qwen3:8b", 5.0)], unified=True),
+    ]  # fmt: skip
+    (tmp_path / ms.LF_FILE).write_text(json.dumps(submissions))
+    drops = Drops()
+    rows = ms.load_llmfit_community(tmp_path, drops)
+    got = {(r["gpu_name"], r["engine"], r["model_name"], r["quant"]) for r in rows}
+    assert got == {
+        ("RTX 5070", "llama.cpp", "Meta-Llama-3.1-8B-Instruct", "Q4_K_M"),
+        ("RTX 5070", "Ollama", "qwen3-8b", ms.OLLAMA_DEFAULT_QUANT),
+        ("RTX 5070", "Ollama", "qwen3.5-9b", "Q8_0"),
+        ("M4 Pro", "MLX", "Llama-3.1-8B-Instruct", "MLX-4bit"),
+        ("RTX 3090", "vLLM", "x/Qwen3-8B", "AWQ-INT4"),  # a Hugging Face id keeps its org
+    }
+    assert all(set(r) == KEYS and r["kind"] == ms.COMMUNITY for r in rows)
+    apple = next(r for r in rows if r["engine"] == "MLX")
+    assert (apple["apple_memory_gb"], apple["gpu_memory_gb"]) == (24.0, None)
+    two = next(r for r in rows if r["engine"] == "vLLM")
+    assert (two["gpu_count"], two["gpu_memory_gb"]) == (2, 24.0)  # vramGb sums the cards
+    assert {r["date"] for r in rows} == {"2026-08-22"} and rows[0]["source_url"] == ms.LF_URL
+    reasons = {reason: n for (_, reason), n in drops.counts.items()}
+    assert reasons == {
+        "Ollama MLX build: its quantisation is not stated": 1,
+        "GGUF file name without a quantisation": 1,
+        ms.GGUF_ON_MLX: 1,  # a GGUF quant labelled as run on MLX is refused, with its reason
+        "no quantisation stated": 1,
+        "integrated graphics sharing system memory (no GPU bandwidth)": 1,
+    }
+    assert len(rows) + drops.total == sum(len(s["results"]) for s in submissions)
+
+
+def test_newer_scrape_reads_only_runs_the_older_copy_lacks(tmp_path: Path):
+    older = FIXTURES / "localmaxxing"
+    known = ms.run_ids(older)
+    assert known and ms.run_ids(tmp_path) == frozenset()
+    drops = Drops()
+    rows = ms.load_localmaxxing(older, drops, known, ms.LM_NEWER_SOURCE, ms.LF_URL)
+    assert rows == [] and drops.total == 0  # every run already read from the older copy
+    some = frozenset(sorted(known)[:1])
+    again = ms.load_localmaxxing(older, Drops(), some, ms.LM_NEWER_SOURCE, ms.LF_URL)
+    assert again and {r["source_name"] for r in again} == {ms.LM_NEWER_SOURCE}
+
+
+@pytest.mark.shared
+@needs_shared
+def test_real_llmfit_files_every_result_lands_or_is_counted():
+    folder = SHARED / ms.FOLDERS["llmfit"]
+    data = json.loads((folder / ms.LF_FILE).read_text())
+    drops = Drops()
+    rows = ms.load_llmfit_community(folder, drops)
+    assert len(data) == 465 and len(rows) + drops.total == 920  # every result: a row or a reason
+    assert not [r for r in rows if r["engine"] == "MLX" and rf.is_gguf_quant(r["quant"])]
+    newer = ms.load_localmaxxing(folder, Drops(), ms.run_ids(SHARED / ms.FOLDERS["localmaxxing"]))
+    assert 0 < len({r["measured_on"] + str(r["tokens_per_s"]) for r in newer}) <= 2 * 136
+
+
+def test_new_hardware_has_sourced_memory_and_bandwidth():
+    from analytics.llm.ingest import epoch_hardware
+
+    curated = {r["gpu_id"]: r for r in epoch_hardware.read_curated()}
+    makers = {"gb10": "https://www.nvidia.com/", "rtx-5070": "https://www.nvidia.com/",
+              "rx-7900-xt": "https://www.amd.com/"}  # fmt: skip
+    for gpu_id, site in makers.items():
+        row = curated[gpu_id]
+        assert float(row["memory_gb"]) > 0 and float(row["mem_bandwidth_gbps"]) > 0, gpu_id
+        assert row["spec_source_url"].startswith(site), gpu_id
+    # names the community files use resolve to them
+    assert "GB10" in curated["gb10"]["aliases"].split(";")
+    assert ms.llmfit_hardware({"hardwareName": "NVIDIA GB10", "vramGb": 121.6,
+                               "unifiedMemory": True})[:3] == ("GB10", None, None)  # fmt: skip
+    assert ms.llmfit_hardware({"hardwareName": "AMD Radeon RX 7900 XT", "vramGb": 19.98})[0] == (
+        "RX 7900 XT")
+
+
+def test_a_modified_card_and_offloaded_weights_are_refused():
+    from analytics.llm.ingest import hardware_tables as ht
+
+    # a 24 GB board reporting 48 GB per card is another board (modded), not an RTX 4090
+    assert ht._modified_card({"gpu_memory_gb": 48.0}, 24.0)
+    assert not ht._modified_card({"gpu_memory_gb": 23.99}, 24.0)
+    assert not ht._modified_card({"gpu_memory_gb": None, "apple_memory_gb": 64}, 24.0)
+    # 32B at Q4_K_M (19.6 GB) does not fit one 12 GB card; it fits two 24 GB ones
+    row = {"quant": "Q4_K_M", "gpu_count": 1, "model_name": "qwen3-32b"}
+    assert ht._weights_exceed(row, 32.0, 12.0)
+    assert not ht._weights_exceed({**row, "gpu_count": 2}, 32.0, 24.0)

@@ -117,3 +117,12 @@ def test_charts_page_on_the_plain_fixture(store_paths: StorePaths) -> None:
     at = run_page("llm/charts.py")
     assert not at.exception and len(at.get("plotly_chart")) == 3
     assert any("5 models have no price." in c.value for c in at.caption)
+
+
+def test_the_price_charts_pareto_front_is_labelled_with_names(store: Path) -> None:
+    """The frontier's models are named on the chart itself, not only on hover."""
+    price = _figures(run_page("llm/charts.py"))[2]
+    (front,) = [t for t in price["data"] if t["name"] == "Pareto frontier"]
+    assert "text" in front["mode"] and len(front["text"]) == len(front["x"]) > 0
+    names = [h.split("</b>")[0].removeprefix("<b>") for h in front["hovertext"]]
+    assert list(front["text"]) == names  # each label is its point's model

@@ -253,7 +253,9 @@ def price_chart(table: pd.DataFrame) -> ChartFrame:
 def _pareto_chart(rows: pd.DataFrame, missing: int, x_title: str, what: str) -> ChartFrame:
     rows["on_frontier"] = pareto_frontier(rows, "x", "rating", lower_x_is_better=True)
     line = rows[rows["on_frontier"]].sort_values(["x", "rating"])
-    frontier = line[["weights", "x", "rating", "model_id", "hover"]].reset_index(drop=True)
+    # display_name: the frontier's points are labelled on the chart, not only on hover
+    cols = ["weights", "x", "rating", "model_id", "display_name", "hover"]
+    frontier = line[cols].reset_index(drop=True)
     return ChartFrame(
         _points(rows), frontier, missing, x_title, RATING_TITLE, _missing(missing, what)
     )

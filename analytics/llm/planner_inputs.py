@@ -38,6 +38,7 @@ SOURCES = (
     "analytics/llm/finetune.py",
     "analytics/llm/finetune_view.py",
     "analytics/llm/fit.py",
+    "analytics/llm/ingest/roofline.py",  # fit.py reads its bits-per-weight table
     "analytics/llm/planner_inputs.py",
     "analytics/llm/profiles.py",
     "analytics/llm/quality.py",

@@ -37,7 +37,8 @@ def scatter(frame: charts.ChartFrame, log_x: bool, by_weights: bool) -> go.Figur
     line = frame.frontier
     if not line.empty:
         fig.add_scatter(
-            x=line["x"], y=line["rating"], mode="lines+markers", name="Pareto frontier",
+            x=line["x"], y=line["rating"], mode="lines+markers+text", name="Pareto frontier",
+            text=line["display_name"], textposition="top left", textfont={"size": 11},
             hovertext=line["hover"], hovertemplate=HOVER, line={"color": FRONTIER, "width": 2},
             marker={"color": FRONTIER, "size": 11, "symbol": "diamond"},
         )

@@ -92,6 +92,27 @@ UNCHECKED = ("roofline cannot be checked (unknown bandwidth, active parameters o
              "format): crowd data is kept only when it can be")
 
 
+MODIFIED_CARD = ("card memory above its maker's specification by more than 25 % (a modified "
+                 "card, e.g. a 24 GB board rebuilt with 48 GB, is its own GPU, not in the map)")
+OFFLOADED = ("weights larger than the GPUs' memory at this quantisation (the catalog's parameter "
+             "count): part of the model ran on the CPU")
+MODDED_MARGIN = 1.25  # reported memory per card above the spec by more than this: another board
+
+
+def _modified_card(row: dict, spec_gb: float | None) -> bool:
+    """True when a discrete card reports clearly more memory than its maker's spec (Apple and
+    unified-memory rows report no per-card memory)."""
+    reported = row.get("gpu_memory_gb")
+    return bool(reported and spec_gb and reported > spec_gb * MODDED_MARGIN)
+
+
+def _weights_exceed(row: dict, total_b: float | None, spec_gb: float | None) -> bool:
+    """True when the checkpoint's weights at the row's quantisation exceed the cards' memory."""
+    per_weight = roofline.bytes_per_weight(row.get("quant"), str(row.get("model_name") or ""))
+    count = int(row.get("gpu_count") or 1)
+    return bool(per_weight and total_b and spec_gb and total_b * per_weight > spec_gb * count)
+
+
 def _gpu_names(gpu_table: list[dict]) -> dict[str, str]:
     """Casefolded gpu_id, name and every alias -> gpu_id."""
     out: dict[str, str] = {}
@@ -102,6 +123,24 @@ def _gpu_names(gpu_table: list[dict]) -> dict[str, str]:
     return out
 
 
+def load_measured(shared: Path, drops: Drops) -> list[dict]:
+    """The rows of every measured-speed source, before the rules: localmaxxing (the shared copy,
+    then only the newer scrape's runs absent from it), llmfit users' runs, Jeff Geerling's and
+    NVIDIA's tables."""
+    older = shared / measured_speed.FOLDERS["localmaxxing"]
+    newer = shared / measured_speed.FOLDERS["llmfit"]
+    return (
+        measured_speed.load_localmaxxing(older, drops)
+        + measured_speed.load_localmaxxing(
+            newer, drops, measured_speed.run_ids(older), measured_speed.LM_NEWER_SOURCE,
+            measured_speed.LF_URL,
+        )
+        + measured_speed.load_llmfit_community(newer, drops)
+        + measured_speed.load_geerlingguy(shared / measured_speed.FOLDERS["geerlingguy"], drops)
+        + measured_speed.load_tensorrt(shared / measured_speed.FOLDERS["tensorrt"], drops)
+    )
+
+
 def measured_rows(
     shared: Path, resolver: Resolver, model_table: list[dict], gpu_table: list[dict], drops: Drops
 ) -> list[dict]:
@@ -109,15 +148,13 @@ def measured_rows(
     row resolved to a catalog checkpoint and GPU, single-stream rows without speculative
     decoding, offload or batching and under the roofline; community runs of one setting
     become their median with the number of runs and the range (docs/calculators.md)."""
-    rows = (
-        measured_speed.load_localmaxxing(shared / measured_speed.FOLDERS["localmaxxing"], drops)
-        + measured_speed.load_geerlingguy(shared / measured_speed.FOLDERS["geerlingguy"], drops)
-        + measured_speed.load_tensorrt(shared / measured_speed.FOLDERS["tensorrt"], drops)
-    )
+    rows = load_measured(shared, drops)
     gpu_of = _gpu_names(gpu_table)
     bandwidth = {g["gpu_id"]: g.get("mem_bandwidth_gbps") for g in gpu_table}
     models = {m["model_id"]: m for m in model_table}
     active = {m["checkpoint_id"]: m["active_params_b"] for m in model_table}
+    total = {m["checkpoint_id"]: m["total_params_b"] for m in model_table}
+    memory = {g["gpu_id"]: g.get("memory_gb") for g in gpu_table if g.get("kind") != "apple"}
     kept = []
     for row in rows:
         label = f"{row['source_name']}: {row['kind']}"
@@ -134,6 +171,8 @@ def measured_rows(
             f"{row['model_name']} {row.get('measured_on') or ''}")
         if reason is None and gpu_id is None:
             reason = NO_GPU
+        elif reason is None and _modified_card(row, memory.get(gpu_id)):
+            reason = MODIFIED_CARD
         elif reason is None and checkpoint is None:
             reason = NO_MODEL
         elif reason is None and single and not ceiling:
@@ -141,6 +180,9 @@ def measured_rows(
         elif reason is None and single and roofline.exceeds_roofline(
                 row, bandwidth.get(gpu_id), active.get(checkpoint)):
             reason = ABOVE_ROOFLINE
+        elif reason is None and single and _weights_exceed(row, total.get(checkpoint),
+                                                           memory.get(gpu_id)):
+            reason = OFFLOADED
         if reason:
             drops.add(label, reason)
             continue

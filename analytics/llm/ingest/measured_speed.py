@@ -22,6 +22,7 @@ lines and notes are never copied.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from pathlib import Path
 
@@ -41,20 +42,27 @@ from analytics.llm.ingest.roofline import (
     aggregate,
     bytes_per_weight,
     gpu_lookup_name,
+    is_gguf_quant,
     normalise_quant,
 )
 
 __all__ = ["BENCHMARKER", "COMMUNITY", "VENDOR", "aggregate", "gpu_lookup_name",
-           "load_geerlingguy", "load_localmaxxing", "load_tensorrt", "parse_system",
-           "single_stream_drop_reason"]
+           "load_geerlingguy", "load_llmfit_community", "load_localmaxxing", "load_tensorrt",
+           "parse_system", "run_ids", "single_stream_drop_reason"]
 FOLDERS = {
     "localmaxxing": "measured-speed/localmaxxing-via-llmfit",
+    "llmfit": "llmfit-1.1.17",
     "geerlingguy": "measured-speed/geerlingguy-ai-benchmarks",
     "tensorrt": "measured-speed/tensorrt-llm-perf-overview",
 }
 LM_FILE, LM_SOURCE = "benchmark_cache.json", "localmaxxing.com community benchmarks, via llmfit"
 LM_URL = ("https://github.com/AlexsJones/llmfit/blob/3d665068876a24e0a073b1b002665072e06dfb3e/"
           "llmfit-core/data/benchmark_cache.json")
+# llmfit 1.1.17's embedded copies (PROVENANCE.md there): its users' shared runs, and a newer
+# localmaxxing scrape of which only the runs absent from the copy above are read.
+LF_FILE, LF_SOURCE = "community_benchmarks.json", "llmfit users' shared runs (llmfit bench --share)"
+LF_URL = "https://pypi.org/project/llmfit/1.1.17/"
+LM_NEWER_SOURCE = "localmaxxing.com community benchmarks, via llmfit 1.1.17"
 GG_FILE, GG_SOURCE, GG_DATE = "findings_parsed.csv", "geerlingguy/ai-benchmarks", "2025-12-18"
 GG_URL = ("https://github.com/geerlingguy/ai-benchmarks/blob/"
           "bdf94413f5f273c985c164ac0abfafa312c4390f/README.md")
@@ -200,18 +208,34 @@ def _document(path: Path, data: object) -> list[dict]:
     return rows
 
 
-def load_localmaxxing(path: Path, drops: Drops) -> list[dict]:
+def run_ids(path: Path) -> frozenset[str]:
+    """The run ids of a benchmark_cache.json (a folder holding it is accepted); none when absent."""
+    path = path / LM_FILE if path.is_dir() else path
+    if not path.is_file():
+        return frozenset()
+    return frozenset(str(r.get("id")) for r in _document(path, read_source_json(path)))
+
+
+def load_localmaxxing(
+    path: Path,
+    drops: Drops,
+    known_ids: frozenset[str] = frozenset(),
+    source_name: str = LM_SOURCE,
+    source_url: str = LM_URL,
+) -> list[dict]:
     """One row per (run, phase) of benchmark_cache.json (a folder holding it is accepted; an
-    absent file gives none). The same run listed under two presets is kept once."""
+    absent file gives none). The same run listed under two presets is kept once; a run of
+    ``known_ids`` (already read from another copy of the scrape) is not read again."""
     path = path / LM_FILE if path.is_dir() else path
     if not path.is_file():
         return []
-    out, seen, src = [], set(), "localmaxxing"
+    out, seen, src = [], set(known_ids), "localmaxxing"
     for raw in _document(path, read_source_json(path)):
-        if raw.get("id") in seen:
-            drops.add(src, "same run listed under two GPU presets (kept once)")
+        if str(raw.get("id")) in seen:
+            if str(raw.get("id")) not in known_ids:
+                drops.add(src, "same run listed under two GPU presets (kept once)")
             continue
-        seen.add(raw.get("id"))
+        seen.add(str(raw.get("id")))
         hw, model = raw["hardware"], raw["model"]
         eng, flags = (x if isinstance(x, dict) else {} for x in (raw.get("engine"),
                                                                  raw.get("engineFlags")))
@@ -224,7 +248,9 @@ def load_localmaxxing(path: Path, drops: Drops) -> list[dict]:
         quant = _quant(eng.get("quantization"), engine, str(model.get("hfId") or ""))
         reason = reason or next((why for bad, why in (
             (not model.get("hfId"), "no model id"), (not engine, "no engine named"),
-            (quant is None, "no quantisation stated")) if bad), None)
+            (quant is None, "no quantisation stated"),
+            (engine == "MLX" and is_gguf_quant(quant), GGUF_ON_MLX)) if bad),
+            None)
         if reason:
             drops.add(src, reason)
             continue
@@ -237,7 +263,7 @@ def load_localmaxxing(path: Path, drops: Drops) -> list[dict]:
             gpu_name=gpu_name, gpu_count=count, gpu_memory_gb=memory, apple_memory_gb=apple,
             quant=quant, engine=engine, batch_size=_batch(raw, engine), kind=COMMUNITY,
             context_tokens=int(parse_number(raw.get("contextLength")) or 0) or None,
-            source_name=LM_SOURCE, source_url=LM_URL,
+            source_name=source_name, source_url=source_url,
             date=created if re.fullmatch(r"\d{4}-\d\d-\d\d", created) else None,
             spec_decoding=bool(flags.get("specDecoding") or flags.get("mtpEnabled")
                                or _SPEC.search(text)),
@@ -362,3 +388,112 @@ def single_stream_drop_reason(row: dict) -> str | None:
     if row.get("kind") in SINGLE_STREAM_KINDS and row.get("batch_size") != 1:
         return "batch size other than 1 (not a single stream)"
     return None
+
+
+_LF_PROVIDERS = {"ollama": "Ollama", "llamacpp": "llama.cpp", "mlx": "MLX", "vllm": "vLLM"}
+_GGUF_FILE = re.compile(r"(?i)^(?P<name>.+?)[-.](?P<quant>(?:UD-)?I?Q\d(?:_[0-9A-Z]+)*|F16|BF16|F32"
+                        r"|MXFP4)\.gguf$")
+_OLLAMA_QUANT = re.compile(r"(?i)(?:^|-)(q\d(?:_[0-9a-z]+)*|fp16|bf16)$")
+_MLX_SUFFIX = re.compile(r"(?i)[-_](?:mlx[-_])?(\d)bit$")
+_VENDOR_WORDS = re.compile(r"^(?:NVIDIA\s+)?(?:GeForce\s+)?(?:AMD\s+)?(?:Radeon\s+(?=RX\b))?"
+                           r"(?:Tesla\s+)?", re.IGNORECASE)
+GGUF_ON_MLX = ("GGUF quantisation named on the MLX engine (MLX runs its own safetensors "
+               "formats): the labels disagree")
+OLLAMA_DEFAULT_QUANT = "Q4_K_M"
+"""The quantisation of an Ollama library tag that names none (the library's default for its
+tags; gpt-oss ships MXFP4, :data:`analytics.llm.ingest.roofline.NATIVE_MXFP4`)."""
+
+
+def llmfit_hardware(hw: dict) -> tuple[str | None, float | None, float | None, str | None]:
+    """(gpu_name, memory per card GB, apple_memory_gb, drop reason) of an llmfit submission's
+    hardware: 'Apple M4 Pro' with 24 GB -> ('M4 Pro', None, 24); 'NVIDIA GeForce RTX 5070' ->
+    'RTX 5070' (its ``vramGb`` is the sum over ``gpuCount`` cards); 'NVIDIA GB10' -> 'GB10'."""
+    name = re.sub(r"\s+", " ", str(hw.get("hardwareName") or "")).strip()
+    memory = parse_number(hw.get("vramGb"))
+    if not name:
+        return None, None, None, "no GPU name"
+    if "(integrated)" in name.lower():
+        return None, None, None, "integrated graphics sharing system memory (no GPU bandwidth)"
+    apple = re.fullmatch(r"Apple (M\d(?: (?:Pro|Max|Ultra))?)", name)
+    if apple:
+        if not memory:
+            return None, None, None, "Apple run without chip name or memory size"
+        return apple.group(1), None, memory, None
+    count = int(parse_number(hw.get("gpuCount")) or 1)
+    per_card = memory / count if memory else None
+    unified = bool(hw.get("unifiedMemory"))
+    return _VENDOR_WORDS.sub("", name).strip(), None if unified else per_card, None, None
+
+
+def llmfit_model(provider: str, label: str) -> tuple[str | None, str | None, str | None]:
+    """(model name to resolve, quant, drop reason) of one llmfit result's ``model`` label."""
+    label = label.strip()
+    if provider == "llama.cpp":
+        found = _GGUF_FILE.match(label)
+        if not found:
+            return None, None, "GGUF file name without a quantisation"
+        return found["name"], normalise_quant(found["quant"]), None
+    if provider == "Ollama":
+        family, _, tag = label.partition(":")
+        if re.search(r"(?i)(?:^|-)mlx$", tag):
+            return None, None, "Ollama MLX build: its quantisation is not stated"
+        quant = _OLLAMA_QUANT.search(tag)
+        size = tag[: quant.start()] if quant else tag
+        default = "MXFP4" if family.startswith("gpt-oss") else OLLAMA_DEFAULT_QUANT
+        name = f"{family}-{size}" if size and size != "latest" else family
+        return name, normalise_quant(quant.group(1)) if quant else default, None
+    name = label.rpartition("/")[2] if provider == "MLX" else label
+    if provider == "MLX":
+        if _GGUF_FILE.match(name) or re.search(r"(?i)[-_]I?Q\d(?:_[0-9A-Z]+)+$", name):
+            return None, None, GGUF_ON_MLX
+        bits = _MLX_SUFFIX.search(name)
+        if not bits:
+            return None, None, "MLX build without a bit width in its name"
+        return name[: bits.start()], f"MLX-{bits.group(1)}bit", None
+    quant = _quant("FP16", provider, f"x/{name}")  # vLLM: only a format in the name says one
+    if quant == "FP16":
+        return None, None, "no quantisation stated"
+    stripped = re.sub(r"(?i)[-_](?:awq|gptq|nvfp4|mxfp4|fp8|int4|int8)(?:[-_].*)?$", "", name)
+    return stripped, quant, None
+
+
+def load_llmfit_community(folder: Path, drops: Drops) -> list[dict]:
+    """One generation row per result of llmfit's community_benchmarks.json (an absent file
+    gives none): each submission's mean decode speed over its runs, as one community run; the
+    engine from its provider, the quantisation from the model label (a GGUF file's suffix, an
+    Ollama tag's, an MLX build's bit width), never a GGUF label on MLX."""
+    path = folder / LF_FILE
+    if not path.is_file():
+        return []
+    data = read_source_json(path)
+    if not isinstance(data, list) or not all(
+            isinstance(s, dict) and isinstance(s.get("hardware"), dict)
+            and isinstance(s.get("results"), list) for s in data):
+        raise IngestError(f"{path}: expected a list of {{hardware, results}} submissions "
+                          f"(llmfit community_benchmarks.json); fix: {RESTORE}")
+    out, src = [], "llmfit community"
+    for submission in data:
+        gpu_name, per_card, apple, hw_reason = llmfit_hardware(submission["hardware"])
+        count = 1 if apple else int(parse_number(submission["hardware"].get("gpuCount")) or 1)
+        when = parse_number(submission.get("submittedAtUnix"))
+        date = _day(when) if when else None
+        for result in submission["results"]:
+            engine = _LF_PROVIDERS.get(str(result.get("provider") or "").lower())
+            value = parse_number(result.get("avgTps"))
+            name, quant, reason = (llmfit_model(engine, str(result.get("model") or ""))
+                                   if engine else (None, None, "engine not named"))
+            reason = hw_reason or reason or (
+                "no generation tokens/s" if value is None or value <= 0 else None)
+            if reason:
+                drops.add(src, reason)
+                continue
+            out.append(_row(
+                model_name=name, measured_on=str(result["model"]).strip(), gpu_name=gpu_name,
+                gpu_count=count, gpu_memory_gb=per_card, apple_memory_gb=apple, quant=quant,
+                engine=engine, kind=COMMUNITY, tokens_per_s=value, source_name=LF_SOURCE,
+                source_url=LF_URL, date=date))
+    return out
+
+
+def _day(unix_s: float) -> str:
+    return dt.datetime.fromtimestamp(unix_s, dt.UTC).date().isoformat()

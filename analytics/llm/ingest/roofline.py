@@ -95,6 +95,11 @@ def normalise_quant(raw: object, engine: str | None = None) -> str | None:
     return text
 
 
+def is_gguf_quant(quant: object) -> bool:
+    """True for a llama.cpp GGUF quantisation label ('Q4_K_M', 'IQ3_XS', 'UD-Q4_K_XL')."""
+    return bool(_GGUF.match(str(quant or "").upper()))
+
+
 def _base_quant(quant: str) -> str | None:
     """The label of :data:`BITS_PER_WEIGHT` that bounds a variant from below: Unsloth dynamic
     ('UD-') and bartowski/other '_L'/'_XL'/'_P' K-quant mixes keep more tensors at high
