@@ -503,6 +503,8 @@ def _fixture_shared(root: Path) -> Path:
     shutil.copy(FIX / "llmfit.json", shared / "llmfit/hf_models.json")
     (shared / "llmfit-1.1.17").mkdir()
     shutil.copy(FIX / "llmfit_configs.json", shared / "llmfit-1.1.17/hf_models.json")
+    (shared / "metergraph-core-0.7.4").mkdir()
+    shutil.copy(FIX / "metergraph_models.yaml", shared / "metergraph-core-0.7.4/models.yaml")
     shutil.copytree(FIX / "llm-analysis", shared / "llm-analysis/model_configs")
     (shared / "gpu-benchmarks-llm-inference").mkdir()
     shutil.copy(FIX / "gpu_readme.md", shared / "gpu-benchmarks-llm-inference/README.md")
@@ -531,6 +533,9 @@ def test_cli_builds_a_valid_catalog_from_fixtures(tmp_path, capsys, partial_epoc
     assert acme["organisation"] == "acme"
     assert acme["vram_q4_gb"] == "" and acme["vram_q4_basis"] == ""  # llmfit's is an estimate
     assert acme["n_layers"] == "32" and acme["open_weights"] == "true"
+    assert (acme["weights_repo"], acme["is_moe"]) == ("acme/Acme-7B-Instruct", "false")
+    assert models["acme-moe-8x1b"]["is_moe"] == "true"
+    assert models["gpt-4o-2024-05-13"]["open_weights"] == models["mystery-model"]["is_moe"] == ""
     assert models["acme-7b-instruct-high"]["checkpoint_id"] == "acme-7b-instruct"
     assert models["acme-7b-instruct-high"]["total_params_b"] == acme["total_params_b"]
     assert "acme/Acme-7B-Instruct" in acme["aliases"]

@@ -16,7 +16,7 @@ from analytics.core import labels, paths
 from analytics.core.snapshot import validate
 from analytics.llm import charts, leaderboard
 from analytics.llm.audit import metadata as am
-from analytics.llm.ingest import llmfit, llmstats, metergraph, models_table
+from analytics.llm.ingest import llmfit, llmstats, metergraph, models_table, open_llm_leaderboard
 from analytics.llm.ingest.common import Drops, ModelObs
 from analytics.llm.ingest.dated import PLACEHOLDER_DAYS, refused_release_day
 from analytics.llm.ingest.families import params_from_name
@@ -308,3 +308,35 @@ def test_metergraph_keeps_a_day_only_when_its_link_is_on_the_makers_domain(tmp_p
     assert metergraph.makers_domain("https://ai.google.dev/gemma/docs", "google")
     assert not metergraph.makers_domain("https://en.wikipedia.org/wiki/Gemini", "google")
     assert not metergraph.makers_domain("https://notopenai.com/x", "openai")
+
+
+def test_one_arch_key_is_one_set_of_shapes_from_the_hub_table(tmp_path):
+    path = tmp_path / "hf_models.json"
+    path.write_text(json.dumps([
+        _config("a/Acme-7B", parameters_raw=7_241_748_480),
+        _config("b/Acme-7B-Tune", parameters_raw=7_241_748_480),
+        _config("c/Odd-7B", parameters_raw=7_000_000_001),
+        _config("d/Odd-7B-Other", parameters_raw=7_000_000_001, num_hidden_layers=30),
+    ]), encoding="utf-8")
+    by_key = llmfit.arch_shapes(path)
+    assert by_key == {"llama:7241748480": (32, 8, 128)}  # the disagreeing key gives none
+    rows = [{"arch_key": "llama:7241748480", "n_layers": None, "n_kv_heads": None,
+             "head_dim": None, "metadata_source_url": "x"},
+            {"arch_key": "llama:7000000001", "n_layers": None, "n_kv_heads": None,
+             "head_dim": None, "metadata_source_url": None}]
+    assert llmfit.fill_from_arch(rows, by_key) == 1
+    assert (rows[0]["n_layers"], rows[0]["metadata_source_url"]) == (
+        32, f"x;{llmfit.CONFIGS_URL}")
+    assert rows[1]["n_layers"] is None
+
+
+def test_the_leaderboards_moe_flag_counts_only_when_it_says_yes_or_the_class_has_experts():
+    row = {"model_name": "google/switch-base-8", "metadata_params_billions": "0.62",
+           "features_is_moe": "FALSE", "metadata_hub_license": "apache-2.0",
+           "metadata_upload_date": "2022-10-24",
+           "model_architecture": "SwitchTransformersForConditionalGeneration"}
+    assert open_llm_leaderboard.model_obs(pd.Series(row)).is_moe is True
+    dense = {**row, "model_architecture": "LlamaForCausalLM"}
+    assert open_llm_leaderboard.model_obs(pd.Series(dense)).is_moe is None  # no evidence
+    flagged = {**dense, "features_is_moe": "TRUE"}
+    assert open_llm_leaderboard.model_obs(pd.Series(flagged)).is_moe is True

@@ -158,15 +158,14 @@ def default_model(
     cand = finetune.finetunable(models)
     if cand.empty:
         return None
-    dense = cand[~cand["is_moe"].fillna(False).astype(bool)]
+    dense = cand[_known_dense(cand)]
     lo, hi = DEFAULT_MODEL_PARAMS_B
     sized = dense[dense["total_params_b"].between(lo, hi)]
     if ratings is not None and not sized.empty:
         if rows is None:
             rows = checkpoints.one_row_per_checkpoint(sized, ratings)
         else:
-            moe = rows["is_moe"].fillna(False).astype(bool)
-            rows = rows[~moe & rows["total_params_b"].between(lo, hi)]
+            rows = rows[_known_dense(rows) & rows["total_params_b"].between(lo, hi)]
         rated = rows[rows["best_rating"].notna()]
         if not rated.empty:
             top = rated.sort_values(["best_rating", "best_model_id"], ascending=[False, True])
@@ -496,8 +495,9 @@ def plan_view(
     target = with_price_basis(target, catalog.gpus)
     plan = finetune.plan(params_b, recipe, target.budget_gb, method)
     parts = pd.DataFrame({"part": list(plan.parts), "gb": list(plan.parts.values())})
+    moe = row["is_moe"]  # an unknown flag (NA) computes on every parameter, like a dense model
     compute = finetune.compute_params_b(
-        row["total_params_b"], row.get("active_params_b"), bool(row["is_moe"])
+        row["total_params_b"], row.get("active_params_b"), bool(moe) if pd.notna(moe) else False
     )
     configs = rentable_configs(catalog.gpus)
     priced = pricing(target, configs, params_b, recipe, method)
@@ -586,3 +586,8 @@ def ordered(table: pd.DataFrame, order: str) -> pd.DataFrame:
     out = table.sort_values(["fits", "rating"], ascending=[False, False], na_position="last",
                             kind="stable")
     return out.reset_index(drop=True)
+
+
+def _known_dense(models: pd.DataFrame) -> pd.Series:
+    """True where the MoE flag says dense (an unknown flag is neither dense nor a mixture)."""
+    return models["is_moe"].astype("boolean").eq(False).fillna(False).astype(bool)

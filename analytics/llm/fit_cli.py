@@ -56,7 +56,7 @@ class _Model:
     params_b: float | None
     active_params_b: float | None
     is_moe: bool
-    open_weights: bool
+    open_weights: bool | None  # None: no evidence either way
     vram_q4_gb: float | None
     arch: tuple[float | None, float | None, float | None]  # n_layers, n_kv_heads, head_dim
     source: str  # "catalog models.csv (snapshot v...)" or "command line"
@@ -227,7 +227,7 @@ def _model(args: argparse.Namespace, command: str, served: _Served) -> _Model:
     arch = tuple(_figure(row, c) for c in ("n_layers", "n_kv_heads", "head_dim"))
     found = _Model(
         model_id, _figure(row, "total_params_b"), _figure(row, "active_params_b"),
-        _flag(row, "is_moe"), _flag(row, "open_weights"), _figure(row, "vram_q4_gb"), arch,
+        _flag(row, "is_moe"), _tri(row, "open_weights"), _figure(row, "vram_q4_gb"), arch,
         snap.source("models"), _text(row, "vram_q4_basis"), _text(row, "vram_q4_source_url"),
         _figure(row, "context_length"),
     )
@@ -246,6 +246,12 @@ def _text(row: pd.Series, column: str) -> str:
     return "" if value is None or (not isinstance(value, str) and pd.isna(value)) else str(value)
 
 
+def _tri(row: pd.Series, column: str) -> bool | None:
+    """A catalog true / false / unknown flag (None when absent or empty)."""
+    value = row.get(column)
+    return None if value is None or pd.isna(value) else bool(value)
+
+
 def _flag(row: pd.Series, column: str) -> bool:
     """A catalog boolean, False when absent."""
     value = row.get(column)
@@ -256,7 +262,8 @@ def _usable(model: _Model, command: str) -> _Model:
     """``model`` when the command can use its catalog figures; else a one-line error."""
     fix = "fix: pass --params-b instead"
     if command == "finetune" and not model.open_weights:
-        raise ValueError(f"{model.model_id}: closed weights cannot be fine-tuned; {fix}")
+        state = "closed weights" if model.open_weights is False else "weights not known to be open"
+        raise ValueError(f"{model.model_id}: {state} cannot be fine-tuned; {fix}")
     if model.params_b is None and (command == "finetune" or model.vram_q4_gb is None):
         raise ValueError(f"{model.model_id}: the catalog has no parameter count; {fix}")
     return model

@@ -396,6 +396,8 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
     shaped = llmfit.fill_shapes(model_table, llmfit.maker_shapes(shared / llmfit.CONFIGS_FILE))
     catalog.notes.append(f"layers and KV heads from a maker's config of the same release: {shaped}")
     hardware_metadata(model_table, arch, q4_figures(shared, resolver, scored, drops))
+    by_arch = llmfit.fill_from_arch(model_table, llmfit.arch_shapes(shared / llmfit.CONFIGS_FILE))
+    catalog.notes.append(f"layers and KV heads from a Hub config of the same arch_key: {by_arch}")
     used = {r["benchmark_id"] for r in score_table}
     bench_table = [b.as_row() for bid, b in sorted(all_benchmarks().items()) if bid in used]
     gpu_table = gpu_rows(shared, drops)

@@ -120,6 +120,16 @@ def family_and_org(slug: str) -> tuple[str, str | None]:
     return first or slug, None
 
 
+MOE_ARCHITECTURES = re.compile(r"moe|mixtral|switchtransformers|jamba|dbrx|arctic", re.IGNORECASE)
+"""Model classes of a Hugging Face config ('MixtralForCausalLM', 'Qwen2MoeForCausalLM',
+'SwitchTransformersForConditionalGeneration') whose layers are mixtures of experts."""
+
+
+def moe_by_architecture(class_name: str | None) -> bool:
+    """True when a config's model class is a mixture-of-experts class."""
+    return bool(class_name and MOE_ARCHITECTURES.search(class_name))
+
+
 def moe_by_name(slug: str) -> bool:
     """True when the name reveals a mixture-of-experts model."""
     return any(re.search(p, slug) for p in MOE_PATTERNS)

@@ -236,6 +236,34 @@ def maker_shapes(path: Path) -> dict[str, list[tuple[frozenset[str], tuple | Non
     return out
 
 
+def arch_shapes(path: Path) -> dict[str, tuple]:
+    """arch_key -> (layers, KV heads, head dim) where every unquantised config of that key in
+    the 1.1.17 table that states all three agrees (one model type and one exact parameter count
+    are one set of tensor shapes, see the module docstring)."""
+    found: dict[str, set[tuple]] = {}
+    for entry in read_models(path):
+        obs = config_obs(entry, frozenset())
+        shapes = tuple(getattr(obs, f) for f in SHAPE_FIELDS)
+        if not quantised(entry) and None not in shapes and (key := arch_key(entry)):
+            found.setdefault(key, set()).add(shapes)
+    return {key: next(iter(s)) for key, s in found.items() if len(s) == 1}
+
+
+def fill_from_arch(rows: list[dict], by_key: dict[str, tuple]) -> int:
+    """Layers, KV heads and head dim for rows that have none and an ``arch_key`` the Hub table
+    gives shapes for (:func:`arch_shapes`); returns how many rows were filled."""
+    filled = 0
+    for row in rows:
+        shapes = by_key.get(row.get("arch_key") or "")
+        if shapes is None or any(row.get(f) is not None for f in SHAPE_FIELDS):
+            continue
+        row.update(zip(SHAPE_FIELDS, shapes, strict=True))
+        urls = [u for u in (row.get("metadata_source_url") or "").split(";") if u]
+        row["metadata_source_url"] = ";".join(dict.fromkeys([*urls, CONFIGS_URL]))
+        filled += 1
+    return filled
+
+
 def fill_shapes(rows: list[dict], by_maker: dict[str, list]) -> int:
     """Layers, KV heads and head dim for rows that have none, from their maker's configs whose
     names hold every word of the checkpoint's (and its date, if it writes one): 'qwen3-30b-a3b-

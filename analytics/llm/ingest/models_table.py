@@ -92,7 +92,7 @@ def _grouped(row: dict, observations: list[ModelObs]) -> None:
     for attr in PRICE_FIELDS:
         row[attr] = getattr(price, attr) if price else None
     order = FIELD_PRIORITY["release_date"]
-    name = str(row.get("checkpoint_id") or row["model_id"])
+    name = str(row.get("checkpoint_id") or row.get("model_id") or "")
     usable = [o for o in observations if not refused_release_day(o.release_date, name)]
     release = consensus.choose(usable, "release_date", order, name)[0] or _first_with(
         usable, order, "release_date")  # a proxy day only where no source states one

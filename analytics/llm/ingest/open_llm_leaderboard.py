@@ -27,6 +27,7 @@ from analytics.llm.ingest.common import (
     parse_number,
     read_source_csv,
 )
+from analytics.llm.ingest.families import moe_by_architecture
 
 SOURCE = "open-llm-leaderboard"
 SOURCE_NAME = "Open LLM Leaderboard v2"
@@ -98,7 +99,10 @@ def model_obs(row: pd.Series) -> ModelObs:
         release_date=uploaded or submitted,
         release_date_basis=None if uploaded or not submitted else SUBMITTED_BASIS,
         total_params_b=params if params and params > 0 else None,
-        is_moe=_flag(row["features_is_moe"]),
+        # the flag is set by submitters (False on google/switch-base-8): True counts, False is
+        # no evidence of a dense model
+        is_moe=True if _flag(row["features_is_moe"]) or moe_by_architecture(
+            row.get("model_architecture")) else None,
         open_weights=True,
         licence_raw=clean_text(row["metadata_hub_license"]),
         hf_id=row["model_name"],
