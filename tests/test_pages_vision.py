@@ -336,6 +336,22 @@ def test_a_maintainer_saves_marks_from_the_labelled_editor(fresh, monkeypatch):
     stored = pd.read_parquet(fresh / "runs" / "vision_failures" / f"{run_id}.parquet")
     assert set(stored["reviewer"]) == {"maint"}
     assert {"output_index", "input_name", "failure", "note"} <= set(stored.columns)
+    from measure import review_trail
+
+    assert review_trail.check(fresh / "runs")[1] == []  # the committed trail vouches for them
+    assert review_trail.latest(fresh / "runs")[run_id]["maintainer"] == "maint"
+    at = _model_page(TWO_MODELS[0])
+    trail = [c.value for c in at.caption if "review trail" in c.value]
+    assert trail and trail[0].startswith("Reviewed by maint on ")
+    assert "python -m measure audit verify" in trail[0]
+
+
+def test_model_page_gives_each_accuracy_its_evidence(fresh, monkeypatch):
+    _rankable(monkeypatch)
+    accuracy = _frame_with(_model_page(TWO_MODELS[0]), "Rests on")
+    ours = accuracy[accuracy["Source"] == "ours (measured)"]
+    assert set(ours["Rests on"]) == {"5 images, 2 objects (sanity check: under 20 objects)"}
+    assert all("–" in t for t in ours["AP50 95% interval"])
 
 
 def test_vision_pages_show_names_not_adapter_or_task_ids(fresh, monkeypatch):
