@@ -198,7 +198,7 @@ def test_a_set_under_the_object_floor_draws_no_accuracy_axis(fresh, monkeypatch)
     at = _run("pages/vision/leaderboard.py")
     chart = next(f for f in _figures(at) if "Latency, " in f["layout"]["title"]["text"])
     title = chart["layout"]["title"]["text"].replace("<br>", " ")  # wrapped for a phone
-    assert "5 images with 2 objects is a sanity check" in title
+    assert "no accuracy axis: 5 images, 2 objects (under 20)" in title
     assert not chart["layout"]["yaxis"]["title"]["text"]  # no accuracy axis
     assert charts.FRONT_NAME not in {t.get("name") for t in chart["data"]}
     assert not any("Accuracy vs latency" in f["layout"]["title"]["text"] for f in _figures(at))
