@@ -28,9 +28,13 @@ def latency_figure(board: vision.Leaderboard, why: str) -> go.Figure:
     set is too small to be an axis (``why`` says so in the title): no accuracy axis and no
     Pareto front."""
     r = board.ranked.sort_values("median_ms", ascending=False)
+    ticks = log_ticks([*r["median_ms"], *r["p90_ms"]], _ms)
+    middle = 10 ** (sum(ticks["range"]) / 2) if ticks else 0.0
     fig = go.Figure()
-    fig.add_scatter(
-        x=r["median_ms"], y=r["display_name"], mode="markers", marker={"size": 12},
+    fig.add_scatter(  # each name above its point, towards the middle: no name column
+        x=r["median_ms"], y=r["display_name"], mode="markers+text", marker={"size": 12},
+        text=r["display_name"], textfont={"size": 11},
+        textposition=["top left" if x > middle else "top right" for x in r["median_ms"]],
         error_x={"type": "data", "symmetric": False, "array": r["p90_ms"] - r["median_ms"],
                  "arrayminus": [0] * len(r)},
         name="median (bar to p90)",
@@ -38,10 +42,9 @@ def latency_figure(board: vision.Leaderboard, why: str) -> go.Figure:
     )  # fmt: skip
     fig.update_layout(
         title=f"Latency, {board.task} on {board.device} — {why}",
-        xaxis={"title": {"text": LATENCY_AXIS}, "type": "log",
-               **log_ticks([*r["median_ms"], *r["p90_ms"]], _ms)},
-        yaxis={"title": {"text": ""}, "ticklabelposition": "inside top"},  # names above the
-        showlegend=False,  # points: a phone keeps its width for the latency axis
+        xaxis={"title": {"text": LATENCY_AXIS}, "type": "log", **ticks},
+        yaxis={"title": {"text": ""}, "showticklabels": False},  # names sit by the points, so
+        showlegend=False,  # a phone keeps its width for the latency axis
     )  # fmt: skip
     return fig
 
