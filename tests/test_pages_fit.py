@@ -195,11 +195,12 @@ def test_hardware_fit_page_renders(fit_store: Path) -> None:
     assert at.title[0].value == "What fits my hardware"
     table = _frame(at)
     assert table["Model"].is_unique
-    # essentials first: readable at 1,400 px without scrolling sideways; only the speed kinds
-    # measured for this hardware (llama.cpp here) get columns, so none pushes another off screen
-    assert list(table.columns[:7]) == [
-        "Model", "Verdict", "Best Elo (variants)", "Single-stream decode tok/s", "Required GB",
-        "Q4 basis", "Verdict at 8,192 tokens",
+    # essentials first: readable at 1,400 px without scrolling sideways; the verdict at the
+    # chosen context and the best quant that fits there right after the verdict; only the speed
+    # kinds measured for this hardware (llama.cpp here) get columns
+    assert list(table.columns[:8]) == [
+        "Model", "Verdict", "Verdict at 8,192 tokens", "Best quant that fits at 8,192 tokens",
+        "Best Elo (variants)", "Single-stream decode tok/s", "Required GB", "Q4 basis",
     ]
     assert not any(c.startswith(("Server", "MLPerf", "Community", "Vendor", "Benchmarker"))
                    for c in table.columns)

@@ -198,7 +198,7 @@ def test_a_set_under_the_object_floor_draws_no_accuracy_axis(fresh, monkeypatch)
     at = _run("pages/vision/leaderboard.py")
     chart = next(f for f in _figures(at) if "Latency, " in f["layout"]["title"]["text"])
     title = chart["layout"]["title"]["text"].replace("<br>", " ")  # wrapped for a phone
-    assert "5 images with 2 objects is a sanity check" in title
+    assert "no accuracy axis: 5 images, 2 objects (under 20)" in title
     assert not chart["layout"]["yaxis"]["title"]["text"]  # no accuracy axis
     assert charts.FRONT_NAME not in {t.get("name") for t in chart["data"]}
     assert not any("Accuracy vs latency" in f["layout"]["title"]["text"] for f in _figures(at))
@@ -336,6 +336,22 @@ def test_a_maintainer_saves_marks_from_the_labelled_editor(fresh, monkeypatch):
     stored = pd.read_parquet(fresh / "runs" / "vision_failures" / f"{run_id}.parquet")
     assert set(stored["reviewer"]) == {"maint"}
     assert {"output_index", "input_name", "failure", "note"} <= set(stored.columns)
+    from measure import review_trail
+
+    assert review_trail.check(fresh / "runs")[1] == []  # the committed trail vouches for them
+    assert review_trail.latest(fresh / "runs")[run_id]["maintainer"] == "maint"
+    at = _model_page(TWO_MODELS[0])
+    trail = [c.value for c in at.caption if "review trail" in c.value]
+    assert trail and trail[0].startswith("Reviewed by maint on ")
+    assert "python -m measure audit verify" in trail[0]
+
+
+def test_model_page_gives_each_accuracy_its_evidence(fresh, monkeypatch):
+    _rankable(monkeypatch)
+    accuracy = _frame_with(_model_page(TWO_MODELS[0]), "Rests on")
+    ours = accuracy[accuracy["Source"] == "ours (measured)"]
+    assert set(ours["Rests on"]) == {"5 images, 2 objects (sanity check: under 20 objects)"}
+    assert all("–" in t for t in ours["AP50 95% interval"])
 
 
 def test_vision_pages_show_names_not_adapter_or_task_ids(fresh, monkeypatch):

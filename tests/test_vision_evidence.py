@@ -4,6 +4,7 @@ images scored by COCOeval itself, and the object floor below which accuracy is n
 from __future__ import annotations
 
 import json
+import math
 
 import pandas as pd
 import pytest
@@ -87,6 +88,10 @@ def test_log_ticks_are_labelled_with_their_unit():
     assert ticks["tickvals"][0] <= 3.2 and ticks["tickvals"][-1] >= 140.0
     assert "10 ms" in ticks["ticktext"] and "100 ms" in ticks["ticktext"]
     assert all(t.endswith(" ms") for t in ticks["ticktext"])
+    close = log_ticks([242.1, 296.8], lambda v: f"{v:g} ms")  # no 1-2-5 tick between them
+    assert close["ticktext"] == ["200 ms", "500 ms"]
+    low, high = close["range"]
+    assert low < math.log10(200) < math.log10(242.1) and math.log10(296.8) < math.log10(500) < high
 
 
 def test_no_author_figure_is_a_blank_cell():
