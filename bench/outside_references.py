@@ -15,8 +15,8 @@ then the biggest disagreements (board position vs reference position among the s
 with what each board row rests on. Before the board's top 15 with benchmarks and publishers.
 
 Run: ``.venv/bin/python bench/outside_references.py [--snapshot VERSION] [--ratings FILE]
-[--top 40] [--show 10]``; ``--ratings`` reads a stored ratings Parquet (e.g. an earlier
-method's ``elo_ratings_*_b200_s0.parquet``) instead of the current method's.
+[--bootstrap 200] [--top 40] [--show 10]``; ``--ratings`` reads a stored ratings Parquet (e.g.
+an earlier method's ``elo_ratings_*_b200_s0.parquet``) instead of the current method's.
 """
 
 from __future__ import annotations
@@ -129,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--snapshot", default=None, help="a built snapshot (default: current)")
     parser.add_argument("--ratings", type=Path, default=None, help="a stored ratings Parquet")
+    parser.add_argument("--bootstrap", type=int, default=ratings.BOOTSTRAP_ROUNDS,
+                        help="rounds of the current method's ratings file (0: the point fit)")
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--show", type=int, default=10)
     args = parser.parse_args(argv)
@@ -137,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.ratings:
         board = pd.read_parquet(args.ratings).rename(columns={"model": "model_id"})
     else:
-        board = ratings.of_version(version, bootstrap=ratings.BOOTSTRAP_ROUNDS)
+        board = ratings.of_version(version, bootstrap=args.bootstrap)
     print(f"snapshot {version}; ratings {args.ratings or elo.ALGORITHM_VERSION}")
     print(report(board, scores, top=args.top, show=args.show))
     return 0

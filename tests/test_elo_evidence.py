@@ -193,6 +193,9 @@ def test_changes_open_on_the_newest_pair_whose_data_differ(
     _manifest(tmp_path, "v1", "s1", "2026-01-01T00:00:00Z")
     _manifest(tmp_path, "v2", "s2", "2026-02-01T00:00:00Z")
     _manifest(tmp_path, "v3", "s2", "2026-03-01T00:00:00Z")  # other files changed only
+    models = json.loads((tmp_path / "v3" / "MANIFEST.json").read_text())
+    models["files"]["models.csv"] = "renamed"  # new display names: the same ratings
+    (tmp_path / "v3" / "MANIFEST.json").write_text(json.dumps(models))
     assert snapshot_diff.default_pair(["v1", "v2", "v3"], "v3") == ("v1", "v3")
     assert snapshot_diff.default_pair(["v1", "v2", "v3"], "v2") == ("v1", "v2")
     assert snapshot_diff.default_pair(["v2", "v3"], "v3") is None

@@ -34,6 +34,7 @@ SOURCES = (
     "analytics/llm/lineage.py",
     "analytics/llm/profiles.py",
     "analytics/llm/ratings.py",
+    *ratings.VIEW_SOURCES,  # which view of an evaluation is rated (ratings.load_scores)
 )
 """Every module the tables' computation runs (a test checks this list against the imports of
 this module, transitively, and for the leaderboard module that reads their inputs)."""

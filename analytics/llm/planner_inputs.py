@@ -43,6 +43,7 @@ SOURCES = (
     "analytics/llm/profiles.py",
     "analytics/llm/quality.py",
     "analytics/llm/ratings.py",
+    *ratings.VIEW_SOURCES,  # which view of an evaluation is rated (ratings.load_scores)
 )
 """Every module the tables' computation runs (a test checks this list against the imports of
 ``finetune_view`` and ``quality``, transitively)."""

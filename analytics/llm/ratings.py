@@ -46,9 +46,15 @@ ELO_SOURCES = tuple(
 )
 """Every module of the ``analytics.llm.elo`` package, sorted (code moved between them stays in
 the hash)."""
-VIEW_SOURCES = tuple(path.relative_to(paths.REPO_ROOT).as_posix() for path in benchmark_files())
-"""The curated benchmark tables: their ``family`` / ``view_order`` columns decide which view of
-an evaluation enters the rating."""
+VIEW_SOURCES = (
+    "analytics/llm/ingest/benchmarks.py",  # reads the tables (and, through protocols, identity)
+    "analytics/llm/ingest/identity.py",
+    "analytics/llm/ingest/protocols.py",
+    *(path.relative_to(paths.REPO_ROOT).as_posix() for path in benchmark_files()),
+)
+"""The curated benchmark tables and the code that reads them: their ``family`` / ``view_order``
+columns decide which view of an evaluation enters the rating (``load_scores``), so every table
+computed from the scores is keyed by them too."""
 RATING_SOURCES = (*ELO_SOURCES, "analytics/llm/ratings.py", *VIEW_SOURCES)
 """Files whose code or declarations determine the ratings (with ``schema.SOURCE_KINDS``, hashed
 as a value)."""

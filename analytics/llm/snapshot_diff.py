@@ -20,9 +20,9 @@ the field."""
 SHIFT_MIN_MODELS = 10
 """Below this many models ranked in both snapshots the scale's move is taken as 0: the median of
 a handful of models is their own move, not the scale's."""
-RATING_INPUTS = ("scores.csv", "models.csv", "benchmarks.csv")
-"""The catalog files a snapshot's ratings are computed from: two snapshots whose files agree
-have the same ratings."""
+RATING_INPUTS = ("scores.csv", "benchmarks.csv")
+"""The catalog files a snapshot's ratings are computed from (``ratings.load_scores``): two
+snapshots whose files agree have the same ratings, however their model names differ."""
 
 
 def scale_shift(old: pd.DataFrame, new: pd.DataFrame) -> float:
@@ -125,8 +125,8 @@ def rating_inputs(version: str) -> tuple[str | None, ...]:
 
 def default_pair(versions: list[str], new: str) -> tuple[str, str] | None:
     """(old, new) the changes open on: ``new`` and the newest snapshot listed before it whose
-    rating inputs differ (another snapshot of the same scores, models and benchmarks has the
-    same ratings: nothing to show); None when there is none. ``versions`` oldest first."""
+    rating inputs differ (another snapshot of the same scores and benchmarks has the same
+    ratings: nothing to show); None when there is none. ``versions`` oldest first."""
     if new not in versions:
         return None
     mine = rating_inputs(new)

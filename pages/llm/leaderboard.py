@@ -326,8 +326,8 @@ def show_changes(version: str, board: leaderboard.Leaderboard) -> None:
     old_default = one_of(old_choices, "diff_old", old_default, label_of=names.get)
     old = c1.selectbox(
         "Old snapshot", old_choices, index=old_choices.index(old_default), key="lb_diff_old",
-        format_func=names.get, help="Opens on the newest earlier snapshot whose scores, models "
-        "or benchmarks differ: snapshots of the same data have the same ratings.",
+        format_func=names.get, help="Opens on the newest earlier snapshot whose scores or "
+        "benchmarks differ: snapshots of the same scores have the same ratings.",
     )
     st.query_params.update(diff_old=old, diff_new=new)
     changes = snapshot_diff.with_names(llm.load_diff(old, new), board.models)
