@@ -496,3 +496,35 @@ def test_stale_temp_files_are_reported_and_removed_safely(runs_copy):
     assert done.returncode == 1 and old.name in done.stderr and young.name not in done.stderr
     done = _measure("check", "--runs", str(runs_copy), "--clean")
     assert not old.exists() and young.exists() and done.returncode == 0
+
+
+# --- logs: the audit log's first write recovers; the FL review record is hash-chained ------
+
+
+def test_the_audit_logs_first_write_cut_between_head_and_anchor_recovers_by_itself(tmp_path):
+    from analytics.core import hashlog
+    from measure.community import audit
+
+    log = tmp_path / "audit.jsonl"
+    hashlog._write_anchors(log, 0, audit.GENESIS)  # the first write's head and anchor
+    audit.anchor_path(log).unlink()  # killed after the head's rename, before the anchor's
+    assert audit.verify(log).lines == 0
+    audit.append(log, "alice", "accept", "b1", "ok")
+    assert audit.verify(log).lines == 1 and audit.anchor_path(log).exists()
+    audit.anchor_path(log).unlink()  # once a line is chained, a missing anchor is damage
+    with pytest.raises(audit.AuditError):
+        audit.verify(log)
+
+
+def test_an_edited_fl_review_record_ranks_no_upload(fl_store):
+    from analytics.fl import review, store
+
+    stored, _ = store.receive(_renamed("Mine"), "u.zip", load_policy())
+    review.decide(stored, "reject", "alice", reason="self-reported figures do not hold")
+    log = review.log_path()
+    log.write_text(log.read_text().replace('"rejected"', '"accepted"'))  # one sed
+    found, problems = review.states()
+    assert found[stored].status == review.UNVERIFIED
+    assert problems and "reviews.jsonl" in problems[0]
+    with pytest.raises(review.ReviewError):
+        review.decide(stored, "accept", "bob")
