@@ -528,3 +528,58 @@ def test_an_edited_fl_review_record_ranks_no_upload(fl_store):
     assert problems and "reviews.jsonl" in problems[0]
     with pytest.raises(review.ReviewError):
         review.decide(stored, "accept", "bob")
+
+
+# --- sign-in: equal work for every name, the client from a trusted header only, no lockout --
+
+
+def test_every_sign_in_costs_one_scrypt_per_configured_cost_whatever_the_name(monkeypatch):
+    from measure.community import auth
+
+    cheap = auth.hash_password("right one")
+    n, r, p = auth.SCRYPT_N * 2, auth.SCRYPT_R, auth.SCRYPT_P
+    salt = b"0123456789abcdef"
+    dear_key = auth._scrypt("other one", salt, n, r, p)
+    dear = f"{auth.SCHEME}${n}${r}${p}${salt.hex()}${dear_key.hex()}"
+    maintainers = {"alice": cheap, "bob": dear}
+    for cost in ((auth.SCRYPT_N, r, p), (n, r, p)):
+        auth._dummy_hash(cost)
+    work = []
+    real = auth._scrypt
+    monkeypatch.setattr(auth, "_scrypt", lambda *a: work.append(a[2:]) or real(*a))
+    for name in ("alice", "bob", "nobody"):
+        work.clear()
+        with pytest.raises(auth.AuthError):
+            auth.authenticate(name, "wrong", maintainers)
+        assert sorted(work) == sorted([(auth.SCRYPT_N, r, p), (n, r, p)]), name
+    assert auth.authenticate("bob", "other one", maintainers).name == "bob"
+
+
+def test_the_client_is_read_from_a_header_only_when_one_is_configured():
+    from ui.community import client_from
+
+    headers = {"X-Forwarded-For": "203.0.113.9, 198.51.100.7", "X-Real-IP": "198.51.100.8"}
+    assert client_from("127.0.0.1", headers, None) == "web:127.0.0.1"
+    assert client_from("127.0.0.1", headers, "x-forwarded-for") == "web:198.51.100.7"
+    assert client_from("127.0.0.1", headers, "X-Real-IP") == "web:198.51.100.8"
+    assert client_from("127.0.0.1", {}, "X-Real-IP") == "web:127.0.0.1"
+
+
+def test_no_number_of_guesses_locks_out_every_maintainer(tmp_path):
+    from measure.community import auth
+
+    throttle = auth.Throttle(tmp_path / auth.THROTTLE_FILE)
+    names = ["alice", "bob", "carol"]
+    homes = {name: f"web:198.51.100.{i}" for i, name in enumerate(names)}
+    for name in names:  # each maintainer has signed in from their own address before
+        throttle.finish(throttle.begin(name, homes[name]), ok=True)
+    for i in range(60):  # guesses for every name, from many addresses (or one proxy)
+        for name in names:
+            try:
+                throttle.finish(throttle.begin(name, f"web:203.0.113.{i % 7}"), ok=False)
+            except auth.AuthError:
+                pass
+    for name in names:  # every maintainer still signs in where they always do
+        throttle.finish(throttle.begin(name, homes[name]), ok=True)
+    with pytest.raises(auth.AuthError):  # while a new address shares the name's count
+        throttle.begin("alice", "web:192.0.2.1")
