@@ -583,3 +583,53 @@ def test_no_number_of_guesses_locks_out_every_maintainer(tmp_path):
         throttle.finish(throttle.begin(name, homes[name]), ok=True)
     with pytest.raises(auth.AuthError):  # while a new address shares the name's count
         throttle.begin("alice", "web:192.0.2.1")
+
+
+# --- the smaller items: display names, devices and FIFOs, /dev/null as an inbox -------------
+
+
+@pytest.mark.parametrize(
+    "name", ["NVIDIA H100\u202e001A", "RTX\u200b4090", "A100\u2028x", "L4\x7f"]
+)
+def test_a_gpu_name_with_invisible_or_reordering_characters_is_refused(name):
+    from analytics.core import run_schema
+
+    assert not run_schema.KINDS["text"](name)
+    assert run_schema.KINDS["text"]("NVIDIA H100 80GB HBM3")
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "folder"])
+def test_inbox_add_refuses_anything_but_a_regular_file_in_one_line(tmp_path, kind):
+    import os
+
+    if kind == "device":
+        path = Path("/dev/zero")
+    elif kind == "fifo":
+        path = tmp_path / "bundle.zip"
+        os.mkfifo(path)
+    else:
+        path = tmp_path
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "measure",
+            "inbox",
+            "--inbox-dir",
+            str(tmp_path / "in"),
+            "add",
+            str(path),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "regular file" in done.stderr
+
+
+def test_audit_verify_refuses_a_non_folder_inbox(tmp_path):
+    done = _measure("audit", "verify", "--inbox", "/dev/null")
+    assert done.returncode == 1 and "intact" not in done.stdout
+    assert "is not a folder" in done.stderr

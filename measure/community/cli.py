@@ -175,8 +175,14 @@ def audit_main(argv: list[str]) -> int:
     check.add_argument("--inbox", "--inbox-dir", dest="inbox_dir", type=Path,
                        help="default $MODELATLAS_INBOX_DIR or data/inbox")  # fmt: skip
     args = p.parse_args(argv)
+    folder = inbox.inbox_dir(args.inbox_dir)
+    if folder.exists() and not folder.is_dir():  # /dev/null holds no log: never "intact"
+        fix = "pass the inbox folder (the one holding audit.jsonl)"
+        return _error(problems.line(str(folder), "is not a folder", fix))
+    path = folder / audit.AUDIT_FILE
+    if path.exists() and not path.is_file():  # a FIFO would hang the read
+        return _error(problems.line(str(path), "is not a regular file", "restore the log"))
     log = inbox.verify_audit(args.inbox_dir)  # an InboxError names the damaged line
-    path = inbox.inbox_dir(args.inbox_dir) / audit.AUDIT_FILE
     if log.legacy_lines:
         what = (
             f"not intact: line(s) {audit.ranges(log.legacy_lines)} of {log.lines} are unchained "
