@@ -633,3 +633,19 @@ def test_audit_verify_refuses_a_non_folder_inbox(tmp_path):
     done = _measure("audit", "verify", "--inbox", "/dev/null")
     assert done.returncode == 1 and "intact" not in done.stdout
     assert "is not a folder" in done.stderr
+
+
+def test_elo_refuses_a_fifo_in_one_line(tmp_path):
+    import os
+
+    fifo = tmp_path / "scores.csv"
+    os.mkfifo(fifo)
+    done = subprocess.run(
+        [sys.executable, "-m", "analytics", "elo", str(fifo)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "regular file" in done.stderr
