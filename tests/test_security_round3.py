@@ -649,3 +649,36 @@ def test_elo_refuses_a_fifo_in_one_line(tmp_path):
     )
     assert done.returncode != 0 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "regular file" in done.stderr
+
+
+def _ranked_page():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.fixtures.apptest import fresh_caches
+
+    fresh_caches()
+    return AppTest.from_file(str(ROOT / "pages" / "fl" / "ranked.py"), default_timeout=120).run()
+
+
+@pytest.mark.parametrize("damage", ["flipped", "deleted"])
+def test_a_damaged_or_missing_reference_is_shown_as_such_on_the_ranked_page(fl_store, damage):
+    from analytics.fl import store
+
+    target = store.reference_dir() / "A_linear_FedAvg.zip"
+    if damage == "flipped":
+        data = bytearray(target.read_bytes())
+        data[len(data) // 2] ^= 0x01
+        target.write_bytes(bytes(data))
+    else:
+        target.unlink()
+    at = _ranked_page()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert any("A_linear_FedAvg.zip" in e and ("damaged" in e or "missing" in e) for e in errors)
+    assert "FedAvg" not in at.dataframe[0].value["method"].tolist()
+
+
+def test_the_reference_list_names_every_committed_reference_zip():
+    from analytics.fl import store
+
+    assert store.reference_damage() == ([], set())

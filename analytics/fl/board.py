@@ -36,6 +36,7 @@ class Board:
     sources: dict[str, str]
     submissions: list[Submission]  # scored: our reference runs and accepted uploads
     uploads: list[store.Upload] = field(default_factory=list)  # every stored upload
+    reference_damage: list[str] = field(default_factory=list)  # shown first, never folded
 
     @property
     def methods(self) -> list[str]:
@@ -60,6 +61,7 @@ def load_board() -> Board:
         loaded.sources,
         loaded.submissions,
         loaded.uploads,
+        loaded.reference_damage,
     )
 
 
