@@ -48,7 +48,7 @@ def test_comparison_is_constant_time_and_unknown_names_cost_the_same(monkeypatch
         auth.hmac, "compare_digest", lambda a, b: compared.append(1) or real_compare(a, b)
     )
     monkeypatch.setattr(auth, "_scrypt", lambda *a: derived.append(1) or real_scrypt(*a))
-    auth._dummy_hash()
+    auth._dummy_hash((auth.SCRYPT_N, auth.SCRYPT_R, auth.SCRYPT_P))
     derived.clear()
     with pytest.raises(auth.AuthError):
         auth.authenticate("nobody", "x", {"alice": STORED})

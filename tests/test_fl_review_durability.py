@@ -205,16 +205,18 @@ def test_a_cut_last_line_is_reported_and_never_swallows_the_next_decision(runs):
     assert lines[-1] == ""  # ends with a newline again
 
 
-def test_a_complete_line_missing_only_its_newline_counts_before_and_after_repair(runs):
+def test_a_decision_appended_by_hand_without_the_chain_never_counts(runs):
     sha = hashing.file_sha256(review.uploads_dir() / NAME)
-    line = json.dumps({"event": "rejected", "zip": NAME, "sha256": sha, "by": "m0", "at": "t"})
+    line = json.dumps({"event": "accepted", "zip": NAME, "sha256": sha, "by": "m0", "at": "t"})
     with open(review.log_path(), "ab") as handle:
-        handle.write(line.encode())  # killed just before the newline: the event is whole
-    assert _state().status == review.REJECTED
-    with pytest.raises(review.ReviewError, match="already rejected by m0"):
-        review.decide(NAME, "accept", "m1")
-    review.record_received("other.zip", "0" * 64, "other.zip")  # an append repairs the end
-    assert _state().status == review.REJECTED and review.events()[1] == []
+        handle.write(line.encode())  # no newline: a cut line, skipped and acknowledged later
+    assert _state().status == review.UNVERIFIED
+    review.record_received("other.zip", "0" * 64, "other.zip")
+    assert _state().status == review.UNVERIFIED
+    with open(review.log_path(), "ab") as handle:
+        handle.write((line + "\n").encode())  # a whole line, inserted after chained ones
+    found, problems = review.states()
+    assert found[NAME].status == review.UNVERIFIED and "inserted" in problems[0]
 
 
 # --- (c) a kill between steps leaves the old or the new state --------------------------------
@@ -316,11 +318,15 @@ def test_an_oversized_fl_upload_is_refused_by_size_before_it_is_read(runs):
     assert stored is None and len(problems) == 1
     assert LINE.match(problems[0]) and problems[0].startswith("big.zip: ")
     assert "over the 64 MiB cap" in problems[0]
-    assert sorted(p.name for p in review.uploads_dir().iterdir()) == [
-        NAME,
-        review.LOG_NAME,
-        review.LOCK_NAME,
-    ]  # nothing stored
+    assert sorted(p.name for p in review.uploads_dir().iterdir()) == sorted(
+        [
+            NAME,
+            review.LOG_NAME,
+            review.LOCK_NAME,
+            f"{review.LOG_NAME}.head",
+            f"{review.LOG_NAME}.anchor",
+        ]
+    )  # nothing stored
 
 
 def test_the_submit_page_shows_the_size_refusal_in_one_line(runs, monkeypatch):

@@ -16,7 +16,7 @@ from tests.fixtures.imports import module_name, python_files
 
 FOLDERS = ("analytics", "measure", "ui")
 NOT_A_PROBLEM = {
-    "analytics.core.safezip._Overflow": "internal: read_members turns it into a BundleError",
+    "analytics.core.inflate.Overflow": "internal: safezip turns it into a BundleError",
 }
 """Exception classes that are not (yet) a Problem, and why."""
 

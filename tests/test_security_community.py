@@ -25,7 +25,7 @@ from hypothesis import strategies as hs
 from streamlit.testing.v1 import AppTest
 
 import measure.__main__ as measure_cli
-from analytics.core import atomic, db, paths
+from analytics.core import atomic, db, paths, run_unit
 from measure.community import audit, auth, bundle, inbox, inbox_store, status
 from measure.community.auth import Maintainer
 from measure.community.validate import BundleError, validate_bundle
@@ -225,6 +225,8 @@ def vision_store(tmp_path_factory) -> Path:
         frame = pd.read_parquet(table)
         if "adapter" in frame.columns:
             frame.assign(adapter="mtcnn-facenet").to_parquet(table)
+    for record in (root / "runs" / "records").glob("*.json"):  # sealed again as edited here
+        run_unit.seal(root / "runs", record.stem)
     return root
 
 

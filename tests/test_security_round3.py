@@ -496,3 +496,189 @@ def test_stale_temp_files_are_reported_and_removed_safely(runs_copy):
     assert done.returncode == 1 and old.name in done.stderr and young.name not in done.stderr
     done = _measure("check", "--runs", str(runs_copy), "--clean")
     assert not old.exists() and young.exists() and done.returncode == 0
+
+
+# --- logs: the audit log's first write recovers; the FL review record is hash-chained ------
+
+
+def test_the_audit_logs_first_write_cut_between_head_and_anchor_recovers_by_itself(tmp_path):
+    from analytics.core import hashlog
+    from measure.community import audit
+
+    log = tmp_path / "audit.jsonl"
+    hashlog._write_anchors(log, 0, audit.GENESIS)  # the first write's head and anchor
+    audit.anchor_path(log).unlink()  # killed after the head's rename, before the anchor's
+    assert audit.verify(log).lines == 0
+    audit.append(log, "alice", "accept", "b1", "ok")
+    assert audit.verify(log).lines == 1 and audit.anchor_path(log).exists()
+    audit.anchor_path(log).unlink()  # once a line is chained, a missing anchor is damage
+    with pytest.raises(audit.AuditError):
+        audit.verify(log)
+
+
+def test_an_edited_fl_review_record_ranks_no_upload(fl_store):
+    from analytics.fl import review, store
+
+    stored, _ = store.receive(_renamed("Mine"), "u.zip", load_policy())
+    review.decide(stored, "reject", "alice", reason="self-reported figures do not hold")
+    log = review.log_path()
+    log.write_text(log.read_text().replace('"rejected"', '"accepted"'))  # one sed
+    found, problems = review.states()
+    assert found[stored].status == review.UNVERIFIED
+    assert problems and "reviews.jsonl" in problems[0]
+    with pytest.raises(review.ReviewError):
+        review.decide(stored, "accept", "bob")
+
+
+# --- sign-in: equal work for every name, the client from a trusted header only, no lockout --
+
+
+def test_every_sign_in_costs_one_scrypt_per_configured_cost_whatever_the_name(monkeypatch):
+    from measure.community import auth
+
+    cheap = auth.hash_password("right one")
+    n, r, p = auth.SCRYPT_N * 2, auth.SCRYPT_R, auth.SCRYPT_P
+    salt = b"0123456789abcdef"
+    dear_key = auth._scrypt("other one", salt, n, r, p)
+    dear = f"{auth.SCHEME}${n}${r}${p}${salt.hex()}${dear_key.hex()}"
+    maintainers = {"alice": cheap, "bob": dear}
+    for cost in ((auth.SCRYPT_N, r, p), (n, r, p)):
+        auth._dummy_hash(cost)
+    work = []
+    real = auth._scrypt
+    monkeypatch.setattr(auth, "_scrypt", lambda *a: work.append(a[2:]) or real(*a))
+    for name in ("alice", "bob", "nobody"):
+        work.clear()
+        with pytest.raises(auth.AuthError):
+            auth.authenticate(name, "wrong", maintainers)
+        assert sorted(work) == sorted([(auth.SCRYPT_N, r, p), (n, r, p)]), name
+    assert auth.authenticate("bob", "other one", maintainers).name == "bob"
+
+
+def test_the_client_is_read_from_a_header_only_when_one_is_configured():
+    from ui.community import client_from
+
+    headers = {"X-Forwarded-For": "203.0.113.9, 198.51.100.7", "X-Real-IP": "198.51.100.8"}
+    assert client_from("127.0.0.1", headers, None) == "web:127.0.0.1"
+    assert client_from("127.0.0.1", headers, "x-forwarded-for") == "web:198.51.100.7"
+    assert client_from("127.0.0.1", headers, "X-Real-IP") == "web:198.51.100.8"
+    assert client_from("127.0.0.1", {}, "X-Real-IP") == "web:127.0.0.1"
+
+
+def test_no_number_of_guesses_locks_out_every_maintainer(tmp_path):
+    from measure.community import auth
+
+    throttle = auth.Throttle(tmp_path / auth.THROTTLE_FILE)
+    names = ["alice", "bob", "carol"]
+    homes = {name: f"web:198.51.100.{i}" for i, name in enumerate(names)}
+    for name in names:  # each maintainer has signed in from their own address before
+        throttle.finish(throttle.begin(name, homes[name]), ok=True)
+    for i in range(60):  # guesses for every name, from many addresses (or one proxy)
+        for name in names:
+            try:
+                throttle.finish(throttle.begin(name, f"web:203.0.113.{i % 7}"), ok=False)
+            except auth.AuthError:
+                pass
+    for name in names:  # every maintainer still signs in where they always do
+        throttle.finish(throttle.begin(name, homes[name]), ok=True)
+    with pytest.raises(auth.AuthError):  # while a new address shares the name's count
+        throttle.begin("alice", "web:192.0.2.1")
+
+
+# --- the smaller items: display names, devices and FIFOs, /dev/null as an inbox -------------
+
+
+@pytest.mark.parametrize(
+    "name", ["NVIDIA H100\u202e001A", "RTX\u200b4090", "A100\u2028x", "L4\x7f"]
+)
+def test_a_gpu_name_with_invisible_or_reordering_characters_is_refused(name):
+    from analytics.core import run_schema
+
+    assert not run_schema.KINDS["text"](name)
+    assert run_schema.KINDS["text"]("NVIDIA H100 80GB HBM3")
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "folder"])
+def test_inbox_add_refuses_anything_but_a_regular_file_in_one_line(tmp_path, kind):
+    import os
+
+    if kind == "device":
+        path = Path("/dev/zero")
+    elif kind == "fifo":
+        path = tmp_path / "bundle.zip"
+        os.mkfifo(path)
+    else:
+        path = tmp_path
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "measure",
+            "inbox",
+            "--inbox-dir",
+            str(tmp_path / "in"),
+            "add",
+            str(path),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "regular file" in done.stderr
+
+
+def test_audit_verify_refuses_a_non_folder_inbox(tmp_path):
+    done = _measure("audit", "verify", "--inbox", "/dev/null")
+    assert done.returncode == 1 and "intact" not in done.stdout
+    assert "is not a folder" in done.stderr
+
+
+def test_elo_refuses_a_fifo_in_one_line(tmp_path):
+    import os
+
+    fifo = tmp_path / "scores.csv"
+    os.mkfifo(fifo)
+    done = subprocess.run(
+        [sys.executable, "-m", "analytics", "elo", str(fifo)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "regular file" in done.stderr
+
+
+def _ranked_page():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.fixtures.apptest import fresh_caches
+
+    fresh_caches()
+    return AppTest.from_file(str(ROOT / "pages" / "fl" / "ranked.py"), default_timeout=120).run()
+
+
+@pytest.mark.parametrize("damage", ["flipped", "deleted"])
+def test_a_damaged_or_missing_reference_is_shown_as_such_on_the_ranked_page(fl_store, damage):
+    from analytics.fl import store
+
+    target = store.reference_dir() / "A_linear_FedAvg.zip"
+    if damage == "flipped":
+        data = bytearray(target.read_bytes())
+        data[len(data) // 2] ^= 0x01
+        target.write_bytes(bytes(data))
+    else:
+        target.unlink()
+    at = _ranked_page()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert any("A_linear_FedAvg.zip" in e and ("damaged" in e or "missing" in e) for e in errors)
+    assert "FedAvg" not in at.dataframe[0].value["method"].tolist()
+
+
+def test_the_reference_list_names_every_committed_reference_zip():
+    from analytics.fl import store
+
+    assert store.reference_damage() == ([], set())

@@ -4,6 +4,7 @@ loader of the results table lives with the other vision loaders in ``ui.vision``
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -42,14 +43,33 @@ def throttle() -> auth.Throttle:
     return auth.Throttle(inbox.inbox_dir() / auth.THROTTLE_FILE)
 
 
+ENV_CLIENT_HEADER = "MODELATLAS_TRUSTED_CLIENT_HEADER"
+"""The request header a trusted reverse proxy sets to the visitor's address (``X-Real-IP``, or
+``X-Forwarded-For`` whose last entry the proxy appended); unset, the TCP peer is the client."""
+
+
+def client_from(peer: str | None, headers: dict[str, str], trusted_header: str | None) -> str:
+    """The client key: the configured trusted header's address when it is set and present (the
+    last entry of a comma-separated list: the one our proxy added), else the TCP peer; a
+    header nobody configured is never read, so a visitor cannot pick their own client key."""
+    if trusted_header:
+        value = {k.casefold(): v for k, v in headers.items()}.get(trusted_header.casefold())
+        address = (value or "").split(",")[-1].strip()
+        if address:
+            return f"web:{address[:64]}"
+    return f"web:{peer}" if peer else auth.WEB_LOCAL
+
+
 def client() -> str:
-    """The sign-in throttle's client key: ``web:<address>`` of the connection (the TCP peer,
-    not a header), ``web:localhost`` when Streamlit gives none (a local browser, tests)."""
+    """The sign-in throttle's and the upload gate's client key (``client_from``): the trusted
+    proxy header named by $MODELATLAS_TRUSTED_CLIENT_HEADER when configured, else the TCP peer
+    (``web:localhost`` when Streamlit gives none: a local browser, tests)."""
     try:
-        address = st.context.ip_address
+        peer = st.context.ip_address
+        headers = dict(st.context.headers or {})
     except Exception:  # outside a running app
-        address = None
-    return f"web:{address}" if address else auth.WEB_LOCAL
+        peer, headers = None, {}
+    return client_from(peer, headers, os.environ.get(ENV_CLIENT_HEADER))
 
 
 def _login_form(key: str, maintainers: dict[str, str]) -> None:

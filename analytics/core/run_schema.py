@@ -27,7 +27,9 @@ MAX_DEPTH = 16
 """Deepest nesting of lists and objects a record may have (a record itself needs 5)."""
 
 SAFE_TEXT = re.compile(r"^[^\[\]<>`\\*_|\x00-\x1f]{1,200}$")
-"""Text the pages show (GPU name, input size): no Markdown/HTML syntax, no control characters."""
+"""Text the pages show (GPU name, input size): no Markdown/HTML syntax, no control characters;
+``_text`` also refuses every other non-printable character (bidi overrides and isolates,
+zero-width characters, line separators), which could make a name display as another."""
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,199}$")
 COMMIT = re.compile(r"^[0-9a-f]{7,64}$")
 
@@ -64,7 +66,7 @@ def is_time(value: Any) -> bool:
 
 
 def _text(value: Any) -> bool:
-    return isinstance(value, str) and bool(SAFE_TEXT.match(value))
+    return isinstance(value, str) and bool(SAFE_TEXT.match(value)) and value.isprintable()
 
 
 KINDS: dict[str, Callable[[Any], bool]] = {

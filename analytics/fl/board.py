@@ -48,6 +48,7 @@ class Board:
     def gaps(self) -> pd.DataFrame:
         """Adjacent ranked methods per comparison, and whether the gap is inside the spread."""
         return seeds.adjacent_gaps(self.spread)
+    reference_damage: list[str] = field(default_factory=list)  # shown first, never folded
 
     @property
     def methods(self) -> list[str]:
@@ -86,6 +87,7 @@ def load_board() -> Board:
         tuple(per_seed),
         seeds.metric_spread(comparisons, primary),
         seeds.score_spread(tables, primary),
+        loaded.reference_damage,
     )
 
 

@@ -38,6 +38,7 @@ def derive(policy: Policy | None = None) -> Path:
         files[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
     manifest = {"key": folder_key, "format": cache.FORMAT, "regenerate": REGENERATE, "files": files}
     atomic.write_json(folder / MANIFEST, manifest)
+    store.write_reference_list()  # the hashes the ranked page checks our references against
     return folder
 
 

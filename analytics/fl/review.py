@@ -3,10 +3,12 @@
 An upload is ``unverified`` from the moment it is stored until a maintainer accepts or rejects
 it. Every event (received, accepted, rejected) is one JSON line in
 ``data/runs/fl_submissions/reviews.jsonl`` naming the ZIP, its sha256, who and when; lines are
-only ever appended (``analytics.core.atomic.append_bytes``: one write, fsynced). The state of a
-stored ZIP is its latest decision whose sha256 matches the file now on disk, so a replaced file
-is unverified again. Who may decide is checked by the caller (the page's maintainer sign-in);
-this module only records the name it is given.
+only ever appended, hash-chained like the inbox audit log (``analytics.core.hashlog``: each
+line names the chain value before it, the ends are kept in ``reviews.jsonl.head`` and
+``.anchor``), so an edited, dropped or inserted decision breaks the chain, and then no upload is
+ranked. The state of a stored ZIP is its latest decision whose sha256 matches the file now on
+disk, so a replaced file is unverified again. Who may decide is checked by the caller (the
+page's maintainer sign-in); this module only records the name it is given.
 
 Decisions are serialised: every append holds an exclusive ``flock(2)`` on
 ``reviews.jsonl.lock`` (across processes and threads), and a decision reads the record, checks
@@ -26,8 +28,6 @@ same before and after that newline is added.
 from __future__ import annotations
 
 import fcntl
-import json
-import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from analytics.core import atomic, paths
+from analytics.core import hashlog, paths
 from analytics.core import problems as problem_text
 from analytics.core.hashing import file_sha256
 from analytics.core.problems import Problem
@@ -108,66 +108,50 @@ def locked(shared: bool = False) -> Iterator[None]:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
-def _ends_cut(path: Path) -> bool:
-    """Whether the record's last line lacks its newline (a write was cut short)."""
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(0, os.SEEK_END)
-            if handle.tell() == 0:
-                return False
-            handle.seek(-1, os.SEEK_END)
-            return handle.read(1) != b"\n"
-    except FileNotFoundError:
-        return False
-
-
 def _append(event: dict) -> None:
-    """Append one event line in one fsynced write (the caller holds the exclusive lock); a cut
-    last line is closed with ``"\\n"`` first, in the same write."""
-    line = (json.dumps(event, sort_keys=True, ensure_ascii=True) + "\n").encode("ascii")
+    """Append one chained event line (``analytics.core.hashlog``; the caller holds the
+    exclusive lock); raises ``ReviewError`` when the record is damaged, writing nothing."""
     path = log_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic.append_bytes(path, (b"\n" if _ends_cut(path) else b"") + line)
+    try:
+        hashlog.append_entry(path, event)
+    except hashlog.AuditError as exc:
+        raise ReviewError(exc.where, exc.what, RESTORE_FIX) from None
+
+
+RESTORE_FIX = (
+    "restore reviews.jsonl and its .head and .anchor from backup; until then no upload is "
+    "ranked and `python -m analytics fl-review list` names the damage"
+)
 
 
 def _read(path: Path) -> tuple[list[dict], list[str]]:
-    """The record's events and problem lines, unlocked (see ``events``)."""
+    """The record's events and problem lines, unlocked (see ``events``). A record whose chain
+    is broken (a line edited, dropped, inserted or moved) yields no events, only its damage:
+    no decision in it can be trusted, so every upload reads as unverified."""
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return [], []
-    chunks = data.split(b"\n")
-    cut = chunks[-1] != b""  # no final newline: the last line was cut short
-    chunks = chunks if cut else chunks[:-1]
-    found, problems = [], []
-    for number, chunk in enumerate(chunks, 1):
-        if not chunk.strip():
-            continue
-        try:
-            event = json.loads(chunk.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            event = None
-        if not isinstance(event, dict) or not {"zip", "sha256", "event"} <= set(event):
-            if cut and number == len(chunks):  # a kill mid-append: that event never happened
-                problems.append(
-                    problem_text.at(
-                        path,
-                        number,
-                        "review event cut short by an interrupted write (not counted)",
-                        "decide that upload again if it is still listed undecided",
-                    )
-                )
-                continue
-            problems.append(
-                problem_text.at(
-                    path,
-                    number,
-                    "unreadable review event (not counted)",
-                    "leave the record as written",
-                )
+        log = hashlog.verify(path)
+    except hashlog.AuditError as exc:
+        return [], [problem_text.line(exc.where, exc.what, RESTORE_FIX)]
+    found = [e for e in log.entries if {"zip", "sha256", "event"} <= set(e)]
+    problems = [
+        problem_text.at(
+            path,
+            number,
+            "review event cut short by an interrupted write (not counted)",
+            "decide that upload again if it is still listed undecided",
+        )
+        for number in sorted({*log.torn_lines, *(number for number, _sha in log.pending)})
+    ]
+    if log.legacy:
+        problems.append(
+            problem_text.at(
+                path,
+                log.legacy_lines[0],
+                f"{log.legacy} review events written before the record was hash-chained",
+                "none needed; later events are chained to them",
             )
-            continue
-        found.append(event)
+        )
     return found, problems
 
 

@@ -48,6 +48,56 @@ def uploads_dir() -> Path:
     return review.uploads_dir()
 
 
+REFERENCE_LIST = "SHA256SUMS"
+"""``data/fl_reference/SHA256SUMS``: the sha256 of each reference ZIP (sha256sum's format),
+written by ``fl-derive`` with the committed cache entries."""
+_REFERENCE_FIX = (
+    "restore it from git (`git checkout data/fl_reference`), or, after `fl-run`, "
+    "run `python -m analytics fl-derive`"
+)
+
+
+def reference_list_path() -> Path:
+    return reference_dir().parent / REFERENCE_LIST
+
+
+def write_reference_list() -> Path:
+    """List every reference ZIP with its sha256 (atomically); returns the list's path."""
+    lines = [
+        f"{hashlib.sha256(f.read_bytes()).hexdigest()}  {f.name}\n"
+        for f in sorted(reference_dir().glob("*.zip"))
+    ]
+    atomic.write_text(reference_list_path(), "".join(lines))
+    return reference_list_path()
+
+
+def reference_damage() -> tuple[list[str], set[str]]:
+    """(one line per reference ZIP that is missing, changed or not listed; the names of the
+    stored ZIPs that must not be scored as ours)."""
+    listing = reference_list_path()
+    stored = {f.name: f for f in sorted(reference_dir().glob("*.zip"))}
+    try:
+        text = listing.read_text(encoding="utf-8") if listing.stat().st_size < 2**20 else ""
+    except (OSError, UnicodeDecodeError):
+        what = "the list of reference ZIPs and their hashes is missing or unreadable"
+        return [problem_text.line(str(listing), what, _REFERENCE_FIX)], set(stored)
+    listed = dict(reversed(line.split("  ", 1)) for line in text.splitlines() if "  " in line)
+    lines, bad = [], set()
+    for name, digest in sorted(listed.items()):
+        if name not in stored:
+            what = "missing: a reference result is not ranked"
+            lines.append(problem_text.line(f"{reference_dir()}/{name}", what, _REFERENCE_FIX))
+        elif hashlib.sha256(stored[name].read_bytes()).hexdigest() != digest:
+            what = f"damaged: its sha256 differs from {REFERENCE_LIST}; it is not ranked"
+            lines.append(problem_text.line(str(stored[name]), what, _REFERENCE_FIX))
+            bad.add(name)
+    for name in sorted(set(stored) - set(listed)):
+        what = f"not in {REFERENCE_LIST}: not one of our reference runs; it is not ranked"
+        lines.append(problem_text.line(str(stored[name]), what, _REFERENCE_FIX))
+        bad.add(name)
+    return lines, bad
+
+
 def data_version(policy_file: Path | None = None) -> str:
     """Content hash of the policy, the simulator profiles, every stored ZIP and the review
     record (cache key)."""
@@ -56,6 +106,7 @@ def data_version(policy_file: Path | None = None) -> str:
         policy_file or policy_mod.policy_path(),
         paths.CATALOG_DIR / "fl" / "simulator_profiles.json",
         review.log_path(),
+        reference_list_path(),
     ]
     files += reference_zips()
     files += sorted(uploads_dir().glob("*.zip")) if uploads_dir().is_dir() else []
@@ -81,6 +132,7 @@ class Loaded:
     sources: dict[str, str]  # submission name -> 'reference' | 'accepted'
     uploads: list[Upload] = field(default_factory=list)  # every stored upload, any state
     ids: list[str | None] = field(default_factory=list)  # cache entry of each of submissions
+    reference_damage: list[str] = field(default_factory=list)  # missing or changed references
 
 
 def load_folder(folder: Path, policy: Policy) -> tuple[list[Submission], list[str]]:
@@ -166,6 +218,9 @@ def load_all(policy: Policy) -> Loaded:
     unverified and rejected uploads are listed in ``uploads``, never scored."""
     folder_key = cache.key(policy)
     ref, problems, ids = load_cached(reference_dir(), policy, folder_key)
+    damage, bad = reference_damage()
+    kept_ref = [(s, i) for s, i in zip(ref, ids, strict=True) if s.name not in bad]
+    ref, ids = [s for s, _ in kept_ref], [i for _, i in kept_ref]
     uploads, upload_problems, upload_ids = _uploads(policy, {s.key for s in ref}, folder_key)
     sources = {s.name: "reference" for s in ref}
     kept = list(ref)
@@ -174,7 +229,7 @@ def load_all(policy: Policy) -> Loaded:
             kept.append(upload.submission)
             ids.append(upload_ids.get(upload.submission.name))
             sources[upload.submission.name] = review.ACCEPTED
-    return Loaded(kept, problems + upload_problems, sources, uploads, ids)
+    return Loaded(kept, problems + upload_problems, sources, uploads, ids, damage)
 
 
 UPLOADS = gate.Gate("an FL upload")

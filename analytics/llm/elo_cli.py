@@ -14,6 +14,7 @@ the line and the fix, exits 1 and writes nothing.
 from __future__ import annotations
 
 import argparse
+import io
 import math
 import sys
 import warnings
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analytics.core import atomic
+from analytics.core import atomic, safefile
 from analytics.core.problems import Problem
 from analytics.core.schema import SOURCE_KINDS
 from analytics.llm import elo
@@ -128,15 +129,28 @@ def read_scores(path: Path) -> pd.DataFrame:
     return frame
 
 
+MAX_CSV_BYTES = 256 * 2**20  # a score CSV far larger than any public source's
+
+
 def _read_raw(path: Path) -> pd.DataFrame:
     """The CSV as text columns. A first data row longer than the header would silently become
     the index (shifting every column): extra fields are refused (index_col=False, warning =
     error)."""
+    if not Path(path).exists():
+        raise InputError(f"{path}: no such file; fix: check the path")
+    try:  # regular files only, bounded: a FIFO or a device is one line, never a hang
+        data = safefile.read_regular(Path(path), MAX_CSV_BYTES, "pass a regular CSV file")
+    except safefile.FileRefused as exc:
+        raise InputError(str(exc)) from None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
             return pd.read_csv(
-                path, dtype=str, keep_default_na=False, skipinitialspace=True, index_col=False
+                io.BytesIO(data),
+                dtype=str,
+                keep_default_na=False,
+                skipinitialspace=True,
+                index_col=False,
             )
     except pd.errors.ParserWarning:
         raise InputError(

@@ -168,24 +168,46 @@ def load_maintainers(
     return found
 
 
-_DUMMY: list[str] = []
+_DUMMY: dict[tuple[int, int, int], str] = {}
 
 
-def _dummy_hash() -> str:
-    if not _DUMMY:
-        _DUMMY.append(hash_password(secrets.token_hex(16)))
-    return _DUMMY[0]
+def _dummy_hash(cost: tuple[int, int, int]) -> str:
+    """A hash of a random secret at scrypt cost ``(N, r, p)``, made once per cost."""
+    if cost not in _DUMMY:
+        n, r, p = cost
+        salt = secrets.token_bytes(SALT_BYTES)
+        key = _scrypt(secrets.token_hex(16), salt, n, r, p)
+        _DUMMY[cost] = f"{SCHEME}${n}${r}${p}${salt.hex()}${key.hex()}"
+    return _DUMMY[cost]
+
+
+def _cost(stored: str) -> tuple[int, int, int]:
+    n, r, p, _salt, _key = _parse(stored)
+    return n, r, p
 
 
 def authenticate(name: str, password: str, maintainers: Mapping[str, str]) -> Maintainer:
     """The maintainer ``name`` if the password matches; AuthError otherwise (default deny).
 
-    An unknown name costs the same scrypt work as a known one, so timing does not reveal names.
+    Every attempt costs the same scrypt work, whatever the name: one scrypt at each cost that
+    any configured hash uses (the name's own hash at its cost, a dummy at the others), so
+    neither an unknown name nor a maintainer hashed at a higher cost shows in the timing.
     """
     if not maintainers:
         raise AuthError(HOW_TO_CONFIGURE)
     stored = maintainers.get(name)
-    matched = check_password(password or "", stored or _dummy_hash())
+    try:
+        costs = sorted({_cost(h) for h in maintainers.values()})
+        own = _cost(stored) if stored is not None else None
+    except ValueError as exc:
+        what = f"a configured maintainer has a malformed password hash ({exc})"
+        raise AuthError(what=what, fix=MAINTAINERS_FIX) from None
+    matched = False
+    for cost in costs:
+        if cost == own:
+            matched = check_password(password or "", stored)
+        else:
+            check_password(password or "", _dummy_hash(cost))
     if stored is None or not password or not matched:
         raise AuthError(what="maintainer login failed: unknown name or wrong password")
     return Maintainer(name)
@@ -197,6 +219,7 @@ THROTTLE_FILE = "login-throttle.json"
 THROTTLE_VERSION = 2  # {"version": 2, "attempts": [...], "damaged_at": T?}; 1 = {name: [T, ...]}
 MAX_FAILURES_PER_NAME = 5  # sign-in attempts for one name within the window, then it is locked
 MAX_FAILURES_PER_CLIENT = 20  # attempts from one client, all names, in the window: it is locked
+MAX_KNOWN = 1000  # (name, client) pairs remembered as having signed in (the oldest forgotten)
 LOCKOUT_S = 15 * 60  # the sliding window (and so the longest lockout), seconds
 MAX_ATTEMPTS = 20_000  # attempts remembered (the oldest are forgotten first)
 CLI_PREFIX = "cli:"  # client keys of the command line on the server (see Throttle)
@@ -295,6 +318,8 @@ class Throttle:
         out: dict = {"version": THROTTLE_VERSION, "attempts": state["attempts"][-MAX_ATTEMPTS:]}
         if state.get("damaged_at") is not None:
             out["damaged_at"] = state["damaged_at"]
+        if state.get("known"):
+            out["known"] = state["known"][-MAX_KNOWN:]
         atomic.write_json(self.path, out)
 
     @staticmethod
@@ -322,8 +347,12 @@ class Throttle:
                 f"again in {wait} s, or sign in with the command line on the server"
             )
         attempts = state["attempts"]
+        # a client that has signed in as this name before is held to its own failures only, so
+        # guesses from anywhere (many addresses, or all behind one proxy) never lock a
+        # maintainer out of the address they use; a new client shares the name's count
+        mine = local or [name, client] in state.get("known", [])
         by_name = [
-            a["t"] for a in attempts if a["name"] == name and (not local or a["client"] == client)
+            a["t"] for a in attempts if a["name"] == name and (not mine or a["client"] == client)
         ]
         by_client = [a["t"] for a in attempts if a["client"] == client]
         for times, cap, who in (
@@ -360,6 +389,9 @@ class Throttle:
         with self._locked() as state:
             mine = next((a for a in state["attempts"] if a["id"] == token), None)
             if mine is not None:
+                pair = [mine["name"], mine["client"]]
+                known = [k for k in state.get("known", []) if k != pair]
+                state["known"] = [*known, pair][-MAX_KNOWN:]
                 state["attempts"] = [
                     a
                     for a in state["attempts"]
@@ -392,6 +424,11 @@ def _parse_state(text: str) -> dict | None:
     attempts, damaged = found.get("attempts"), found.get("damaged_at")
     if found["version"] != THROTTLE_VERSION or not isinstance(attempts, list):
         return None
+    known = found.get("known", [])
+    if not isinstance(known, list) or not all(
+        isinstance(k, list) and len(k) == 2 and all(isinstance(x, str) for x in k) for k in known
+    ):
+        return None
     if damaged is not None and not _is_time(damaged):
         return None
     fields = {"t": _is_time, "name": str, "client": str, "id": str}
@@ -402,7 +439,7 @@ def _parse_state(text: str) -> dict | None:
             ok = kind(attempt[field]) if kind is _is_time else isinstance(attempt[field], kind)
             if not ok:
                 return None
-    state: dict = {"attempts": attempts}
+    state: dict = {"attempts": attempts, "known": known[-MAX_KNOWN:]}
     if damaged is not None:
         state["damaged_at"] = float(damaged)
     return state

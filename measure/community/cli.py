@@ -204,8 +204,14 @@ def _verify_trail(runs_dir: Path | None) -> int:
 
 
 def _verify_inbox_log(inbox_dir: Path | None) -> int:
+    folder = inbox.inbox_dir(inbox_dir)
+    if folder.exists() and not folder.is_dir():  # /dev/null holds no log: never "intact"
+        fix = "pass the inbox folder (the one holding audit.jsonl)"
+        return _error(problems.line(str(folder), "is not a folder", fix))
+    path = folder / audit.AUDIT_FILE
+    if path.exists() and not path.is_file():  # a FIFO would hang the read
+        return _error(problems.line(str(path), "is not a regular file", "restore the log"))
     log = inbox.verify_audit(inbox_dir)  # an InboxError names the damaged line
-    path = inbox.inbox_dir(inbox_dir) / audit.AUDIT_FILE
     if log.legacy_lines:
         what = (
             f"not intact: line(s) {audit.ranges(log.legacy_lines)} of {log.lines} are unchained "

@@ -15,6 +15,7 @@ audit line, and removes orphaned results and the temp files a killed write left.
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from analytics.core import atomic, paths
+from analytics.core import atomic, paths, safefile
 from analytics.core.hashing import sha256_hex
 from measure.community import audit, status
 from measure.community import inbox_store as store
@@ -153,16 +154,16 @@ def add_file(
 ) -> dict[str, Any]:
     """``add`` for a bundle on disk (its size is checked before it is read)."""
     path = Path(path)
+    fix = "give the path of the .zip made by `python -m measure submit`"
     try:
-        check_size(path.stat().st_size, str(path), limits)
-        data = path.read_bytes()
+        info = path.stat()
+        if stat.S_ISREG(info.st_mode):
+            check_size(info.st_size, str(path), limits)
+        data = safefile.read_regular(path, limits.bundle_bytes, fix)
     except OSError as exc:
-        raise InboxError(
-            "unreadable",
-            str(path),
-            f"cannot read it ({exc.strerror})",
-            "give the path of the .zip made by `python -m measure submit`",
-        ) from None
+        raise InboxError("unreadable", str(path), f"cannot read it ({exc.strerror})", fix) from None
+    except safefile.FileRefused as exc:  # a device, FIFO or folder: never read, never waited on
+        raise InboxError("unreadable", exc.where, exc.what, exc.fix) from None
     return add(data, str(path), root, runs_dir, limits)
 
 

@@ -56,6 +56,8 @@ def breakdown_table(method: str, protocol: str):
 
 board = fl.board()
 st.title("Federated ranked track")
+for line in board.reference_damage:  # our own results changed or gone: said first, never folded
+    st.error(line)
 st.caption(
     "Scores combine checkpoint quality with system costs from the common simulator "
     "(final = (A + B + C) / 3; a missing protocol counts 0). The API keeps four decimals; "

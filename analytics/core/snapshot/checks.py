@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable
 from datetime import date
 from pathlib import Path
 
+import analytics.core.snapshot.generation as generation
 from analytics.core import schema
 from analytics.core.problems import Problem, at, display_path, fields
-from analytics.core.snapshot import generation
 from analytics.core.snapshot.parse import (
     Table,
     catalog_files,

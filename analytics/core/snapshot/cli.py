@@ -16,11 +16,11 @@ import re
 import sys
 from pathlib import Path
 
+import analytics.core.snapshot.generation as generation
 import analytics.core.snapshot.prune as prune_mod
 import analytics.core.snapshot.verify as verify
 from analytics.core import derived, paths, schema
 from analytics.core.problems import at, display_path
-from analytics.core.snapshot import generation
 from analytics.core.snapshot.build import build
 from analytics.core.snapshot.checks import CatalogError, validate
 from analytics.core.snapshot.manifest import (
