@@ -69,9 +69,34 @@ def build(
     return subs
 
 
-def derive_policy(subs: list[Submission], seeds: Iterable[int] = runner.SEEDS) -> dict:
+def coverage_note(by_seed: dict[int, list[Submission]]) -> str:
+    """A sentence per dataset that some seed lacks or that has no perturbed run: what a partial
+    set holds (empty when every dataset has every seed and its perturbed runs)."""
+    held: dict[str, set[int]] = {}
+    perturbed: set[str] = set()
+    for seed, subs in by_seed.items():
+        for sub in subs:
+            for dataset, condition in sub.runs:
+                held.setdefault(dataset, set()).add(seed)
+                if condition != NOMINAL:
+                    perturbed.add(dataset)
+    notes = []
+    for dataset in (d for d in DATASETS if d in held):
+        parts = []
+        if dataset not in perturbed:
+            parts.append("nominal runs only (Protocols A and B; no Protocol C comparison)")
+        if held[dataset] != set(by_seed):
+            parts.append("seed " + ", ".join(str(s) for s in sorted(held[dataset])) + " only")
+        if parts:
+            notes.append(f" {dataset}: {'; '.join(parts)}.")
+    return "".join(notes)
+
+
+def derive_policy(
+    subs: list[Submission], seeds: Iterable[int] = runner.SEEDS, note: str = ""
+) -> dict:
     """Our policy JSON: registry names plus targets from the Centralized Protocol A runs of the
-    submissions (the first seed's)."""
+    submissions (the first seed's); ``note``: :func:`coverage_note` of the whole set."""
     seeds = list(seeds)
     central = {s.model: s for s in subs if s.method == "Centralized" and s.protocol == "A"}
     models = [m for m in runner.MODELS if m in {s.model for s in subs}]
@@ -94,16 +119,19 @@ def derive_policy(subs: list[Submission], seeds: Iterable[int] = runner.SEEDS) -
             f" Not in this committed set (fl-run regenerates them): datasets "
             f"{', '.join(missing) or 'none'}; perturbations {', '.join(unregistered) or 'none'}."
         )
-    about = POLICY_ABOUT.format(
-        datasets=", ".join(datasets),
-        n_real=len(REAL_DATASETS),
-        left_out=left_out,
-        models=", ".join(MODEL_NAMES.get(m, m) for m in models),
-        n_clients=NOMINAL_SETUP.n_clients,
-        alpha=NOMINAL_SETUP.alpha,
-        per_round=NOMINAL_SETUP.clients_per_round,
-        seeds=", ".join(str(s) for s in seeds),
-        seed=subs[0].seed if subs else seeds[0],
+    about = (
+        POLICY_ABOUT.format(
+            datasets=", ".join(datasets),
+            n_real=len(REAL_DATASETS),
+            left_out=left_out,
+            models=", ".join(MODEL_NAMES.get(m, m) for m in models),
+            n_clients=NOMINAL_SETUP.n_clients,
+            alpha=NOMINAL_SETUP.alpha,
+            per_round=NOMINAL_SETUP.clients_per_round,
+            seeds=", ".join(str(s) for s in seeds),
+            seed=subs[0].seed if subs else seeds[0],
+        )
+        + note
     )
     return {
         "about": about,
@@ -142,5 +170,6 @@ def write_seeds(by_seed: dict[int, list[Submission]], out: Path, seeds: list[int
         written += write(by_seed.get(seed, []), out_dir(out, seed, seeds[0]))
     first = by_seed.get(seeds[0], [])
     if any(s.method == "Centralized" for s in first):
-        write_policy(derive_policy(first, seeds), out / "policy.json")
+        policy = derive_policy(first, seeds, coverage_note(by_seed))
+        write_policy(policy, out / "policy.json")
     return written
