@@ -31,8 +31,8 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return fl_store(tmp_path, monkeypatch, SMALL_SET)
 
 
-def _page(name: str, **query: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / name), default_timeout=60)
+def _page(name: str, timeout: int = 60, **query: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / name), default_timeout=timeout)
     at.query_params.update(query)
     return at.run()
 
@@ -173,7 +173,7 @@ def test_ranked_page_discloses_the_reference_set_and_the_seed_spread(tmp_path, m
     """The page names its datasets, models, client split and seeds, says the B targets are ours
     (with docs/fl.md's section), and shows every score beside its spread over the seeds."""
     fl_store(tmp_path, monkeypatch, SMALL_SET, seeds=True)
-    at = _page("fl/ranked.py")
+    at = _page("fl/ranked.py", timeout=300)  # a cold store: 15 ZIPs validated first
     assert not at.exception
     text = " ".join(m.value for m in at.markdown)
     for needed in ("MNIST", "LeNet-5", "2NN", "Dirichlet(0.5)", "100", "2026, 2027, 2028",
