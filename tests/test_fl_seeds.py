@@ -44,7 +44,7 @@ def test_adjacent_gaps_compare_each_gap_with_the_larger_seed_range():
     first, second = gaps.iloc[0], gaps.iloc[1]
     assert first["gap"] == pytest.approx(0.01) and first["spread"] == pytest.approx(0.02)
     assert bool(first["inside"]) and not bool(second["inside"])  # 0.09 > 0.02
-    assert seeds.gap_counts(gaps) == {"gaps": 2, "inside": 1, "exceed": 1, "ties": 0}
+    assert seeds.gap_counts(gaps) == {"gaps": 2, "inside": 1, "exceed": 1, "ties": 0, "one_seed": 0}
 
 
 def test_references_take_no_part_in_gaps_and_lower_is_better_for_costs():
@@ -57,7 +57,13 @@ def test_references_take_no_part_in_gaps_and_lower_is_better_for_costs():
 def test_a_tie_lies_inside_any_spread():
     tie = {s: _comparisons({"FedAvg": 0.5, "FedProx": 0.5}) for s in (1, 2, 3)}
     counts = seeds.gap_counts(seeds.adjacent_gaps(seeds.metric_spread(tie, 1)))
-    assert counts == {"gaps": 1, "inside": 1, "exceed": 0, "ties": 1}
+    assert counts == {"gaps": 1, "inside": 1, "exceed": 0, "ties": 1, "one_seed": 0}
+
+
+def test_a_single_seed_has_no_spread_and_is_counted_apart():
+    one = {1: _comparisons({"FedAvg": 0.9, "FedProx": 0.5})}
+    counts = seeds.gap_counts(seeds.adjacent_gaps(seeds.metric_spread(one, 1)))
+    assert counts == {"gaps": 0, "inside": 0, "exceed": 0, "ties": 0, "one_seed": 1}
 
 
 def test_score_spread_per_method_and_score():

@@ -31,8 +31,8 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return fl_store(tmp_path, monkeypatch, SMALL_SET)
 
 
-def _page(name: str, **query: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / name), default_timeout=60)
+def _page(name: str, timeout: int = 60, **query: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / name), default_timeout=timeout)
     at.query_params.update(query)
     return at.run()
 
@@ -53,44 +53,44 @@ def test_ranked_page_renders_scores_breakdown_and_references(store: Path) -> Non
     assert "Communication" in set(breakdown["metric"])  # B: system costs, labelled
     comm = breakdown[breakdown["metric"] == "Communication"]["value"]
     assert comm.str.fullmatch(r"[0-9,.]+ (bytes|KiB|MiB|GiB)|—").all()  # its unit, not 2,543.5
-    assert len(at.get("download_button")) == 4  # ranking, per model, points, references
+    assert len(at.get("download_button")) == 6  # ranking, per model, points, references, spreads
     assert at.query_params["model"] == "mlp"
 
 
 def test_ranked_page_names_every_id_and_says_what_a_comparison_compares(store: Path) -> None:
     """Human names, not ids: models, datasets, conditions; A's condition is never
     blank, B names its accuracy target; each reference cost column is in one named unit."""
-    at = _page("fl/ranked.py", model="linear", method="FedAvg", protocol="A")
+    at = _page("fl/ranked.py", model="cnn", method="FedAvg", protocol="A")
     assert not at.exception
-    assert "Linear (logistic)" in at.selectbox(key="fl_ranked_model").options
+    assert "CNN (LeNet-5)" in at.selectbox(key="fl_ranked_model").options
     assert at.selectbox(key="fl_ranked_protocol").options == [
         "A · Quality", "B · Efficiency", "C · Robustness"
     ]
     breakdown = at.dataframe[2].value  # overall, per model, points per comparison, references
-    assert "Breast cancer (Wisconsin)" in set(breakdown["dataset"])
-    assert not set(breakdown["dataset"]) & {"breast_cancer", "synth_moons"}
+    assert "Fashion-MNIST" in set(breakdown["dataset"])
+    assert not set(breakdown["dataset"]) & {"fashion_mnist", "mnist", "digits"}
     assert set(breakdown["condition"]) == {"nominal run, best checkpoint"}  # not blank under A
-    assert set(breakdown["model"]) == {"Linear (logistic)", "MLP (1 hidden layer)"}
+    assert set(breakdown["model"]) == {"CNN (LeNet-5)", "MLP (2NN, 200-200)"}
     refs = at.dataframe[3]
     headers = [c.get("label") for c in json.loads(refs.proto.columns).values()]
-    assert "Peak memory (KiB)" in headers and "Peak memory (bytes)" not in headers
-    b = _page("fl/ranked.py", model="linear", method="FedAvg", protocol="B")
+    assert "Peak memory (MiB)" in headers and "Peak memory (bytes)" not in headers
+    b = _page("fl/ranked.py", model="cnn", method="FedAvg", protocol="B")
     conditions = set(b.dataframe[2].value["condition"])
     assert conditions and all(c.startswith("first checkpoint at accuracy ≥ 0.") for c in conditions)
 
 
 def test_run_detail_page_plots_a_run(store: Path) -> None:
-    at = _page("fl/run_detail.py", method="FedProx", dataset="iris")
+    at = _page("fl/run_detail.py", method="FedProx", dataset="mnist")
     assert not at.exception
-    assert [s.value for s in at.selectbox] == ["FedProx", "linear", "A", "iris", "nominal"]
+    assert [s.value for s in at.selectbox] == ["FedProx", "cnn", "A", "mnist", "nominal"]
     table = at.dataframe[0].value
     assert list(table.index) == list(range(1, 21))
     assert (table["accuracy"] <= 1).all()
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     titles = [c["layout"]["yaxis"]["title"]["text"] for c in charts]  # one chart per metric
     assert titles == [
-        "Accuracy (0-1)", "Loss", "Simulated time (ms)", "Communication (KiB)",
-        "Simulated energy (mJ)", "Peak memory (bytes)",
+        "Accuracy (0-1)", "Loss", "Simulated time (s)", "Communication (MiB)",
+        "Simulated energy (J)", "Peak memory (MiB)",
     ]
     assert all(c["layout"]["height"] >= 300 for c in charts)  # never a sliver on a phone
     assert [b.label for b in at.get("download_button")] == ["Download CSV"]
@@ -99,22 +99,22 @@ def test_run_detail_page_plots_a_run(store: Path) -> None:
 
 def test_run_detail_axes_show_bytes_in_kib_not_raw_counts(store: Path) -> None:
     """A byte axis is scaled to one binary unit named in its title (ticks like
-    '2,543.5' on a bytes axis): breast cancer's peak memory of 2,544 bytes is 2.5 KiB."""
-    at = _page("fl/run_detail.py", method="FedAvg", dataset="breast_cancer")
+    '2,543.5' on a bytes axis): LeNet-5's peak memory on digits, 247,968 bytes, is 242.2 KiB."""
+    at = _page("fl/run_detail.py", method="FedAvg", dataset="digits")
     assert not at.exception
     options = at.selectbox(key="fl_detail_dataset").options
-    assert "Breast cancer (Wisconsin)" in options and "breast_cancer" not in options
+    assert "Digits (8×8, smoke set)" in options and "digits" not in options
     assert at.selectbox(key="fl_detail_condition").options == ["Nominal (no perturbation)"]
     memory = json.loads(at.get("plotly_chart")[5].proto.spec)
     assert memory["layout"]["yaxis"]["title"]["text"] == "Peak memory (KiB)"
     assert memory["layout"]["yaxis"]["rangemode"] == "tozero"
     y = memory["data"][0]["y"]
     values = _values(y)
-    assert values == pytest.approx([2544 / 1024] * len(values))
+    assert values == pytest.approx([247968 / 1024] * len(values))
     table = at.dataframe[0]
     config = json.loads(table.proto.columns)
     assert config["peak_mem_bytes"]["label"] == "Peak memory (KiB)"
-    assert table.value["peak_mem_bytes"].iloc[0] == 2.5  # 2,544 / 1,024, rounded (not cut) to 0.1
+    assert table.value["peak_mem_bytes"].iloc[0] == 242.2  # 247,968 / 1,024, rounded to 0.1
 
 
 def _values(data) -> list[float]:
@@ -173,7 +173,7 @@ def test_ranked_page_discloses_the_reference_set_and_the_seed_spread(tmp_path, m
     """The page names its datasets, models, client split and seeds, says the B targets are ours
     (with docs/fl.md's section), and shows every score beside its spread over the seeds."""
     fl_store(tmp_path, monkeypatch, SMALL_SET, seeds=True)
-    at = _page("fl/ranked.py")
+    at = _page("fl/ranked.py", timeout=300)  # a cold store: 15 ZIPs validated first
     assert not at.exception
     text = " ".join(m.value for m in at.markdown)
     for needed in ("MNIST", "LeNet-5", "2NN", "Dirichlet(0.5)", "100", "2026, 2027, 2028",

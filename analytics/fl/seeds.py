@@ -17,7 +17,7 @@ from analytics.fl.submission import PROTOCOLS
 
 CELL = ["protocol", "model", "dataset", "condition", "metric"]
 SPREAD_COLUMNS = [*CELL, "method", "reference", "submitted", "mean", "sd", "low", "high", "seeds"]
-GAP_COLUMNS = [*CELL, "better", "worse", "gap", "spread", "inside"]
+GAP_COLUMNS = [*CELL, "better", "worse", "gap", "spread", "known", "inside"]
 SCORE_SPREAD_COLUMNS = ["method", "score", "submitted", "mean", "sd", "low", "high", "seeds"]
 
 
@@ -45,7 +45,8 @@ def metric_spread(comparisons: dict[int, pd.DataFrame], primary: int) -> pd.Data
 
 def adjacent_gaps(spread: pd.DataFrame) -> pd.DataFrame:
     """Each pair of ranked methods next to each other in a comparison (by submitted value, best
-    first): the gap and the larger seed range of the two; ``inside`` when gap <= that range."""
+    first): the gap and the larger seed range of the two; ``inside`` when gap <= that range.
+    ``known`` is False when either value has a single seed (no spread to compare with)."""
     rows = []
     ranked = spread[~spread["reference"].astype(bool) & spread["submitted"].notna()]
     for cell, part in ranked.groupby(CELL, sort=False):
@@ -56,23 +57,25 @@ def adjacent_gaps(spread: pd.DataFrame) -> pd.DataFrame:
         for a, b in zip(items, items[1:], strict=False):
             gap = abs(float(a.submitted) - float(b.submitted))
             width = max(float(a.high - a.low), float(b.high - b.low))
-            inside = bool(gap <= width)
+            known = min(int(a.seeds), int(b.seeds)) >= 2
             rows.append(dict(zip(CELL, cell, strict=True)) | {
                 "better": a.method, "worse": b.method, "gap": gap, "spread": width,
-                "inside": inside,
+                "known": known, "inside": known and gap <= width,
             })
     return pd.DataFrame(rows, columns=GAP_COLUMNS)
 
 
 def gap_counts(gaps: pd.DataFrame) -> dict[str, int]:
-    """How many adjacent gaps there are, how many lie inside the seed spread, how many exceed it
-    and how many are exact ties (ties count as inside)."""
-    inside = int(gaps["inside"].sum()) if not gaps.empty else 0
+    """Adjacent gaps with a known spread: how many, how many lie inside the seed spread, how many
+    exceed it, how many are exact ties (ties count as inside); and how many have one seed only."""
+    known = gaps[gaps["known"].astype(bool)] if not gaps.empty else gaps
+    inside = int(known["inside"].astype(bool).sum()) if not known.empty else 0
     return {
-        "gaps": len(gaps),
+        "gaps": len(known),
         "inside": inside,
-        "exceed": len(gaps) - inside,
-        "ties": int((gaps["gap"] == 0).sum()) if not gaps.empty else 0,
+        "exceed": len(known) - inside,
+        "ties": int((known["gap"] == 0).sum()) if not known.empty else 0,
+        "one_seed": len(gaps) - len(known),
     }
 
 

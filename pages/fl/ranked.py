@@ -118,7 +118,8 @@ st.caption(
     f"seeds ({', '.join(str(s) for s in board.seeds)}), {gaps['gaps']} gaps between methods "
     f"next to each other in a comparison: {gaps['inside']} lie inside the seed spread (the "
     f"larger range of the two methods; {gaps['ties']} are exact ties), {gaps['exceed']} exceed "
-    "it. A gap inside the spread could flip with another seed."
+    f"it; {gaps['one_seed']} more involve a value made with one seed only, so no spread. A gap "
+    "inside the spread could flip with another seed."
 )
 fl.show_table(fl.score_spread_table(board), "fl_score_spread", fl.SPREAD_COLUMNS,
               csv="fl_score_spread.csv")
