@@ -129,7 +129,7 @@ def test_one_scale_for_a_column_or_axis() -> None:
     ],
 )
 def test_plural_agrees_noun_and_verb(n, noun, verb, many, text) -> None:
-    assert fmt.plural(n, noun, verb, many) == text
+    assert fmt.plural(n, noun, verb, many=many) == text
 
 
 def test_fallback_name_and_lookup() -> None:
