@@ -5,6 +5,7 @@ Every threshold lives here, with its unit, so the record, ``verify`` and the doc
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -166,3 +167,12 @@ def sampler_stats(times_s: Sequence[float]) -> dict:
         "missed_deadlines": missed,
         "sampler_ok": bool(ok),
     }
+
+
+RUN_LABEL = re.compile(r"^run (\d+)/(\d+)$")
+"""The progress label of one measuring run, as :func:`run_label` writes it (jobs parse it)."""
+
+
+def run_label(k: int, runs: int) -> str:
+    """The progress label of run ``k`` (1-based) of ``runs``."""
+    return f"run {k}/{runs}"

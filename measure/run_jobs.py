@@ -21,7 +21,6 @@ import fcntl
 import getpass
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -37,6 +36,7 @@ import psutil
 
 from analytics.core import atomic, paths
 from analytics.core.problems import Problem, display_path
+from measure import protocol
 
 JOBS_DIR = "jobs"
 LOCK_FILE = "lock.json"
@@ -50,8 +50,6 @@ cancel finds every process of the job (``runner.marked_processes``)."""
 CANCEL_GRACE_S = 10.0
 """How long a cancelled run may take to end its workers itself before everything is killed."""
 RUNNING, FINISHED, FAILED, CANCELLED = "running", "finished", "failed", "cancelled"
-RUN_LABEL = re.compile(r"^run (\d+)/(\d+)$")
-"""The runner's progress label of one measuring run (``runner.run_label``)."""
 
 
 class BusyError(Problem, RuntimeError):
@@ -60,11 +58,6 @@ class BusyError(Problem, RuntimeError):
 
 class Cancelled(BaseException):  # noqa: N818 - a signal, not an error: nothing may swallow it
     """Raised in the run process by SIGTERM: unwinding ends its workers (``runner._supervise``)."""
-
-
-def run_label(k: int, runs: int) -> str:
-    """The progress label of run ``k`` (1-based) of ``runs``."""
-    return f"run {k}/{runs}"
 
 
 def utc_now() -> str:
@@ -367,7 +360,7 @@ def _progress_lines(job: Job) -> list[dict[str, Any]]:
 
 def calls_done(job: Job, latest: dict[str, Any] | None) -> int:
     """Calls (warm-up and timed) finished over all runs, from the latest progress line."""
-    match = RUN_LABEL.match(str((latest or {}).get("label", "")))
+    match = protocol.RUN_LABEL.match(str((latest or {}).get("label", "")))
     if match is None:
         return 0
     per_run = job.warmup + job.calls
@@ -375,7 +368,7 @@ def calls_done(job: Job, latest: dict[str, Any] | None) -> int:
 
 
 def _phase(job: Job, latest: dict[str, Any] | None) -> str:
-    match = RUN_LABEL.match(str((latest or {}).get("label", "")))
+    match = protocol.RUN_LABEL.match(str((latest or {}).get("label", "")))
     if match is None:
         return "starting (loading the adapter)"
     done = int(latest.get("done", 0))

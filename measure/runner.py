@@ -36,7 +36,7 @@ import psutil
 
 from analytics.core import paths, run_schema
 from analytics.core.hashing import file_sha256
-from measure import env, protocol, record, run_jobs, store
+from measure import env, protocol, record, store
 from measure.adapters import import_problem, resolve, source_file
 from measure.coco import evaluate, load_ground_truth
 from measure.tasks import Task, get_task
@@ -452,7 +452,7 @@ def run_measurement(req: RunRequest, progress: Progress | None = None) -> dict[s
                 gt_path,
                 req.accuracy_images or task.accuracy_images,
             )
-            label = run_jobs.run_label(k + 1, req.runs)
+            label = protocol.run_label(k + 1, req.runs)
             runs.append(_run_worker(cmd, out, label, progress, req))
             if runs[-1].get("error"):
                 break

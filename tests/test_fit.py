@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from analytics.core import paths
-from analytics.llm import fit, fit_cli
+from analytics.llm import fit, fit_cli, throughput
 from tests.fixtures.cli import run_main
 
 
@@ -118,7 +118,7 @@ def _throughput() -> pd.DataFrame:
 
 def test_measured_throughput_only_for_exact_gpu_and_count() -> None:
     aliases = {"dense-8b": ["llama-3-8b"]}
-    one = fit.measured_throughput(_throughput(), "H100-SXM", 1, aliases)
+    one = throughput.measured_throughput(_throughput(), "H100-SXM", 1, aliases)
     assert one.to_dict("records") == [
         {
             "model_id": "dense-8b",
@@ -128,10 +128,10 @@ def test_measured_throughput_only_for_exact_gpu_and_count() -> None:
         }
     ]
     # no 4x row exists: nothing is interpolated
-    assert fit.measured_throughput(_throughput(), "h100-sxm", 4, aliases).empty
+    assert throughput.measured_throughput(_throughput(), "h100-sxm", 4, aliases).empty
     # prompt-phase rows are not generation speed
-    assert fit.measured_throughput(_throughput(), "rtx-4090", 1, aliases).empty
-    assert fit.measured_throughput(pd.DataFrame(), "h100-sxm", 1).empty
+    assert throughput.measured_throughput(_throughput(), "rtx-4090", 1, aliases).empty
+    assert throughput.measured_throughput(pd.DataFrame(), "h100-sxm", 1).empty
 
 
 @given(
@@ -343,7 +343,7 @@ def _speed_rows() -> pd.DataFrame:
 
 
 def test_measured_speed_applies_to_its_checkpoint_and_same_release_only() -> None:
-    speeds = fit.measured_speeds(_speed_rows(), _release_models(), "RTX-4090", 1)
+    speeds = throughput.measured_speeds(_speed_rows(), _release_models(), "RTX-4090", 1)
     assert set(speeds.index) == {"l3-8b", "l3-8b-it", "noarch"}
     base = speeds.loc["l3-8b"]
     assert base["single_stream_tokens_per_s"] == 130.0  # Q4 first; never the prompt figure
@@ -355,20 +355,20 @@ def test_measured_speed_applies_to_its_checkpoint_and_same_release_only() -> Non
     # same arch_key, other release (L3 vs L3.1): nothing
     assert "l31-8b" not in speeds.index
     assert speeds["server_tokens_per_s"].isna().all()
-    two = fit.measured_speeds(_speed_rows(), _release_models(), "rtx-4090", 2)
+    two = throughput.measured_speeds(_speed_rows(), _release_models(), "rtx-4090", 2)
     assert two.loc["l3-8b", "single_stream_tokens_per_s"] == 125.0  # exactly 2x: its own row
-    assert fit.measured_speeds(_speed_rows(), _release_models(), "rtx-4090", 4).empty
+    assert throughput.measured_speeds(_speed_rows(), _release_models(), "rtx-4090", 4).empty
 
 
 def test_server_rows_keep_their_own_columns_and_scenario() -> None:
-    speeds = fit.measured_speeds(_speed_rows(), _release_models(), "h100-sxm", 8)
+    speeds = throughput.measured_speeds(_speed_rows(), _release_models(), "h100-sxm", 8)
     own = speeds.loc["l31-8b-it"]
     # Offline first (SCENARIO_ORDER), then the highest figure of that scenario
     assert own["server_tokens_per_s"] == 55000.0
     assert (own["server_scenario"], own["server_system"]) == ("Offline", "C")
     assert pd.isna(own["single_stream_tokens_per_s"])  # the 1x llama.cpp row is for 1x only
     assert speeds.loc["l31-8b", "server_applies"] == "measured on L3.1 8B Instruct"
-    one = fit.measured_speeds(_speed_rows(), _release_models(), "h100-sxm", 1)
+    one = throughput.measured_speeds(_speed_rows(), _release_models(), "h100-sxm", 1)
     assert one.loc["l31-8b-it", "single_stream_tokens_per_s"] == 150.0
     assert pd.isna(one.loc["l31-8b-it", "server_tokens_per_s"])
 
@@ -380,7 +380,7 @@ def test_throughput_without_kind_column() -> None:
     rows["source_url"] = [
         "https://github.com/XiongjieDai/GPU-Benchmarks-on-LLM-Inference/blob/x/README.md"
     ] * 4 + ["https://elsewhere"] * 6
-    speeds = fit.measured_speeds(rows, _release_models(), "rtx-4090", 1)
+    speeds = throughput.measured_speeds(rows, _release_models(), "rtx-4090", 1)
     assert speeds.loc["l3-8b", "single_stream_tokens_per_s"] == 130.0
     assert "noarch" not in speeds.index  # unknown kind
-    assert fit.measured_speeds(pd.DataFrame(), _release_models(), "rtx-4090", 1).empty
+    assert throughput.measured_speeds(pd.DataFrame(), _release_models(), "rtx-4090", 1).empty

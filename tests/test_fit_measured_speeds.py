@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 
 from analytics.core import db
-from analytics.llm import catalog
-from analytics.llm import fit as hwfit
+from analytics.llm import catalog, throughput
 from analytics.llm.fit_cli import main
 
 
@@ -18,26 +17,26 @@ def _cli(capsys, *args: str) -> dict:
 
 def test_cli_lists_the_pages_measured_speeds(capsys):
     tables = catalog.of_version(db.serving_version().version)
-    speeds = hwfit.measured_speeds(tables.throughput, tables.models, "rtx-4090", 1)
+    speeds = throughput.measured_speeds(tables.throughput, tables.models, "rtx-4090", 1)
     community = speeds[speeds["community_tokens_per_s"].notna()]
     assert not community.empty, "no community speed on an RTX 4090 in the committed catalog"
     checkpoint = community.index[0]
     out = _cli(capsys, "--model", checkpoint, "--gpu", "RTX 4090")
     kinds = {s["kind"]: s for s in out["measured_speeds"]}
-    assert hwfit.COMMUNITY in kinds
-    shown = kinds[hwfit.COMMUNITY]
+    assert throughput.COMMUNITY in kinds
+    shown = kinds[throughput.COMMUNITY]
     assert shown["tokens_per_s"] == community.loc[checkpoint, "community_tokens_per_s"]
     assert shown["n_runs"] >= 1 and shown["tokens_per_s_min"] <= shown["tokens_per_s_max"]
     assert shown["source_url"].startswith("https://")
     for kind, entry in kinds.items():
-        column = f"{hwfit.KIND_PREFIX[kind]}_tokens_per_s"
+        column = f"{throughput.KIND_PREFIX[kind]}_tokens_per_s"
         assert entry["tokens_per_s"] == speeds.loc[checkpoint, column]
 
 
 def test_cli_lists_a_vendor_aggregate_on_two_h100(capsys):
     out = _cli(capsys, "--model", "llama-3.3-70b-instruct", "--gpu", "H100 SXM", "--count", "2")
     kinds = {s["kind"] for s in out["measured_speeds"]}
-    assert hwfit.VENDOR in kinds
+    assert throughput.VENDOR in kinds
 
 
 def test_cli_without_a_measured_row_lists_none(capsys):

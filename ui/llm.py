@@ -25,13 +25,13 @@ from analytics.llm import (
     catalog,
     charts,
     finetune_view,
-    fit,
     fit_view,
     leaderboard,
     overview,
     planner_inputs,
     ratings,
     snapshot_diff,
+    throughput,
 )
 
 T = TypeVar("T")
@@ -186,7 +186,7 @@ def header(conf: object, column: str) -> str:
 def load_model_speeds(version: str, model_id: str) -> pd.DataFrame:
     """Every measured GPU speed of one model's checkpoint (model page), kinds named."""
     tables = catalog.of_version(version)
-    return fit.model_speeds(tables.throughput, tables.models, model_id)
+    return throughput.model_speeds(tables.throughput, tables.models, model_id)
 
 
 @st.cache_data(show_spinner=False)

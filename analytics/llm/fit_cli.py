@@ -33,7 +33,7 @@ import pandas as pd
 
 from analytics.core import db, paths, snapshot
 from analytics.core.problems import Problem
-from analytics.llm import catalog, finetune, finetune_view
+from analytics.llm import catalog, finetune, finetune_view, throughput
 from analytics.llm import fit as hwfit
 
 
@@ -367,7 +367,7 @@ def _quants(model: _Model, budget: float, kv: float | None, context: int | None)
 def _speeds_on(version: str, gpu_id: str, count: int) -> pd.DataFrame:
     """The page's measured speeds on one hardware of one snapshot (a version never changes)."""
     tables = _load(version).tables
-    return hwfit.measured_speeds(tables.throughput, tables.models, gpu_id, count)
+    return throughput.measured_speeds(tables.throughput, tables.models, gpu_id, count)
 
 
 def measured_speeds(
@@ -375,9 +375,10 @@ def measured_speeds(
     speeds: pd.DataFrame | None = None,
 ) -> list[dict]:
     """The measured generation speeds the hardware-fit page shows for this model's checkpoint on
-    exactly this GPU and count: one entry per kind (``fit.THROUGHPUT_KINDS``), never estimated."""
+    exactly this GPU and count: one entry per kind (``throughput.THROUGHPUT_KINDS``), never
+    estimated."""
     if speeds is None:
-        speeds = hwfit.measured_speeds(tables.throughput, tables.models, hw.gpu_id, hw.count)
+        speeds = throughput.measured_speeds(tables.throughput, tables.models, hw.gpu_id, hw.count)
     models = tables.models.set_index("model_id")
     has = "checkpoint_id" in models
     checkpoint = models["checkpoint_id"].get(model_id, model_id) if has else model_id
@@ -385,13 +386,13 @@ def measured_speeds(
         return []
     row = speeds.loc[checkpoint]
     out = []
-    for kind in hwfit.THROUGHPUT_KINDS:
-        prefix = hwfit.KIND_PREFIX[kind]
+    for kind in throughput.THROUGHPUT_KINDS:
+        prefix = throughput.KIND_PREFIX[kind]
         value = row.get(f"{prefix}_tokens_per_s")
         if value is None or pd.isna(value):
             continue
         entry = {"kind": kind}
-        for field in hwfit.SPEED_FIELDS:
+        for field in throughput.SPEED_FIELDS:
             cell = row.get(f"{prefix}_{field}")
             missing = cell is None or (not isinstance(cell, str) and pd.isna(cell))
             if isinstance(cell, pd.Timestamp):

@@ -3,7 +3,7 @@ per checkpoint on the user's hardware, measured speed and the best Elo rating of
 beside them.
 
 One row per checkpoint (:func:`analytics.llm.checkpoints.one_row_per_checkpoint`); measured speed
-by kind (:func:`analytics.llm.fit.measured_speeds`): llama.cpp single-stream decode tok/s and
+by kind (:func:`analytics.llm.throughput.measured_speeds`): llama.cpp single-stream decode tok/s and
 MLPerf server throughput in separate columns, each with what it was measured on and its source.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analytics.llm import catalog as cat
-from analytics.llm import checkpoints
+from analytics.llm import checkpoints, throughput
 from analytics.llm import fit as hwfit
 
 _QUANT_COLUMNS = tuple(
@@ -21,7 +21,9 @@ _QUANT_COLUMNS = tuple(
     for field in ("verdict", "gb", "weights_gb", "basis")
 )
 _SPEEDS = tuple(
-    f"{hwfit.KIND_PREFIX[k]}_{f}" for k in hwfit.THROUGHPUT_KINDS for f in hwfit.SPEED_FIELDS
+    f"{throughput.KIND_PREFIX[k]}_{f}"
+    for k in throughput.THROUGHPUT_KINDS
+    for f in throughput.SPEED_FIELDS
 )
 HARDWARE_VIEW_COLUMNS = (
     "checkpoint_id", "model_id", "display_name", "verdict", "rating",
@@ -83,7 +85,9 @@ def hardware_fit_view(
     models = cat.filtered_models(catalog, flt)
     collapsed = checkpoints.one_row_per_checkpoint(models, ratings)
     table = inference_list(collapsed, target, catalog.gpus, context_tokens, show_all)
-    speeds = hwfit.measured_speeds(catalog.throughput, catalog.models, target.gpu_id, target.count)
+    speeds = throughput.measured_speeds(
+        catalog.throughput, catalog.models, target.gpu_id, target.count
+    )
     table = table.merge(speeds, left_on="checkpoint_id", right_index=True, how="left")
     for field in ("tokens_per_s", "quant", "source_url"):
         table[f"measured_{field}"] = table[f"single_stream_{field}"]
@@ -97,17 +101,19 @@ def speed_coverage(catalog: cat.Catalog, target: cat.Hardware) -> dict[str, int]
     count (whatever model they name): the page says so when there are none."""
     rows = catalog.throughput
     if rows is None or rows.empty:
-        return {kind: 0 for kind in hwfit.THROUGHPUT_KINDS}
+        return {kind: 0 for kind in throughput.THROUGHPUT_KINDS}
     here = rows[
         (rows["gpu_id"].astype(str).str.casefold() == target.gpu_id.casefold())
         & (pd.to_numeric(rows["gpu_count"], errors="coerce") == target.count)
         & (rows["phase"].astype(str) == "generation")
     ]
-    kinds = hwfit.throughput_kinds(here)
-    return {kind: int((kinds == kind).sum()) for kind in hwfit.THROUGHPUT_KINDS}
+    kinds = throughput.throughput_kinds(here)
+    return {kind: int((kinds == kind).sum()) for kind in throughput.THROUGHPUT_KINDS}
 
 
-SPEED_COLUMNS = {k: f"{hwfit.KIND_PREFIX[k]}_tokens_per_s" for k in hwfit.THROUGHPUT_KINDS}
+SPEED_COLUMNS = {
+    k: f"{throughput.KIND_PREFIX[k]}_tokens_per_s" for k in throughput.THROUGHPUT_KINDS
+}
 """Kind -> the view's measured tok/s column of that kind (measured-only, sort)."""
 
 
@@ -127,8 +133,8 @@ def speed_kinds_present(table: pd.DataFrame) -> list[str]:
 def empty_speed_columns(table: pd.DataFrame) -> set[str]:
     """The columns of every speed kind without a figure in ``table`` (all its fields): a page
     shows only the kinds measured for the selection."""
-    absent = [k for k in hwfit.THROUGHPUT_KINDS if k not in speed_kinds_present(table)]
-    return {f"{hwfit.KIND_PREFIX[k]}_{f}" for k in absent for f in hwfit.SPEED_FIELDS}
+    absent = [k for k in throughput.THROUGHPUT_KINDS if k not in speed_kinds_present(table)]
+    return {f"{throughput.KIND_PREFIX[k]}_{f}" for k in absent for f in throughput.SPEED_FIELDS}
 
 
 def narrowed(table: pd.DataFrame, measured_only: bool, sort_kind: str | None) -> pd.DataFrame:

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from analytics.core.licences import LICENCE_CLASSES
-from analytics.llm import catalog, fit, fit_view
+from analytics.llm import catalog, fit, fit_view, throughput
 from ui import llm
 from ui.params import flag_param, index_of, int_param, multi_param, one_of, range_param
 
@@ -23,9 +23,10 @@ COMMUNITY_TOKS = "Community single-stream tok/s (median)"
 BENCH_TOKS = "Benchmarker single-stream tok/s"
 VENDOR_TOKS = "Vendor tok/s per GPU (aggregate)"
 KIND_NAMES = {
-    fit.SINGLE_STREAM: "llama.cpp single-stream", fit.SERVER: "MLPerf server",
-    fit.COMMUNITY: "community single-stream", fit.BENCHMARKER: "benchmarker single-stream",
-    fit.VENDOR: "vendor aggregate",
+    throughput.SINGLE_STREAM: "llama.cpp single-stream", throughput.SERVER: "MLPerf server",
+    throughput.COMMUNITY: "community single-stream",
+    throughput.BENCHMARKER: "benchmarker single-stream",
+    throughput.VENDOR: "vendor aggregate",
 }
 
 
@@ -252,7 +253,7 @@ def pick_speed_view(table: pd.DataFrame) -> tuple[pd.DataFrame, int, str | None]
     )
     options = [BY_VERDICT, *(KIND_NAMES[k] for k in kinds)]
     by_name = {KIND_NAMES[k]: k for k in kinds}
-    from_url = {fit.KIND_PREFIX[k]: KIND_NAMES[k] for k in kinds}  # URL: ?sort=community
+    from_url = {throughput.KIND_PREFIX[k]: KIND_NAMES[k] for k in kinds}  # URL: ?sort=community
     from_url[""] = BY_VERDICT
     sort = cols[1].selectbox(
         "Sort by", options, key="hf_sort",
@@ -262,7 +263,7 @@ def pick_speed_view(table: pd.DataFrame) -> tuple[pd.DataFrame, int, str | None]
     )
     kind = by_name.get(sort)
     st.query_params.update(
-        measured="1" if measured_only else "0", sort=fit.KIND_PREFIX[kind] if kind else ""
+        measured="1" if measured_only else "0", sort=throughput.KIND_PREFIX[kind] if kind else ""
     )
     return fit_view.narrowed(table, measured_only, kind), n_measured, kind
 
