@@ -30,7 +30,7 @@ def test_committed_tables_equal_a_fresh_computation() -> None:
     con = db.connect(version)
     try:
         models, benchmarks = leaderboard.board_models(con), leaderboard._benchmarks(con)
-        headline = elo.headline_scores(ratings.load_scores(con))
+        headline = elo.rated_scores(ratings.load_scores(con))  # one view per family
     finally:
         con.close()
     stored = board_inputs.lineage_of(version, pytest.fail)  # stored: the models are not read

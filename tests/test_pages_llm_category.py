@@ -26,7 +26,9 @@ def store(store_paths: StorePaths) -> StorePaths:
     assert gamma["model_id"] == "gamma-r" and gamma["benchmark_id"] == "kn1"
     tables["scores"][-1] = {**gamma, "score": 90.0}
     tables["scores"].append({**gamma, "benchmark_id": "kn2", "score": 95.0})
-    tables["scores"].append({**gamma, "benchmark_id": "kn3", "score": 93.0})
+    tables["scores"].append({**gamma, "benchmark_id": "kn3", "score": 93.0,
+                             "source_kind": "self-reported", "source_name": "Gamma model card",
+                             "source_url": "https://lab.example.com/model-card"})  # 2 publishers
     tables["scores"].append({**gamma, "model_id": "beta-pro", "benchmark_id": "kn2", "score": 60.0})
     tables["scores"].append({**gamma, "model_id": "beta-pro", "benchmark_id": "kn3", "score": 58.0})
     serve_tables(store_paths, VERSION, tables)
