@@ -160,7 +160,7 @@ def test_perturbation_names_follow_their_registered_setups() -> None:
     names = fmt.FL_CONDITION_NAMES
     assert names["stronger_skew"] == "Stronger label skew (α 0.1, nominal 0.5)"
     assert names["client_dropout"] == "Client dropout (30% per round)"
-    assert names["fewer_clients"] == "Fewer clients (4, nominal 10)"
+    assert names["fewer_clients"] == "Fewer clients (20, nominal 100)"
     assert names["nominal"] == "Nominal (no perturbation)"
 
 
