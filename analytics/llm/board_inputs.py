@@ -26,6 +26,7 @@ from analytics.llm import lineage, profiles, ratings
 
 SOURCES = (
     "analytics/core/db.py",
+    "analytics/core/hashing.py",  # the snapshot check db.connect runs
     "analytics/core/problems.py",  # the elo package raises a Problem
     "analytics/core/schema.py",
     "analytics/llm/board_inputs.py",
