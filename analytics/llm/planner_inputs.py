@@ -29,6 +29,7 @@ from analytics.llm import finetune_view, quality, ratings
 
 SOURCES = (
     "analytics/core/db.py",
+    "analytics/core/hashing.py",  # the snapshot check db.connect runs
     "analytics/core/licences.py",
     "analytics/core/problems.py",
     "analytics/core/schema.py",
