@@ -26,12 +26,7 @@ from analytics.llm import lineage, profiles, ratings
 
 SOURCES = (
     "analytics/core/db.py",
-<<<<<<< HEAD
-    "analytics/core/hashing.py",
-||||||| 75bf9af
-=======
     "analytics/core/hashing.py",  # the snapshot check db.connect runs
->>>>>>> w45
     "analytics/core/problems.py",  # the elo package raises a Problem
     "analytics/core/schema.py",
     "analytics/llm/board_inputs.py",
