@@ -531,7 +531,7 @@ def test_cli_missing_and_unreadable_files(tmp_path: Path, capsys) -> None:
     assert "no such file" in capsys.readouterr().err
     assert elo_cli.main(["elo", str(tmp_path)]) == 1  # a folder is not a CSV
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "cannot read" in err[0]
+    assert len(err) == 1 and "is not a regular file" in err[0] and "fix:" in err[0]
     binary = tmp_path / "bin.csv"
     binary.write_bytes(b"model,benchmark,category,score\n\xff\xfe,\x00,x,1\n")
     assert elo_cli.main(["elo", str(binary)]) == 1

@@ -29,8 +29,9 @@ from analytics.llm.elo.pairs import PairIndex
 
 _PAIR_BLOCK = 1 << 22  # models x models entries of one block of the shared-benchmark product
 _TABLE_F64_MAX = 4096
-"""Most presence patterns of one category whose patterns x patterns table is float64 (128 MiB);
-above, float32 (the real catalog's categories hold a few hundred patterns: always float64)."""
+"""Most presence patterns of one category for which the pairs sharing it are read from the
+patterns x patterns product (128 MiB at most); above (nearly a pattern per model), from the
+pairs' packed presence bits, a block at a time."""
 _MASK_BLOCK = 1 << 21  # pairs per block when a category's pair bits come from presence bits
 _COUNTS_CACHE_MAX = 1 << 23
 """Most outcome-count entries (:attr:`Battles.counts`, 8 bytes each: 64 MiB) to keep. They are
@@ -77,13 +78,9 @@ class CategoryPairs:
 
     def shared(self, multiplicity: np.ndarray) -> np.ndarray:
         """The Q x Q table of benchmarks two patterns share, each counted ``multiplicity``
-        times (a benchmark's multiplicity indexed by its global benchmark index). Counts are
-        whole numbers, exact in float32 too: above ``_TABLE_F64_MAX`` patterns (nearly one
-        per model at thousands of models) the table is float32, half the memory."""
-        dtype = np.float64 if len(self.patterns) <= _TABLE_F64_MAX else np.float32
-        patterns = self.patterns.astype(dtype, copy=False)
-        weighted = patterns * multiplicity[self.benchmarks].astype(dtype)
-        return weighted @ patterns.T
+        times (a benchmark's multiplicity indexed by its global benchmark index). Float64: the
+        weights 1/sqrt(n) and sqrt(n) taken from it must agree to the solver's tolerance."""
+        return (self.patterns * multiplicity[self.benchmarks]) @ self.patterns.T
 
 
 @dataclass(frozen=True)
