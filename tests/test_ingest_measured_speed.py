@@ -431,7 +431,7 @@ def _submission(name: str, vram_gb: float, results: list[tuple], count: int = 1,
                      "numRuns": 3, "avgTtftMs": 100, "avgOutputTokens": 300}
                     for p, m, t in results],
         "submittedAtUnix": 1787414658, "tool": {"name": "llmfit", "version": "1.1.10"},
-    }  # fmt: skip
+    }
 
 
 def test_llmfit_community_rows_engines_quants_and_drops(tmp_path: Path):
@@ -447,7 +447,7 @@ def test_llmfit_community_rows_engines_quants_and_drops(tmp_path: Path):
         _submission("NVIDIA GeForce RTX 3090", 48.0, [("vllm", "x/Qwen3-8B-AWQ", 90.0)], 2),
         _submission("Intel Raptor Lake-P [Iris Xe Graphics] (integrated)", 31.0,
                     [("ollama", "qwen3:8b", 5.0)], unified=True),
-    ]  # fmt: skip
+    ]
     (tmp_path / ms.LF_FILE).write_text(json.dumps(submissions))
     drops = Drops()
     rows = ms.load_llmfit_community(tmp_path, drops)
@@ -506,7 +506,7 @@ def test_new_hardware_has_sourced_memory_and_bandwidth():
 
     curated = {r["gpu_id"]: r for r in epoch_hardware.read_curated()}
     makers = {"gb10": "https://www.nvidia.com/", "rtx-5070": "https://www.nvidia.com/",
-              "rx-7900-xt": "https://www.amd.com/"}  # fmt: skip
+              "rx-7900-xt": "https://www.amd.com/"}
     for gpu_id, site in makers.items():
         row = curated[gpu_id]
         assert float(row["memory_gb"]) > 0 and float(row["mem_bandwidth_gbps"]) > 0, gpu_id
@@ -514,7 +514,7 @@ def test_new_hardware_has_sourced_memory_and_bandwidth():
     # names the community files use resolve to them
     assert "GB10" in curated["gb10"]["aliases"].split(";")
     assert ms.llmfit_hardware({"hardwareName": "NVIDIA GB10", "vramGb": 121.6,
-                               "unifiedMemory": True})[:3] == ("GB10", None, None)  # fmt: skip
+                               "unifiedMemory": True})[:3] == ("GB10", None, None)
     assert ms.llmfit_hardware({"hardwareName": "AMD Radeon RX 7900 XT", "vramGb": 19.98})[0] == (
         "RX 7900 XT")
 

@@ -36,7 +36,7 @@ def test_the_audit_finds_a_list_and_a_namespace_but_not_a_maker_named_like_its_n
         ("b", "someone-new", "someone-new/B-7B"),
         ("c", "Anthropic", "anthropic/claude-x"),
         ("d", "Maxime Labonne", "mlabonne/D-8B"),
-    ]))  # fmt: skip
+    ]))
     assert [f.subject for f in found] == ["a", "b"]
     assert all(not f.resolved for f in found)
 

@@ -216,7 +216,7 @@ def _check_end(path: Path, chains: list[str], numbers: list[int], legacy: tuple)
             raise _damaged(
                 path, numbers[count - 1], f"was edited (the chain up to it differs from "
                 f"{anchor.name}){unchained}"
-            )  # fmt: skip
+            )
     head, anchor = head_path(path), anchor_path(path)
     if head not in found and (len(chains) - 1 > len(legacy) or anchor in found):
         raise AuditError(
@@ -251,7 +251,7 @@ def verify(path: Path) -> Log:
             legacy.append(number)
         if chained and entry.get(SEQ_KEY, len(entries) + 1) != len(entries) + 1:
             raise _damaged(path, number, f"has {SEQ_KEY} {entry.get(SEQ_KEY)!r}, expected "
-                           f"{len(entries) + 1}")  # fmt: skip
+                           f"{len(entries) + 1}")
         entries.append(entry)
         numbers.append(number)
         chains.append(link(chains[-1], line))

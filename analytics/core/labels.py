@@ -13,6 +13,31 @@ import re
 import pandas as pd
 
 LABELS: dict[str, str] = {
+    # ranks (one per snapshot and view), evidence and the changes between snapshots
+    "rank_range": "Rank range",
+    "rank_ub": "Rank (LMArena)",
+    "publishers": "Publishers",
+    "rating_delta_field": "Elo change against the field",
+    "rank_low_new": "Rank best after",
+    "rank_high_new": "Rank worst after",
+    "rank_ub_new": "Rank (LMArena) after",
+    "set_aside_for": "Set aside for",
+    "api_usd_per_mtok_input": "API $/1M input",
+    "api_usd_per_mtok_output": "API $/1M output",
+    # the fine-tune planner's configs
+    "role": "Config",
+    "cost_usd": "Cost (rough, $)",
+    "wall_clock_hours": "Wall-clock (h)",
+    "gpu_hours": "GPU-hours",
+    "usd_per_gpu_hour": "$/GPU-hour",
+    "price": "Price source",
+    # the FL seed spread
+    "submitted": "Scored (first seed)",
+    "mean": "Mean over seeds",
+    "sd": "Standard deviation",
+    "low": "Lowest",
+    "high": "Highest",
+    "seeds": "Seeds",
     # models and the leaderboard
     "model_id": "Model ID",
     "display_name": "Model",

@@ -212,7 +212,7 @@ OPTION_COLUMNS = {
     "gpu_hours": st.column_config.NumberColumn("GPU-hours", format="%.1f"),
     "usd_per_gpu_hour": st.column_config.NumberColumn("$/GPU-hour", format="$%.2f"),
     "price_date": st.column_config.TextColumn(
-        "Price date", help="The day the price applies, where its source records one."
+        "Price dated", help="The day the price applies, where its source records one."
     ),
     "price": st.column_config.TextColumn("Price source", width="large"),
 }
