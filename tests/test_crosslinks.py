@@ -67,6 +67,26 @@ def test_an_artificial_analysis_month_label_is_googles_build_number():
 
 
 @pytest.mark.parametrize(
+    ("checkpoint", "other"),
+    [
+        ("open-mistral-7b", "mistral-7b-instruct"),
+        ("open-mistral-nemo-2407", "mistral-nemo-instruct-2407"),
+        ("mistral-small-3.1", "mistral-small-3.1-24b-instruct-2503"),
+        ("mistral-small-3.1-24b-instruct-2503", "mistral-small-3.1"),
+    ],
+)
+def test_a_mistral_api_id_is_the_instruct_weights_it_serves(checkpoint, other):
+    assert other in _spelled(checkpoint)
+    assert "mistral-small-3.1-24b-base-2503" not in _spelled("mistral-small-3.1")
+
+
+def test_googles_undated_stable_name_is_its_only_001_build():
+    assert "gemini-1.5-flash-8b-001" in _spelled("gemini-1.5-flash-8b")
+    assert "gemini-1.5-flash-8b" in _spelled("gemini-1.5-flash-8b-001")
+    assert not {"gemini-1.5-flash-001", "gemini-1.5-flash-002"} & _spelled("gemini-1.5-flash")
+
+
+@pytest.mark.parametrize(
     ("raw", "base", "variant"),
     [
         ("claude_sonnet_4_6_max", "claude_sonnet_4_6", "max"),

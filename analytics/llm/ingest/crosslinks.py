@@ -432,6 +432,10 @@ def collect_facts(resolver, observed: list[tuple[str, object]], scored: list[tup
             for x, y in itertools.combinations(sorted(nodes), 2):
                 facts.colisted.setdefault(frozenset((x, y)), slot)
     overrides = resolver.overrides
+    for _, row in overrides.rows:  # a curated date with the maker's page corrects a source's
+        node = row.get("subject")  # (the catalog shows it, so the graph reads it too)
+        if row.get("action") == "set" and row.get("field") == "release_date" and node in touched:
+            facts.dates[node] = (row["value"], row.get("source_url") or "overrides.csv")
     for key, target in overrides.distinct.items():
         node = registry.curated.get(key) or target
         if node in touched:
