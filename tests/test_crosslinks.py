@@ -86,6 +86,14 @@ def test_googles_undated_stable_name_is_its_only_001_build():
     assert not {"gemini-1.5-flash-001", "gemini-1.5-flash-002"} & _spelled("gemini-1.5-flash")
 
 
+def test_a_numbered_build_shares_its_name_with_the_releases_other_snapshots():
+    # so one publisher's rows of both (Arena's Gemini-1.5-Pro-002 and -Exp-0827) are a co-listing
+    assert cl.sibling_key("gemini-1.5-pro-002") == cl.sibling_key("gemini-1.5-pro-exp-0827")
+    assert cl.sibling_key("gemini-1.5-pro-002") == cl.sibling_key("gemini-1.5-pro")
+    assert cl.sibling_key("gemini-1.5-flash-8b-001") != cl.sibling_key("gemini-1.5-flash-001")
+    assert cl.sibling_key("acme-2002") != cl.sibling_key("acme")  # a year is no build
+
+
 @pytest.mark.parametrize(
     ("raw", "base", "variant"),
     [

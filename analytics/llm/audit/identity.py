@@ -21,14 +21,13 @@ a candidate any more: it is one id.
 from __future__ import annotations
 
 import itertools
-import re
 from collections import defaultdict
 from datetime import date
 
 import pandas as pd
 
 from analytics.llm.audit import Finding
-from analytics.llm.ingest.crosslinks import Facts
+from analytics.llm.ingest.crosslinks import BUILD, Facts, sibling_key
 from analytics.llm.ingest.identity import (
     audit_key,
     date_of_release,
@@ -187,17 +186,13 @@ def colisted_apart(a: str, b: str, listed: dict[str, set[str]],
     return f"co-listing: both are rows of {slot} (evidence extract)" if slot else ""
 
 
-BUILD = re.compile(r"-00\d$")
-"""A maker's numbered build of a release ('gemini-1.5-flash-002'): a snapshot, like a date."""
-
-
 def undated_apart(a: dict, b: dict, dated: dict[str, dict[str, tuple]]) -> str:
     """'stated-date: ...' when one name writes no date and its snapshots (ids that write a date
     or a build number, ``dated``: audit key -> {id: its date}) state different dates: which of
     them it is, no source says."""
     x, y = a["checkpoint_id"], b["checkpoint_id"]
     for undated, other in ((x, y), (y, x)):
-        snaps = dated.get(audit_key(undated), {})
+        snaps = dated.get(sibling_key(undated), {})
         if (name_tokens(undated)[1] is None and not BUILD.search(undated) and other in snaps
                 and len(set(snaps.values())) > 1):
             return (f"stated-date: {undated} writes no date; its dated snapshots "
@@ -341,7 +336,7 @@ def audit(
     for cp in sorted(rows):
         day = _date(rows[cp])[0]
         if (name_tokens(cp)[1] is not None or BUILD.search(cp)) and day:
-            dated[audit_key(BUILD.sub("", cp))][cp] = day
+            dated[sibling_key(cp)][cp] = day
     out = []
     for pair, (a, b, signal, detail) in sorted(found.items(), key=lambda kv: kv[1]):
         reason = ""
