@@ -216,6 +216,22 @@ def test_two_repositories_of_one_tuning_or_a_base_beside_its_tuned_one_keep_ids_
     assert not same[frozenset(("yo-34b-chat", "yo-34b-chat-16k"))].resolved  # one repository
 
 
+def test_stated_dates_of_the_evidence_extract_keep_two_ids_apart():
+    models = _models([
+        ("qx-max", "QX Max", "Q", "2025-09-23", None, "false", "qx-max", "default", ""),
+        ("qx-max-2025-09-23", "QX Max (2025-09-23)", "Q", "2025-09-24", None, "false",
+         "qx-max-2025-09-23", "default", ""),
+    ])
+    facts = crosslinks.Facts(dates={"qx-max": ("2026-01-26", "aa"),
+                                    "qx-max-2025-09-23": ("2025-09-24", "epoch")})
+    [line] = ai.audit(models, NO_SCORES, {}, facts)
+    assert line.resolution == ("stated-date: qx-max 2026-01-26 (aa) vs qx-max-2025-09-23 "
+                               "2025-09-24 (epoch) (evidence extract)")
+    near = crosslinks.Facts(dates={"qx-max": ("2025-10-01", "aa"),
+                                   "qx-max-2025-09-23": ("2025-09-24", "epoch")})
+    assert not ai.audit(models, NO_SCORES, {}, near)[0].resolved
+
+
 @pytest.mark.parametrize(
     ("a", "b", "kept"),
     [
@@ -310,6 +326,9 @@ def _recheck(line, models: pd.DataFrame, scores: pd.DataFrame, facts) -> bool:
                             if p)
 
         shown = re.findall(r"(\S+) ((?:\d{4}|\?{4})-\d\d(?:-\d\d)?) \(", said)
+        if said.endswith("(evidence extract)"):
+            stated = re.findall(r"(\S+) (\d{4}-\d\d-\d\d) \(([^)]*)\)", said)
+            return len(stated) == 2 and all(facts.dates.get(c) == (d, s) for c, d, s in stated)
         if shown:
             return len({d for _, d in shown}) == 2 and all(day(c) == d for c, d in shown)
         undated, _, rest = said.partition(" writes no date; its dated snapshots ")

@@ -135,6 +135,16 @@ def date_apart(a: dict, b: dict) -> str:
     return ""
 
 
+def stated_apart(a: str, b: str, stated: dict[str, tuple[str, str]]) -> str:
+    """'stated-date: ...' when the sources' stated release dates in the evidence extract (the
+    dates the cross-link graph reads, each with its source) are more than a month apart."""
+    if a in stated and b in stated:
+        (da, sa), (db, sb) = stated[a], stated[b]
+        if abs((date.fromisoformat(da) - date.fromisoformat(db)).days) > SIZE_DATE_DAYS:
+            return f"stated-date: {a} {da} ({sa}) vs {b} {db} ({sb}) (evidence extract)"
+    return ""
+
+
 def weights_kind(checkpoint: str) -> str:
     """'thinking', 'instruct', 'chat', 'base' or '' as the id writes it."""
     words, _ = name_tokens(checkpoint)
@@ -202,10 +212,12 @@ def undated_apart(a: dict, b: dict, dated: dict[str, dict[str, tuple]]) -> str:
 
 def evidence_apart(a: dict, b: dict, repos: dict[str, str], listed: dict[str, set[str]],
                    extract: dict[frozenset[str], str], dated: dict[str, dict[str, tuple]],
-                   tuned: dict[str, str] | None = None) -> str:
+                   tuned: dict[str, str] | None = None,
+                   stated: dict[str, tuple[str, str]] | None = None) -> str:
     """The first evidence of :data:`APART_KINDS` that keeps two checkpoints apart ('' none)."""
     x, y = a["checkpoint_id"], b["checkpoint_id"]
     return (colisted_apart(x, y, listed, extract) or date_apart(a, b)
+            or stated_apart(x, y, stated or {})
             or undated_apart(a, b, dated) or repository_apart(x, y, repos, tuned)
             or word_apart(x, y))
 
@@ -342,7 +354,7 @@ def audit(
         reason = ""
         if a in rows and b in rows:
             reason = evidence_apart(rows[a], rows[b], repos, listed, evidence.colisted, dated,
-                                    evidence.tuned)
+                                    evidence.tuned, evidence.dates)
         elif signal == "size-date":
             reason = word_apart(a, b)
         if reason and pair in apart:
