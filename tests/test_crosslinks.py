@@ -278,3 +278,19 @@ def test_a_name_rules_merge_is_judged_by_the_same_contradictions():
     [(link, kind, _)] = refused
     assert (link.a, link.b, link.source, kind) == (
         "qmax", "qmax-2025-09-23", "name-rule", "stated-date")
+
+
+def test_an_arena_rows_hub_link_is_its_weights_repository(tmp_path):
+    from analytics.llm.ingest import lmarena
+    from analytics.llm.ingest.common import Drops
+
+    path = tmp_path / "lmarena_text.csv"
+    path.write_text(
+        "rank,rank_stylectrl,model,arena_score,95_pct_ci,votes,organization,license,"
+        "knowledge_cutoff,url\n"
+        "1,1,MPT-30B-chat,1075,+12/-12,2644,MosaicML,CC-BY-NC-SA-4.0,2023/6,"
+        "https://huggingface.co/mosaicml/mpt-30b-chat\n"
+        "2,2,Zed-Pro,1000,+5/-5,100,Zed,Proprietary,,https://zed.example/blog/zed-pro\n",
+        "utf-8")
+    models, _ = lmarena.load(path, Drops())
+    assert [m.hf_id for m in models] == ["mosaicml/mpt-30b-chat", None]
