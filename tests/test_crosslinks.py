@@ -294,3 +294,18 @@ def test_an_arena_rows_hub_link_is_its_weights_repository(tmp_path):
         "utf-8")
     models, _ = lmarena.load(path, Drops())
     assert [m.hf_id for m in models] == ["mosaicml/mpt-30b-chat", None]
+
+
+def test_a_checkpoint_rated_only_in_thinking_mode_is_its_thinking_repository():
+    from types import SimpleNamespace as NS
+
+    ids = {"q-next-80b-thinking": ("q-next-80b", "thinking"),
+           "q-next-80b-instruct": ("q-next-80b-instruct", "default")}
+    resolver = NS(checkpoints={m: c for m, (c, _) in ids.items()},
+                  variants={m: v for m, (_, v) in ids.items()},
+                  registry=NS(curated={}), overrides=NS(distinct={}, apart={}, rows=[]))
+    row = NS(origin=None, source_name="AA", date="2025-09-11", benchmark_id="gpqa")
+    repos = {cl.weights_key(r): r for r in ("q/Q-Next-80B-Thinking", "q/Q-Next-80B-Instruct")}
+    facts = cl.collect_facts(resolver, [], [(m, row) for m in ids], set(), repos)
+    assert facts.repos == {"q-next-80b": "q/Q-Next-80B-Thinking",
+                           "q-next-80b-instruct": "q/Q-Next-80B-Instruct"}

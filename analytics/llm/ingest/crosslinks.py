@@ -407,8 +407,16 @@ def collect_facts(resolver, observed: list[tuple[str, object]], scored: list[tup
         size = _first(obs_list, FIELD_PRIORITY["total_params_b"], "total_params_b")
         if size:
             facts.sizes[node] = (float(size[0]), size[1])
+    settings: dict[str, set[str]] = defaultdict(set)
+    for model_id, _ in list(observed) + list(scored):
+        settings[cp(model_id)].add(resolver.variants.get(model_id, "default"))
     for node in sorted(checkpoints):
         repo = repos.get(weights_key(node))
+        only = settings.get(node, set())
+        if not repo and len(only) == 1 and only <= {"thinking", "instruct"}:
+            # a checkpoint rated only in one mode is those weights ('Qwen3 Next 80B A3B
+            # (Reasoning)' is the -Thinking repository)
+            repo = repos.get(weights_key(f"{node}-{next(iter(only))}"))
         if repo:
             facts.repos[node] = repo
         tuned = repos.get(" ".join(sorted(
