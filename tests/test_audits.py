@@ -170,6 +170,68 @@ def test_a_publishers_two_rows_keep_two_ids_apart():
     assert line.resolution == "co-listing: both are rows of Arena | arena | 2025-01-01 | default"
 
 
+def test_an_undated_name_is_kept_apart_from_builds_only_when_they_state_different_dates():
+    models = _models([
+        ("gem-1.5-flash", "Gem 1.5 Flash", "G", "2024-05-01", None, "false", "gem-1.5-flash",
+         "default", ""),
+        ("gem-1.5-flash-001", "Gem 1.5 Flash", "G", "2024-05-23", None, "false",
+         "gem-1.5-flash-001", "default", ""),
+        ("gem-1.5-flash-002", "Gem 1.5 Flash 002", "G", "2024-09-24", None, "false",
+         "gem-1.5-flash-002", "default", ""),
+        ("gem-1.5-lite", "Gem 1.5 Lite", "G", "2024-10-03", None, "false", "gem-1.5-lite",
+         "default", ""),
+        ("gem-1.5-lite-001", "Gem 1.5 Lite", "G", "2024-10-03", None, "false",
+         "gem-1.5-lite-001", "default", ""),
+    ])
+    found = {frozenset((c.a, c.b)): c for c in ai.audit(models, NO_SCORES, {})}
+    two = found[frozenset(("gem-1.5-flash", "gem-1.5-flash-001"))]
+    assert two.resolution == ("stated-date: gem-1.5-flash writes no date; its dated snapshots "
+                              "gem-1.5-flash-001, gem-1.5-flash-002 state different dates")
+    assert not found[frozenset(("gem-1.5-lite", "gem-1.5-lite-001"))].resolved  # its only build
+
+
+def test_two_repositories_of_one_tuning_or_a_base_beside_its_tuned_one_keep_ids_apart():
+    models = _models([
+        ("yo-34b-chat", "Yo 34B Chat", "Y", "2024-05-12", 34, "true", "yo-34b-chat", "default",
+         ""),
+        ("yo-34b-chat-16k", "Yo 34B Chat 16K", "Y", "2024-05-12", 34, "true", "yo-34b-chat-16k",
+         "default", ""),
+        ("ms-3.1", "MS 3.1", "M", "2025-03-17", 24, "true", "ms-3.1", "default", ""),
+        ("ms-3.1-base", "MS 3.1 Base", "M", "2025-03-17", 24, "true", "ms-3.1-base", "default",
+         ""),
+    ])
+    facts = crosslinks.Facts(
+        repos={"yo-34b-chat": "y/Yo-34B-Chat", "yo-34b-chat-16k": "y/Yo-34B-Chat-16K",
+               "ms-3.1-base": "m/MS-3.1-Base"},
+        tuned={"ms-3.1-base": "m/MS-3.1-Instruct"})
+    found = {frozenset((c.a, c.b)): c for c in ai.audit(models, NO_SCORES, {}, facts)}
+    chat = found[frozenset(("yo-34b-chat", "yo-34b-chat-16k"))]
+    assert chat.resolution == ("repository: y/Yo-34B-Chat (chat) and y/Yo-34B-Chat-16K (chat) "
+                               "both exist")
+    base = found[frozenset(("ms-3.1", "ms-3.1-base"))]
+    assert base.resolution == ("repository: m/MS-3.1-Base (base) and m/MS-3.1-Instruct (tuned) "
+                               "both exist; ms-3.1 is not the base")
+    one = crosslinks.Facts(repos={"yo-34b-chat": "y/Yo", "yo-34b-chat-16k": "y/Yo"})
+    same = {frozenset((c.a, c.b)): c for c in ai.audit(models, NO_SCORES, {}, one)}
+    assert not same[frozenset(("yo-34b-chat", "yo-34b-chat-16k"))].resolved  # one repository
+
+
+def test_stated_dates_of_the_evidence_extract_keep_two_ids_apart():
+    models = _models([
+        ("qx-max", "QX Max", "Q", "2025-09-23", None, "false", "qx-max", "default", ""),
+        ("qx-max-2025-09-23", "QX Max (2025-09-23)", "Q", "2025-09-24", None, "false",
+         "qx-max-2025-09-23", "default", ""),
+    ])
+    facts = crosslinks.Facts(dates={"qx-max": ("2026-01-26", "aa"),
+                                    "qx-max-2025-09-23": ("2025-09-24", "epoch")})
+    [line] = ai.audit(models, NO_SCORES, {}, facts)
+    assert line.resolution == ("stated-date: qx-max 2026-01-26 (aa) vs qx-max-2025-09-23 "
+                               "2025-09-24 (epoch) (evidence extract)")
+    near = crosslinks.Facts(dates={"qx-max": ("2025-10-01", "aa"),
+                                   "qx-max-2025-09-23": ("2025-09-24", "epoch")})
+    assert not ai.audit(models, NO_SCORES, {}, near)[0].resolved
+
+
 @pytest.mark.parametrize(
     ("a", "b", "kept"),
     [
@@ -264,15 +326,18 @@ def _recheck(line, models: pd.DataFrame, scores: pd.DataFrame, facts) -> bool:
                             if p)
 
         shown = re.findall(r"(\S+) ((?:\d{4}|\?{4})-\d\d(?:-\d\d)?) \(", said)
+        if said.endswith("(evidence extract)"):
+            stated = re.findall(r"(\S+) (\d{4}-\d\d-\d\d) \(([^)]*)\)", said)
+            return len(stated) == 2 and all(facts.dates.get(c) == (d, s) for c, d, s in stated)
         if shown:
             return len({d for _, d in shown}) == 2 and all(day(c) == d for c, d in shown)
         undated, _, rest = said.partition(" writes no date; its dated snapshots ")
         snaps = rest.removesuffix(" state different dates").split(", ")
-        return name_date(undated)[1] is None and len({name_date(s)[1] for s in snaps}) > 1
+        return name_date(undated)[1] is None and len({day(s) for s in snaps} - {""}) > 1
     if kind == "repository":
-        known = set(facts.repos.values())
+        known = set(facts.repos.values()) | set(facts.tuned.values())
         repos = re.findall(r"(\S+/\S+) \(([^)]*)\)", said)
-        return len(repos) == 2 and {r for r, _ in repos} <= known and repos[0][1] != repos[1][1]
+        return len(repos) == 2 and {r for r, _ in repos} <= known and repos[0][0] != repos[1][0]
     if kind == "product-word":
         words = said.removeprefix("the names differ by ").split(", ")
         return all(w in ai.PRODUCT_WORDS for w in words)

@@ -67,6 +67,34 @@ def test_an_artificial_analysis_month_label_is_googles_build_number():
 
 
 @pytest.mark.parametrize(
+    ("checkpoint", "other"),
+    [
+        ("open-mistral-7b", "mistral-7b-instruct"),
+        ("open-mistral-nemo-2407", "mistral-nemo-instruct-2407"),
+        ("mistral-small-3.1", "mistral-small-3.1-24b-instruct-2503"),
+        ("mistral-small-3.1-24b-instruct-2503", "mistral-small-3.1"),
+    ],
+)
+def test_a_mistral_api_id_is_the_instruct_weights_it_serves(checkpoint, other):
+    assert other in _spelled(checkpoint)
+    assert "mistral-small-3.1-24b-base-2503" not in _spelled("mistral-small-3.1")
+
+
+def test_googles_undated_stable_name_is_its_only_001_build():
+    assert "gemini-1.5-flash-8b-001" in _spelled("gemini-1.5-flash-8b")
+    assert "gemini-1.5-flash-8b" in _spelled("gemini-1.5-flash-8b-001")
+    assert not {"gemini-1.5-flash-001", "gemini-1.5-flash-002"} & _spelled("gemini-1.5-flash")
+
+
+def test_a_numbered_build_shares_its_name_with_the_releases_other_snapshots():
+    # so one publisher's rows of both (Arena's Gemini-1.5-Pro-002 and -Exp-0827) are a co-listing
+    assert cl.sibling_key("gemini-1.5-pro-002") == cl.sibling_key("gemini-1.5-pro-exp-0827")
+    assert cl.sibling_key("gemini-1.5-pro-002") == cl.sibling_key("gemini-1.5-pro")
+    assert cl.sibling_key("gemini-1.5-flash-8b-001") != cl.sibling_key("gemini-1.5-flash-001")
+    assert cl.sibling_key("acme-2002") != cl.sibling_key("acme")  # a year is no build
+
+
+@pytest.mark.parametrize(
     ("raw", "base", "variant"),
     [
         ("claude_sonnet_4_6_max", "claude_sonnet_4_6", "max"),
@@ -250,3 +278,34 @@ def test_a_name_rules_merge_is_judged_by_the_same_contradictions():
     [(link, kind, _)] = refused
     assert (link.a, link.b, link.source, kind) == (
         "qmax", "qmax-2025-09-23", "name-rule", "stated-date")
+
+
+def test_an_arena_rows_hub_link_is_its_weights_repository(tmp_path):
+    from analytics.llm.ingest import lmarena
+    from analytics.llm.ingest.common import Drops
+
+    path = tmp_path / "lmarena_text.csv"
+    path.write_text(
+        "rank,rank_stylectrl,model,arena_score,95_pct_ci,votes,organization,license,"
+        "knowledge_cutoff,url\n"
+        "1,1,MPT-30B-chat,1075,+12/-12,2644,MosaicML,CC-BY-NC-SA-4.0,2023/6,"
+        "https://huggingface.co/mosaicml/mpt-30b-chat\n"
+        "2,2,Zed-Pro,1000,+5/-5,100,Zed,Proprietary,,https://zed.example/blog/zed-pro\n",
+        "utf-8")
+    models, _ = lmarena.load(path, Drops())
+    assert [m.hf_id for m in models] == ["mosaicml/mpt-30b-chat", None]
+
+
+def test_a_checkpoint_rated_only_in_thinking_mode_is_its_thinking_repository():
+    from types import SimpleNamespace as NS
+
+    ids = {"q-next-80b-thinking": ("q-next-80b", "thinking"),
+           "q-next-80b-instruct": ("q-next-80b-instruct", "default")}
+    resolver = NS(checkpoints={m: c for m, (c, _) in ids.items()},
+                  variants={m: v for m, (_, v) in ids.items()},
+                  registry=NS(curated={}), overrides=NS(distinct={}, apart={}, rows=[]))
+    row = NS(origin=None, source_name="AA", date="2025-09-11", benchmark_id="gpqa")
+    repos = {cl.weights_key(r): r for r in ("q/Q-Next-80B-Thinking", "q/Q-Next-80B-Instruct")}
+    facts = cl.collect_facts(resolver, [], [(m, row) for m in ids], set(), repos)
+    assert facts.repos == {"q-next-80b": "q/Q-Next-80B-Thinking",
+                           "q-next-80b-instruct": "q/Q-Next-80B-Instruct"}

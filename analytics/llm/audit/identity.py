@@ -27,7 +27,7 @@ from datetime import date
 import pandas as pd
 
 from analytics.llm.audit import Finding
-from analytics.llm.ingest.crosslinks import Facts
+from analytics.llm.ingest.crosslinks import BUILD, Facts, sibling_key
 from analytics.llm.ingest.identity import (
     audit_key,
     date_of_release,
@@ -135,20 +135,37 @@ def date_apart(a: dict, b: dict) -> str:
     return ""
 
 
+def stated_apart(a: str, b: str, stated: dict[str, tuple[str, str]]) -> str:
+    """'stated-date: ...' when the sources' stated release dates in the evidence extract (the
+    dates the cross-link graph reads, each with its source) are more than a month apart."""
+    if a in stated and b in stated:
+        (da, sa), (db, sb) = stated[a], stated[b]
+        if abs((date.fromisoformat(da) - date.fromisoformat(db)).days) > SIZE_DATE_DAYS:
+            return f"stated-date: {a} {da} ({sa}) vs {b} {db} ({sb}) (evidence extract)"
+    return ""
+
+
 def weights_kind(checkpoint: str) -> str:
     """'thinking', 'instruct', 'chat', 'base' or '' as the id writes it."""
     words, _ = name_tokens(checkpoint)
     return "thinking" if {"thinking", "reasoning"} & set(words) else tuning_of(checkpoint)
 
 
-def repository_apart(a: str, b: str, repos: dict[str, str]) -> str:
-    """'repository: ...' when the two are different weights and a repository exists for each
-    (``repos``: the evidence extract's, each cited as weights by a source or listed by the Hub
-    table)."""
+def repository_apart(a: str, b: str, repos: dict[str, str],
+                     tuned: dict[str, str] | None = None) -> str:
+    """'repository: ...' when each of the two has a repository of its own and the two differ
+    (base vs tuned, or two releases such as a 16K-context one; ``repos``: the evidence
+    extract's, each cited as weights by a source or listed by the Hub table), or when one is a
+    base whose tuned repository exists beside it (``tuned``) and the other is no base."""
     ka, kb = weights_kind(a), weights_kind(b)
-    if ka != kb and a in repos and b in repos:
+    if a in repos and b in repos and repos[a] != repos[b]:
         return (f"repository: {repos[a]} ({ka or 'no tuning word'}) and {repos[b]} "
                 f"({kb or 'no tuning word'}) both exist")
+    for base, other in ((a, b), (b, a)):
+        if (ka if base == a else kb) == "base" and weights_kind(other) != "base" \
+                and base in repos and base in (tuned or {}):
+            return (f"repository: {repos[base]} (base) and {tuned[base]} (tuned) both exist; "
+                    f"{other} is not the base")
     return ""
 
 
@@ -179,24 +196,30 @@ def colisted_apart(a: str, b: str, listed: dict[str, set[str]],
     return f"co-listing: both are rows of {slot} (evidence extract)" if slot else ""
 
 
-def undated_apart(a: dict, b: dict, dated: dict[str, list[str]]) -> str:
-    """'stated-date: ...' when one name writes no date and its dated siblings state several
-    different dates: which of them it is, no source says."""
+def undated_apart(a: dict, b: dict, dated: dict[str, dict[str, tuple]]) -> str:
+    """'stated-date: ...' when one name writes no date and its snapshots (ids that write a date
+    or a build number, ``dated``: audit key -> {id: its date}) state different dates: which of
+    them it is, no source says."""
     x, y = a["checkpoint_id"], b["checkpoint_id"]
     for undated, other in ((x, y), (y, x)):
-        snaps = dated.get(audit_key(undated), [])
-        if name_tokens(undated)[1] is None and other in snaps and len(snaps) > 1:
+        snaps = dated.get(sibling_key(undated), {})
+        if (name_tokens(undated)[1] is None and not BUILD.search(undated) and other in snaps
+                and len(set(snaps.values())) > 1):
             return (f"stated-date: {undated} writes no date; its dated snapshots "
-                    f"{', '.join(snaps)} state different dates")
+                    f"{', '.join(sorted(snaps))} state different dates")
     return ""
 
 
 def evidence_apart(a: dict, b: dict, repos: dict[str, str], listed: dict[str, set[str]],
-                   extract: dict[frozenset[str], str], dated: dict[str, list[str]]) -> str:
+                   extract: dict[frozenset[str], str], dated: dict[str, dict[str, tuple]],
+                   tuned: dict[str, str] | None = None,
+                   stated: dict[str, tuple[str, str]] | None = None) -> str:
     """The first evidence of :data:`APART_KINDS` that keeps two checkpoints apart ('' none)."""
     x, y = a["checkpoint_id"], b["checkpoint_id"]
     return (colisted_apart(x, y, listed, extract) or date_apart(a, b)
-            or undated_apart(a, b, dated) or repository_apart(x, y, repos) or word_apart(x, y))
+            or stated_apart(x, y, stated or {})
+            or undated_apart(a, b, dated) or repository_apart(x, y, repos, tuned)
+            or word_apart(x, y))
 
 
 def _show(date: tuple) -> str:
@@ -321,15 +344,17 @@ def audit(
             found.setdefault(frozenset((a, b)), (a, b, signal, detail))
     repos = evidence.repos  # a source's weights link or the Hub table: the repository exists
     listed = listings(models, scores)
-    dated: dict[str, list[str]] = defaultdict(list)
+    dated: dict[str, dict[str, tuple]] = defaultdict(dict)
     for cp in sorted(rows):
-        if name_tokens(cp)[1] is not None:
-            dated[audit_key(cp)].append(cp)
+        day = _date(rows[cp])[0]
+        if (name_tokens(cp)[1] is not None or BUILD.search(cp)) and day:
+            dated[sibling_key(cp)][cp] = day
     out = []
     for pair, (a, b, signal, detail) in sorted(found.items(), key=lambda kv: kv[1]):
         reason = ""
         if a in rows and b in rows:
-            reason = evidence_apart(rows[a], rows[b], repos, listed, evidence.colisted, dated)
+            reason = evidence_apart(rows[a], rows[b], repos, listed, evidence.colisted, dated,
+                                    evidence.tuned, evidence.dates)
         elif signal == "size-date":
             reason = word_apart(a, b)
         if reason and pair in apart:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import csv
 import io
 import itertools
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date
@@ -293,6 +294,16 @@ def read_extract(path: Path = EVIDENCE_CSV) -> tuple[list[Link], Facts, dict[str
     return links, facts, weight
 
 
+BUILD = re.compile(r"-00\d$")
+"""A maker's numbered build of a release ('gemini-1.5-pro-002'): a snapshot, like a date."""
+
+
+def sibling_key(checkpoint: str) -> str:
+    """The name a checkpoint shares with its other snapshots: its audit key with a date, stage,
+    tuning word or build number set aside ('gemini-1.5-pro-002' and '...-exp-0827' coincide)."""
+    return audit_key(BUILD.sub("", checkpoint))
+
+
 def weights_key(name: str) -> str:
     """The words of a repository or checkpoint without date, host or order, tuning spelled one
     way ('allenai/OLMo-2-1124-7B' and 'olmo-2-7b' coincide; '-it' is '-instruct')."""
@@ -396,8 +407,16 @@ def collect_facts(resolver, observed: list[tuple[str, object]], scored: list[tup
         size = _first(obs_list, FIELD_PRIORITY["total_params_b"], "total_params_b")
         if size:
             facts.sizes[node] = (float(size[0]), size[1])
+    settings: dict[str, set[str]] = defaultdict(set)
+    for model_id, _ in list(observed) + list(scored):
+        settings[cp(model_id)].add(resolver.variants.get(model_id, "default"))
     for node in sorted(checkpoints):
         repo = repos.get(weights_key(node))
+        only = settings.get(node, set())
+        if not repo and len(only) == 1 and only <= {"thinking", "instruct"}:
+            # a checkpoint rated only in one mode is those weights ('Qwen3 Next 80B A3B
+            # (Reasoning)' is the -Thinking repository)
+            repo = repos.get(weights_key(f"{node}-{next(iter(only))}"))
         if repo:
             facts.repos[node] = repo
         tuned = repos.get(" ".join(sorted(
@@ -418,7 +437,7 @@ def collect_facts(resolver, observed: list[tuple[str, object]], scored: list[tup
                 facts.listed[node].add(slot)
     by_name: dict[str, set[str]] = defaultdict(set)
     for node in checkpoints:
-        by_name[audit_key(node)].add(node)
+        by_name[sibling_key(node)].add(node)
     siblings = {node: group for group in by_name.values() if len(group) > 1 for node in group}
     rows_of: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for model_id, obs in scored:
@@ -426,12 +445,16 @@ def collect_facts(resolver, observed: list[tuple[str, object]], scored: list[tup
         if node in siblings:
             setting = resolver.variants.get(model_id, "default")
             slot = f"{obs.origin or obs.source_name}|{obs.date or ''}|{obs.benchmark_id}|{setting}"
-            rows_of[audit_key(node)][slot].add(node)
+            rows_of[sibling_key(node)][slot].add(node)
     for group in rows_of.values():
         for slot, nodes in sorted(group.items()):
             for x, y in itertools.combinations(sorted(nodes), 2):
                 facts.colisted.setdefault(frozenset((x, y)), slot)
     overrides = resolver.overrides
+    for _, row in overrides.rows:  # a curated date with the maker's page corrects a source's
+        node = row.get("subject")  # (the catalog shows it, so the graph reads it too)
+        if row.get("action") == "set" and row.get("field") == "release_date" and node in touched:
+            facts.dates[node] = (row["value"], row.get("source_url") or "overrides.csv")
     for key, target in overrides.distinct.items():
         node = registry.curated.get(key) or target
         if node in touched:

@@ -1,6 +1,7 @@
 """Importer for the LMArena text leaderboard (``llm-leaderboard-csv/lmarena_text.csv``).
 
-Human pairwise votes -> source kind ``arena``; one benchmark ``lmarena-text`` in Elo units
+Human pairwise votes -> source kind ``arena``; a row's ``url`` that is a Hugging Face repository
+is its weights link; one benchmark ``lmarena-text`` in Elo units
 (higher is better). The rating is stored as published (``arena_score``).
 """
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from analytics.llm.ingest.artificial_analysis import hf_id
 from analytics.llm.ingest.common import (
     Drops,
     ModelObs,
@@ -46,6 +48,8 @@ def load(path: Path, drops: Drops) -> tuple[list[ModelObs], list[ScoreObs]]:
                 licence_raw=licence,
                 open_weights=None if licence is None else not licence.lower().startswith("propr"),
                 display_name=name,
+                # the row's link: a weights repository for some open models ('MPT-30B-chat')
+                hf_id=hf_id(clean_text(getattr(row, "url", None))),
             )
         )
         scores.append(

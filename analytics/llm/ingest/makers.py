@@ -93,6 +93,15 @@ SPELLINGS: tuple[Spelling, ...] = (
              MISTRAL_VERSIONS),
     Spelling("Mistral AI", "month-yymm", "mistral-large-2-11-2024", "mistral-large-2411",
              MISTRAL_VERSIONS),
+    Spelling("Mistral AI", "api-weights", "open-mistral-7b", "mistral-7b-instruct",
+             MISTRAL_OPEN),
+    Spelling("Mistral AI", "api-weights", "open-mistral-nemo-2407", "mistral-nemo-instruct-2407",
+             MISTRAL_OPEN),
+    Spelling("Mistral AI", "api-weights", "mistral-small-3.1",
+             "mistral-small-3.1-24b-instruct-2503",
+             MISTRAL_VERSIONS),
+    Spelling("Google", "stable-build", "gemini-1.5-flash-8b", "gemini-1.5-flash-8b-001",
+             GEMINI_VERSIONS),
     Spelling("Google", "month-build", "gemini-1.5-flash-05-2024", "gemini-1.5-flash-001",
              GEMINI_VERSIONS),
     Spelling("Google", "month-build", "gemini-1.5-flash-09-2024", "gemini-1.5-flash-002",
@@ -102,8 +111,11 @@ SPELLINGS: tuple[Spelling, ...] = (
     Spelling("Google", "month-build", "gemini-1.5-pro-09-2024", "gemini-1.5-pro-002",
              GEMINI_VERSIONS),
 )
-"""Version number <-> YYMM tag (Mistral lists both for each release) and Artificial Analysis'
-"(Mon 'YY)" label <-> Google's '-00N' build (Google dates each build)."""
+"""Version number <-> YYMM tag (Mistral lists both for each release); Mistral's API id <-> the
+instruct weights it serves (the API names the tuned release without '-instruct' and with 'open-'
+or a version number where the repository writes size and YYMM); Artificial Analysis'
+"(Mon 'YY)" label <-> Google's '-00N' build (Google dates each build); Google's undated stable
+name <-> its only '-001' build (Google lists the alias and the build it points to)."""
 
 _DOTZERO = re.compile(r"(?<=\d)\.0(?=-|$)")
 
