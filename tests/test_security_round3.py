@@ -682,3 +682,26 @@ def test_the_reference_list_names_every_committed_reference_zip():
     from analytics.fl import store
 
     assert store.reference_damage() == ([], set())
+
+
+def test_vision_runs_rows_are_written_and_read_through_the_declared_schema():
+    import pandas as pd
+
+    from analytics.core import run_schema
+    from analytics.core.run_schema import RecordError
+
+    records = sorted((paths.RUNS_DIR / "records").glob("*.json"))
+    assert records
+    for path in records:  # every committed run's table holds exactly the declared columns
+        stored = pd.read_parquet(paths.RUNS_DIR / "vision_runs" / f"{path.stem}.parquet")
+        assert tuple(stored.columns) == run_schema.VISION_RUNS_COLUMNS
+    from measure import record as rec
+
+    row = rec.run_row(json.loads(records[0].read_text()))
+    with pytest.raises(RecordError) as undeclared:
+        run_schema.vision_runs_row({**row, "shown_on_page": 1}, "r")
+    assert "shown_on_page" in undeclared.value.what
+    with pytest.raises(RecordError):
+        run_schema.vision_runs_row({**row, "calls": "100"}, "r")
+    source = (ROOT / "analytics" / "vision" / "runs.py").read_text()
+    assert "SELECT * FROM vision_runs" not in source
