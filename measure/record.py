@@ -317,7 +317,10 @@ def to_tables(record: dict[str, Any]) -> dict[str, pd.DataFrame]:
         for i, d in enumerate(record.get("outputs") or [])
     ]
     return {
-        "vision_runs": pd.DataFrame([run_row(record)]),
+        "vision_runs": pd.DataFrame(
+            [run_schema.vision_runs_row(run_row(record), record["run_id"])],
+            columns=list(run_schema.VISION_RUNS_COLUMNS),
+        ),
         "vision_calls": pd.DataFrame(
             calls, columns=["run_id", "run_index", "call_index", "input_index", "latency_ms"]
         ),

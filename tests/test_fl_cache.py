@@ -81,6 +81,7 @@ def test_a_modified_zip_invalidates_its_entry(data, monkeypatch):
     manifest = json.loads(files["manifest.json"])
     files["manifest.json"] = json.dumps(manifest | {"method": "Edited"}).encode()
     target.write_bytes(zip_bytes(files))
+    store.write_reference_list()  # a deliberate new reference (as fl-run then fl-derive do)
     seen = _count_validations(monkeypatch)
     loaded = flb.load_board()
     assert seen == ["A_cnn_FedAvg.zip"]  # only the changed ZIP is validated again, in full

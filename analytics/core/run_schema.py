@@ -348,3 +348,78 @@ def detection_problem(det: Any) -> str | None:
     if not is_int(category) or category < 0:
         return f"category_id {str(category)[:40]!r} is not a non-negative integer"
     return None
+
+
+# --- the vision_runs table: one row per stored run, its columns declared ----------------------
+
+VISION_RUNS: tuple[tuple[str, str], ...] = (
+    ("run_id", "str"),
+    ("record_version", "int"),
+    ("created_utc", "str"),
+    ("status", "str"),
+    ("error", "str"),
+    ("adapter", "str"),
+    ("display_name", "str"),
+    ("task", "str"),
+    ("device", "str"),
+    ("device_kind", "str"),
+    ("device_name", "str"),
+    ("precision", "str"),
+    ("protocol_standard", "bool"),
+    ("runs", "int"),
+    ("warmup", "int"),
+    ("calls", "int"),
+    ("median_ms", "float|null"),
+    ("p90_ms", "float|null"),
+    ("run_spread", "float|null"),
+    ("discarded", "bool"),
+    ("discard_reason", "str"),
+    ("memory_kind", "str"),
+    ("memory_peak_mib", "float|null"),
+    ("sampler_interval_median_ms", "float|null"),
+    ("sampler_interval_max_ms", "float|null"),
+    ("sampler_ok", "bool"),
+    ("listable", "bool"),
+    ("listable_reason", "str"),
+    ("power_limited", "str|bool"),
+    ("accuracy_benchmark", "str"),
+    ("ap", "float|null"),
+    ("ap50", "float|null"),
+    ("paper_value", "float|null"),
+    ("paper_metric", "str"),
+    ("paper_benchmark", "str"),
+    ("paper_url", "str"),
+    ("code_licence", "str"),
+    ("weights_licence", "str"),
+    ("runs_with_fixes", "bool"),
+    ("patch_url", "str"),
+    ("git_commit", "str"),
+    ("adapter_sha256", "str"),
+)
+"""Every column of ``vision_runs`` and its type, in the order written: ``measure.record`` writes
+a row through ``vision_runs_row`` and ``analytics.vision.runs`` reads these columns by name
+(never ``SELECT *``), so a column is added here or nowhere."""
+VISION_RUNS_COLUMNS = tuple(name for name, _ in VISION_RUNS)
+_CELL_KINDS: dict[str, Callable[[Any], bool]] = {
+    "str": lambda v: isinstance(v, str),
+    "int": is_int,
+    "bool": lambda v: isinstance(v, bool),
+    "float": is_number,
+    "float|null": lambda v: v is None or is_number(v),
+    "str|bool": lambda v: isinstance(v, str | bool),
+}
+
+
+def vision_runs_row(row: dict[str, Any], where: str) -> dict[str, Any]:
+    """``row`` in the declared column order, after checking it holds exactly the declared
+    columns with values of their types (``RecordError`` naming the first that does not)."""
+    extra = [k for k in row if k not in VISION_RUNS_COLUMNS]
+    missing = [k for k in VISION_RUNS_COLUMNS if k not in row]
+    fix = "declare the column in analytics/core/run_schema.py : VISION_RUNS"
+    if extra or missing:
+        what = f"vision_runs row: undeclared {extra} / missing {missing}"
+        raise RecordError(where, what, fix)
+    for name, kind in VISION_RUNS:
+        if not _CELL_KINDS[kind](row[name]):
+            raise RecordError(where, f"vision_runs {name} is not {kind}: {row[name]!r}"[:200], fix)
+    return {name: row[name] for name in VISION_RUNS_COLUMNS}

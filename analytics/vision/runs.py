@@ -45,7 +45,8 @@ def all_runs(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     run_id, so the order never varies between calls); empty when none is stored."""
     if not db.has_table(con, "vision_runs"):
         return pd.DataFrame(columns=["run_id", "adapter", "task", "device_kind", "device_name"])
-    return db.query(con, "SELECT * FROM vision_runs ORDER BY created_utc DESC, run_id")
+    columns = ", ".join(run_schema.VISION_RUNS_COLUMNS)  # declared names, never SELECT *
+    return db.query(con, f"SELECT {columns} FROM vision_runs ORDER BY created_utc DESC, run_id")
 
 
 def exclusion_reason(row: pd.Series) -> str:
