@@ -18,6 +18,7 @@ import pytest
 from analytics.core import db
 from analytics.llm import (
     board_inputs,
+    category_columns,
     derive_cli,
     elo,
     elo_cli,
@@ -438,11 +439,11 @@ def test_categories_side_by_side_view(board: leaderboard.Leaderboard) -> None:
     assert cat_headers, headers
     frame = side.value
     assert frame["eligible"].all()  # ranked models only
-    cols = [c for c in frame if c.startswith(leaderboard.SIDE_BY_SIDE_PREFIX)]
+    cols = [c for c in frame if c.startswith(category_columns.SIDE_BY_SIDE_PREFIX)]
     assert len(cols) == len(cat_headers)
     by_category = ratings.categories_of_version(NEW, bootstrap=50)
     for col in cols:  # each cell is the category's rating where ranked there, else blank
-        cat = col.removeprefix(leaderboard.SIDE_BY_SIDE_PREFIX)
+        cat = col.removeprefix(category_columns.SIDE_BY_SIDE_PREFIX)
         ranked = by_category[(by_category["category"] == cat) & by_category["eligible"]]
         want = ranked.set_index("model_id")["rating"].reindex(frame["model_id"]).to_numpy()
         assert np.allclose(frame[col].to_numpy(float), want.astype(float), equal_nan=True)

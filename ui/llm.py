@@ -23,6 +23,7 @@ from analytics.core.snapshot import CatalogError
 from analytics.llm import (
     benchmark_view,
     catalog,
+    category_columns,
     charts,
     finetune_view,
     fit_view,
@@ -275,9 +276,9 @@ def load_side_by_side(
     version: str, flt: leaderboard.LeaderboardFilter, every_variant: bool, text: str
 ) -> pd.DataFrame:
     """The overall rows (``flt`` without its category) with one rating column per category
-    (``leaderboard.categories_side_by_side``; leaderboard page's side-by-side view)."""
+    (``category_columns.categories_side_by_side``; leaderboard page's side-by-side view)."""
     rows = load_board_rows(version, replace(flt, category=None), every_variant, text)
-    return leaderboard.categories_side_by_side(
+    return category_columns.categories_side_by_side(
         load_board(version), rows, load_category_ratings(version)
     )
 

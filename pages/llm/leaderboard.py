@@ -13,7 +13,7 @@ from analytics.core import db, labels
 from analytics.core.labels import plural
 from analytics.core.licences import LICENCE_CLASSES
 from analytics.core.schema import SOURCE_KINDS
-from analytics.llm import elo, leaderboard, ratings, snapshot_diff
+from analytics.llm import category_columns, elo, leaderboard, ratings, snapshot_diff
 from ui import format as fmt
 from ui import llm
 from ui.params import (
@@ -401,8 +401,8 @@ def side_by_side_config(columns: list[str]) -> dict:
     """Column config of the side-by-side table: one "<Category> Elo" column per category."""
     config = {c: COLUMNS[c] for c in ("rank", "display_name", "rating", "details") if c in COLUMNS}
     for col in columns:
-        if col.startswith(leaderboard.SIDE_BY_SIDE_PREFIX):
-            name = fmt.category_name(col.removeprefix(leaderboard.SIDE_BY_SIDE_PREFIX))
+        if col.startswith(category_columns.SIDE_BY_SIDE_PREFIX):
+            name = fmt.category_name(col.removeprefix(category_columns.SIDE_BY_SIDE_PREFIX))
             config[col] = st.column_config.NumberColumn(
                 f"{name} Elo", format="%.1f", help=f"Category Elo for {name.lower()}: blank "
                 f"below {elo.MIN_CATEGORY_BENCHMARKS} of its benchmarks or outside its main "
@@ -418,7 +418,7 @@ def show_side_by_side(
     """Ranked models with their overall Elo and each category's Elo in its own column."""
     rows = shown_rows(llm.load_side_by_side(version, flt, every_variant, text))
     rows = rows[rows["eligible"]]
-    cats = [c for c in rows.columns if c.startswith(leaderboard.SIDE_BY_SIDE_PREFIX)]
+    cats = [c for c in rows.columns if c.startswith(category_columns.SIDE_BY_SIDE_PREFIX)]
     cols = ["rank", "display_name", "rating", *cats, "details"]
     if flt.category:
         st.caption("Every category is shown side by side; the category filter is not applied.")
