@@ -14,7 +14,7 @@ from pathlib import Path
 from analytics.core import paths, run_schema
 from measure import protocol, run_jobs
 from measure.adapters import registry
-from measure.runner import RunRequest, run_measurement
+from measure.runner import RunRequest, check_request, run_measurement
 
 
 def _run_parser() -> argparse.ArgumentParser:
@@ -87,6 +87,15 @@ def run_main(argv: list[str]) -> int:
         timeout_s=args.timeout,
     )
     counts, job = (args.runs, args.warmup, args.calls), None
+    try:  # a bad request is refused before the lock: it writes nothing (no jobs/ folder)
+        check_request(req)
+    except (ValueError, FileExistsError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        adopted = run_jobs.load(args.job) if args.job is not None else None
+        if adopted is not None:  # a job the page started: it shows why, and the folder is free
+            run_jobs.record_outcome(adopted, run_jobs.FAILED, error=str(exc))
+            run_jobs.release(adopted, args.out)
+        return 2
     try:
         with run_jobs.claim(args.adapter, args.device, counts, args.out, args.job) as job:
             return _run_job(req, args, job)

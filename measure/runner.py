@@ -73,6 +73,18 @@ def _check_request(req: RunRequest) -> None:
         raise ValueError(f"--device {req.device!r}: use cpu, cuda or cuda:N")
 
 
+def check_request(req: RunRequest) -> None:
+    """Refuse a bad request before anything is written (``measure run`` calls it before it takes
+    the runs folder's lock): the counts, the device, the adapter (registered, or an existing
+    file; an external class itself is only read in the ``describe`` worker) and ``--inputs``."""
+    _check_request(req)
+    spec = _worker_spec(req.adapter)
+    if not _is_external(spec):
+        resolve(spec)
+    if req.inputs is not None:
+        env.image_files(Path(req.inputs))
+
+
 @dataclass(frozen=True)
 class AdapterFacts:
     """What the parent knows of the adapter it measures (read from the class for a registered

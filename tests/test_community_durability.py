@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from analytics.core import paths
+from measure import review_trail
 from measure.__main__ import main
 from measure.community import audit, auth, inbox, status
 from measure.community.auth import Maintainer
@@ -85,7 +86,9 @@ def test_a_stripped_chain_is_reported_as_unchained_never_intact(tmp_path, capsys
     log = audit.verify(path)  # readable, but every line is reported as unchained
     assert log.legacy_lines == (1, 2, 3, 4) and log.legacy == 4
     code, said = _verify_cli(tmp_path, capsys)
-    assert code == 1 and "unchained" in said and "1-4" in said and ": intact" not in said
+    assert code == 1 and "unchained" in said and "1-4" in said and f"{path}: intact" not in said
+    trail = review_trail.trail_log()  # also verified; only its own line may say "intact"
+    assert all(x.startswith(f"{trail}: ") for x in said.splitlines() if ": intact" in x)
 
 
 def test_a_kill_between_a_line_and_its_head_still_verifies(tmp_path, monkeypatch):

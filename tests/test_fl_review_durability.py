@@ -24,6 +24,7 @@ import streamlit as st
 
 from analytics.core import hashing, paths, safezip
 from analytics.fl import review
+from measure import review_trail
 from measure.community import audit, inbox
 from measure.community.auth import Maintainer
 
@@ -362,11 +363,11 @@ def test_vision_save_review_writes_the_audit_line_before_the_marks(tmp_path, mon
     monkeypatch.setattr(paths, "RUNS_DIR", tmp_path / "runs")
     real, seen = vision_runs.save_failure_marks, []
 
-    def marks_write(run_id: str, marks: pd.DataFrame, reviewer: str) -> Path:
+    def marks_write(run_id: str, marks: pd.DataFrame, reviewer: str, **kwargs) -> Path:
         lines = [e for e in audit.read(root / audit.AUDIT_FILE) if e["action"] == "review-marks"]
         assert [(e["run_id"], e["maintainer"]) for e in lines] == [("run-1", "maint")]
         seen.append(run_id)
-        return real(run_id, marks, reviewer)
+        return real(run_id, marks, reviewer, **kwargs)  # before_write: the review trail's entry
 
     monkeypatch.setattr(vision_runs, "save_failure_marks", marks_write)
     marks = pd.DataFrame(
@@ -376,3 +377,6 @@ def test_vision_save_review_writes_the_audit_line_before_the_marks(tmp_path, mon
     assert seen == ["run-1"] and path.is_file()
     (line,) = audit.read(root / audit.AUDIT_FILE)
     assert (line["reason"], line["file"]) == ("1 failure marks", "run-1.parquet")
+    trail, unvouched = review_trail.check(tmp_path / "runs")  # the committed trail vouches too
+    (entry,) = trail.entries
+    assert unvouched == [] and (entry["run_id"], entry["maintainer"]) == ("run-1", "maint")

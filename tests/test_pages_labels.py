@@ -132,8 +132,8 @@ def test_leaderboard_tables_show_the_essential_columns_first(store_paths: StoreP
     fresh_caches()
     at = _run("pages/llm/leaderboard.py", {})
     assert shown_headers(at.dataframe[0]) == [
-        "Rank", "Model", "Elo", "Elo 95% interval", "Provenance", "Released", "Benchmarks",
-        "Categories", "Sources", "Details",
+        "Rank", "Rank range", "Rank (LMArena)", "Model", "Elo", "Elo 95% interval", "Provenance",
+        "Released", "Benchmarks", "Categories", "Sources", "Details",
     ]
     assert at.multiselect(key="lb_cols").value == []
 

@@ -17,6 +17,7 @@ from tests.fixtures.imports import module_name, python_files
 FOLDERS = ("analytics", "measure", "ui")
 NOT_A_PROBLEM = {
     "analytics.core.inflate.Overflow": "internal: safezip turns it into a BundleError",
+    "measure.run_jobs.Cancelled": "a signal (SIGTERM) that unwinds a cancelled run, not an error",
 }
 """Exception classes that are not (yet) a Problem, and why."""
 

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analytics.core import paths, run_schema
+from analytics.core import paths, run_schema, run_unit
 from analytics.core.run_schema import RecordError
 from measure import env, runner, verify
 from measure import record as rec
@@ -394,14 +394,17 @@ def test_a_version_1_record_is_checked_against_its_calls_table(tmp_path, capsys)
     source = COMMITTED_V1[-1]
     runs = tmp_path / "runs"
     (runs / "records").mkdir(parents=True)
-    (runs / "vision_calls").mkdir()
-    table = source.parent.parent / "vision_calls" / f"{source.stem}.parquet"
-    shutil.copy(table, runs / "vision_calls" / table.name)
+    for name in run_unit.TABLES:  # the whole run, so its run manifest can list every file
+        (runs / name).mkdir()
+        shutil.copy(source.parent.parent / name / f"{source.stem}.parquet", runs / name)
     forged = _edit_call_leaving_figures(json.loads(source.read_text()))
     assert forged["record_version"] == 1 and "runs_sha256" not in forged
     (runs / "records" / source.name).write_text(json.dumps(forged))
+    run_unit.seal(runs, source.stem)  # a manifest is a checksum, not a signature: resealed
     assert verify.main(["verify", str(runs / "records" / source.name)]) == 1
-    assert "calls table mismatch" in _error_line(capsys.readouterr().err)
+    said = capsys.readouterr()
+    assert "ok          run files" in said.out  # the forgery got past the run manifest ...
+    assert "calls table mismatch" in _error_line(said.err)  # ... and the calls table caught it
 
 
 def test_committed_records_of_every_version_still_verify():

@@ -22,7 +22,7 @@ from analytics.fl.policy import load_policy
 from analytics.fl.submission import validate_zip, zip_bytes
 
 ROOT = paths.REPO_ROOT
-REFERENCE = ROOT / "data" / "fl_reference" / "submissions" / "A_linear_FedAvg.zip"
+REFERENCE = ROOT / "data" / "fl_reference" / "submissions" / "A_cnn_FedAvg.zip"
 MIB = 2**20
 
 
@@ -186,10 +186,10 @@ def test_entries_sharing_compressed_data_are_refused_before_anything_is_inflated
 def fl_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     from tests.fixtures.fl.store import fl_store as make
 
-    return make(tmp_path, monkeypatch, ["A_linear_FedAvg.zip", "A_linear_Local-Only.zip"])
+    return make(tmp_path, monkeypatch, ["A_cnn_FedAvg.zip", "A_cnn_Local-Only.zip"])
 
 
-def _renamed(method: str, model: str = "linear") -> bytes:
+def _renamed(method: str, model: str = "cnn") -> bytes:
     members = _members()
     manifest = json.loads(members["manifest.json"]) | {"method": method, "model": model}
     members["manifest.json"] = json.dumps(manifest).encode()
@@ -638,8 +638,10 @@ def test_inbox_add_refuses_anything_but_a_regular_file_in_one_line(tmp_path, kin
 
 def test_audit_verify_refuses_a_non_folder_inbox(tmp_path):
     done = _measure("audit", "verify", "--inbox", "/dev/null")
-    assert done.returncode == 1 and "intact" not in done.stdout
+    assert done.returncode == 1 and "/dev/null" not in done.stdout
     assert "is not a folder" in done.stderr
+    trail = paths.RUNS_DIR / "review_trail" / "audit.jsonl"  # checked too; its line may say so
+    assert all(x.startswith(f"{trail}: ") for x in done.stdout.splitlines() if "intact" in x)
 
 
 def test_elo_refuses_a_fifo_in_one_line(tmp_path):
@@ -671,7 +673,7 @@ def _ranked_page():
 def test_a_damaged_or_missing_reference_is_shown_as_such_on_the_ranked_page(fl_store, damage):
     from analytics.fl import store
 
-    target = store.reference_dir() / "A_linear_FedAvg.zip"
+    target = store.reference_dir() / "A_cnn_FedAvg.zip"
     if damage == "flipped":
         data = bytearray(target.read_bytes())
         data[len(data) // 2] ^= 0x01
@@ -681,7 +683,7 @@ def test_a_damaged_or_missing_reference_is_shown_as_such_on_the_ranked_page(fl_s
     at = _ranked_page()
     assert not at.exception
     errors = [e.value for e in at.error]
-    assert any("A_linear_FedAvg.zip" in e and ("damaged" in e or "missing" in e) for e in errors)
+    assert any("A_cnn_FedAvg.zip" in e and ("damaged" in e or "missing" in e) for e in errors)
     assert "FedAvg" not in at.dataframe[0].value["method"].tolist()
 
 

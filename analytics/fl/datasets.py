@@ -27,6 +27,8 @@ import numpy as np
 from sklearn import datasets as skd
 from sklearn.model_selection import train_test_split
 
+from analytics.core.problems import Problem
+
 SPLIT_SEED = 0  # the one split of the sets without a published train/test split
 FASHION_MNIST_ENV = "ATLAS_FASHION_MNIST_DIR"
 FASHION_MNIST_DIR = Path("/usr/share/datasets/fashion-mnist")
@@ -52,8 +54,8 @@ class Task:
         return int(np.prod(self.image_shape))
 
 
-class DatasetMissingError(FileNotFoundError):
-    """A dataset's local files are absent; the message names what to install."""
+class DatasetMissingError(Problem, FileNotFoundError):
+    """A dataset's local files are absent: ``where`` the folder, ``fix`` what to install."""
 
 
 def fashion_mnist_dir() -> Path:
@@ -76,8 +78,9 @@ def _fashion_mnist() -> tuple[np.ndarray, ...]:
     missing = [f.name for f in files if not f.is_file()]
     if missing:
         raise DatasetMissingError(
-            f"{folder}: Fashion-MNIST files missing ({', '.join(missing)}); "
-            f"fix: {FASHION_MNIST_INSTALL}, or set {FASHION_MNIST_ENV}"
+            str(folder),
+            f"Fashion-MNIST files missing ({', '.join(missing)})",
+            f"{FASHION_MNIST_INSTALL}, or set {FASHION_MNIST_ENV}",
         )
     x_tr, y_tr, x_te, y_te = (_idx(f) for f in files)
     return x_tr[:, None], y_tr, x_te[:, None], y_te

@@ -4,8 +4,7 @@ Reads the measured-run views (``vision_runs``, ``vision_calls``, ``vision_memory
 ``vision_outputs``, ``vision_failures``) through ``analytics.core.db``. Adapter metadata comes in as
 a ``catalog`` DataFrame (``measure.adapters.catalog.adapter_catalog()``, composed by ``ui.vision``):
 this module never imports ``measure``. Rankings use only our own measured, standard-protocol,
-non-discarded, listable runs, and only one device at a time (seed 000, "How we verify").
-Never imports streamlit.
+non-discarded, listable runs, one device at a time (seed 000, "How we verify"). No streamlit.
 """
 
 from __future__ import annotations
