@@ -5,13 +5,13 @@ each further seed's set) and the scores of each seed's set, in ``data/derived/fl
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import sys
 from pathlib import Path
 
 from analytics.core import atomic, paths
+from analytics.core.hashing import file_sha256
 from analytics.fl import cache, store
 from analytics.fl.policy import Policy, load_policy
 
@@ -35,7 +35,7 @@ def derive(policy: Policy | None = None) -> Path:
         cache.scored(seed_subs, seed_ids, policy, folder_key, local=False)
     files = {}
     for path in sorted(folder.glob("*.entry")):
-        files[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
+        files[path.name] = file_sha256(path)
     manifest = {"key": folder_key, "format": cache.FORMAT, "regenerate": REGENERATE, "files": files}
     atomic.write_json(folder / MANIFEST, manifest)
     store.write_reference_list()  # the hashes the ranked page checks our references against
@@ -56,14 +56,14 @@ def stale_reason(policy: Policy | None = None) -> str | None:
         return f"{where}/{MANIFEST} is missing (other code, policy or profiles); {fix}"
     wanted = []
     for file in store.reference_zips():
-        digest = hashlib.sha256(file.read_bytes()).hexdigest()
+        digest = file_sha256(file)
         wanted.append(f"zip-{cache.zip_id(file.name, digest)}")
     listed = manifest.get("files", {})
     for name in [f"{w}.entry" for w in wanted]:
         path = folder / name
         if name not in listed or not path.is_file():
             return f"{where}: no entry for a reference ZIP (added or changed); {fix}"
-        if hashlib.sha256(path.read_bytes()).hexdigest() != listed[name]:
+        if file_sha256(path) != listed[name]:
             return f"{where}/{name} does not match its manifest; {fix}"
     zips = {n for n in listed if n.startswith("zip-")}
     if zips != {f"{w}.entry" for w in wanted}:

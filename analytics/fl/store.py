@@ -16,6 +16,7 @@ from pathlib import Path
 
 from analytics.core import atomic, gate, paths
 from analytics.core import problems as problem_text
+from analytics.core.hashing import file_sha256, sha256_hex
 from analytics.fl import cache, review
 from analytics.fl import policy as policy_mod
 from analytics.fl.policy import Policy
@@ -64,7 +65,7 @@ def reference_list_path() -> Path:
 def write_reference_list() -> Path:
     """List every reference ZIP with its sha256 (atomically); returns the list's path."""
     lines = [
-        f"{hashlib.sha256(f.read_bytes()).hexdigest()}  {f.name}\n"
+        f"{file_sha256(f)}  {f.name}\n"
         for f in sorted(reference_dir().glob("*.zip"))
     ]
     atomic.write_text(reference_list_path(), "".join(lines))
@@ -87,7 +88,7 @@ def reference_damage() -> tuple[list[str], set[str]]:
         if name not in stored:
             what = "missing: a reference result is not ranked"
             lines.append(problem_text.line(f"{reference_dir()}/{name}", what, _REFERENCE_FIX))
-        elif hashlib.sha256(stored[name].read_bytes()).hexdigest() != digest:
+        elif file_sha256(stored[name]) != digest:
             what = f"damaged: its sha256 differs from {REFERENCE_LIST}; it is not ranked"
             lines.append(problem_text.line(str(stored[name]), what, _REFERENCE_FIX))
             bad.add(name)
@@ -298,6 +299,6 @@ def _receive(data: bytes, upload_name: str, policy: Policy) -> tuple[str | None,
         atomic.create_bytes(target, data)
     except FileExistsError:  # another upload of the same key was stored since the check
         return None, _already(upload_name, sub)
-    review.record_received(target.name, hashlib.sha256(data).hexdigest(), upload_name)
+    review.record_received(target.name, sha256_hex(data), upload_name)
     return target.name, []
 

@@ -9,7 +9,6 @@ module never imports: the page's loader passes it in as ``intervals``.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from analytics.core import paths, problems, run_schema, safejson
+from analytics.core.hashing import sha256_hex
 
 MIN_OBJECTS = 20
 """Fewest ground-truth objects for an accuracy to be an axis; below it, a sanity check."""
@@ -47,7 +47,7 @@ def read_accuracy(run_id: str, runs_dir: Path | None = None) -> tuple[dict, dict
     if not accuracy.get("ground_truth") or not gt_path.is_file():
         return accuracy, None
     data = gt_path.read_bytes()
-    if hashlib.sha256(data).hexdigest() != accuracy.get("ground_truth_sha256"):
+    if sha256_hex(data) != accuracy.get("ground_truth_sha256"):
         what = f"differs from the ground truth {run_id} was scored on (SHA-256)"
         raise ValueError(problems.at(gt_path, None, what, "re-run the measurement"))
     return accuracy, safejson.loads(data, GT_MAX_BYTES, run_schema.MAX_DEPTH)

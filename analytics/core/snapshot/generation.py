@@ -12,10 +12,10 @@ The list is not a CSV or JSON file: it is neither part of the version nor of the
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from analytics.core import atomic
+from analytics.core.hashing import file_sha256
 from analytics.core.problems import at
 
 GENERATION_FILE = "GENERATION.sha256"
@@ -23,19 +23,11 @@ MAX_GENERATION_BYTES = 64 * 1024  # a few dozen lines; a larger one is refused, 
 REWRITE_FIX = "rerun `python -m analytics ingest`, which rewrites these files and the list together"
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def seal(catalog_dir: Path, files: list[Path]) -> Path:
     """Write the generation list of ``files`` (already in place) into ``catalog_dir``, atomically
     and last; returns its path."""
     lines = sorted(
-        f"{sha256_file(path)}  {path.relative_to(catalog_dir).as_posix()}\n" for path in files
+        f"{file_sha256(path)}  {path.relative_to(catalog_dir).as_posix()}\n" for path in files
     )
     target = catalog_dir / GENERATION_FILE
     atomic.write_text(target, "".join(lines))
@@ -71,7 +63,7 @@ def problems(catalog_dir: Path) -> list[str]:
         path = catalog_dir / name
         if not path.is_file():
             found.append(at(path, None, f"missing, though {GENERATION_FILE} lists it", REWRITE_FIX))
-        elif sha256_file(path) != digest:
+        elif file_sha256(path) != digest:
             what = (
                 f"not the file written with the rest of its generation (its sha256 differs "
                 f"from {GENERATION_FILE}): an interrupted ingest or an edit left a mix"
