@@ -366,20 +366,26 @@ def _read_member(
         return read_capped(stream, info, already, source, limits)
     except BundleError:
         raise
-    except (
-        zipfile.BadZipFile,
-        OSError,
-        EOFError,
-        ValueError,
-        RuntimeError,
-        zlib.error,
-        lzma.LZMAError,
-    ) as exc:
-        what = f"member {info.filename!r} cannot be read: bad CRC, size or header ({exc})"
-        facts: dict[str, Any] = {"error": str(exc)}
-        if isinstance(exc, _Overflow):
-            facts |= {"declared": info.file_size, "limit": limit}
-        raise fail("corrupt-member", source, what, limits.rebuild, info.filename, **facts) from None
+    except _READ_ERRORS as exc:
+        raise _corrupt_member(exc, info, source, limits, limit=limit) from None
+
+
+_READ_ERRORS = (
+    zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError, zlib.error, lzma.LZMAError,
+)
+"""What a damaged member raises while it is read: each becomes its one ``BundleError``."""
+
+
+def _corrupt_member(
+    exc: BaseException, info: zipfile.ZipInfo, source: str, limits: ZipLimits, **overflow: Any
+) -> BundleError:
+    """The ``corrupt-member`` error of a member whose read raised ``exc``; ``overflow`` facts
+    (the limit it ran into) are added when it inflated past its declared size."""
+    what = f"member {info.filename!r} cannot be read: bad CRC, size or header ({exc})"
+    facts: dict[str, Any] = {"error": str(exc)}
+    if isinstance(exc, _Overflow):
+        facts |= {"declared": info.file_size, **overflow}
+    return fail("corrupt-member", source, what, limits.rebuild, info.filename, **facts)
 
 
 class ZipProblems(BundleError):
@@ -496,22 +502,8 @@ class Archive:
             return step()
         except BundleError:
             raise
-        except (
-            zipfile.BadZipFile,
-            OSError,
-            EOFError,
-            ValueError,
-            RuntimeError,
-            zlib.error,
-            lzma.LZMAError,
-        ) as exc:
-            what = f"member {info.filename!r} cannot be read: bad CRC, size or header ({exc})"
-            facts: dict[str, Any] = {"error": str(exc)}
-            if isinstance(exc, _Overflow):
-                facts |= {"declared": info.file_size}
-            raise fail(
-                "corrupt-member", self.source, what, self.limits.rebuild, info.filename, **facts
-            ) from None
+        except _READ_ERRORS as exc:
+            raise _corrupt_member(exc, info, self.source, self.limits) from None
 
     def open(self, name: str) -> io.BufferedReader:
         """A member as a buffered binary stream, checked while it is read."""
