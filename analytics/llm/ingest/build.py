@@ -38,6 +38,7 @@ from analytics.llm.ingest import (
     model_prices,
     models_dev,
     open_llm_leaderboard,
+    shapes,
     swe_bench,
     tau2_bench,
     vectara,
@@ -398,6 +399,14 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
     hardware_metadata(model_table, arch, q4_figures(shared, resolver, scored, drops))
     by_arch = llmfit.fill_from_arch(model_table, llmfit.arch_shapes(shared / llmfit.CONFIGS_FILE))
     catalog.notes.append(f"layers and KV heads from a Hub config of the same arch_key: {by_arch}")
+    copied = shapes.fill_from_copies(model_table, shapes.copy_index(shared / llmfit.CONFIGS_FILE))
+    catalog.notes.append(f"layers and KV heads from a copy of the release under its name: {copied}")
+    bases_file = shared / shapes.BASES_FILE
+    based = shapes.fill_from_base(
+        model_table, shapes.stated_bases(bases_file) if bases_file.is_file() else {},
+        shapes.base_shapes(shared / llmfit.CONFIGS_FILE, model_table),
+    )
+    catalog.notes.append(f"layers and KV heads from a stated base of the same size: {based}")
     used = {r["benchmark_id"] for r in score_table}
     bench_table = [b.as_row() for bid, b in sorted(all_benchmarks().items()) if bid in used]
     gpu_table = gpu_rows(shared, drops)
