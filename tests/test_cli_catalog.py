@@ -86,3 +86,25 @@ def test_finetune_json_names_the_price_basis(tiny_store, capsys) -> None:
     for key in ("price_offers", "price_providers", "price_date", "price_thin", "price_sources"):
         assert key in got
     assert got["price"].startswith(f"${got['usd_per_hour']:,.2f}/GPU-hour · ")
+
+
+def test_finetune_json_lists_the_smallest_cheapest_and_fastest_configs(
+    store_paths: StorePaths, capsys
+) -> None:
+    """A 70B QLoRA job does not fit one RTX 4090: it is priced on the smallest rentable config
+    that fits (the seed's rule), and the JSON and the text also name the cheapest and the fastest
+    configs that fit, each with its hours and cost."""
+    argv = ("finetune", "--model", "llama-3.1-70b-instruct", "--method", "qlora", "--gpu",
+            "rtx-4090", "--samples", "10000")
+    rc, out, _ = run_main(capsys, fit_cli.main, *argv, "--json")
+    assert rc == 0
+    got = json.loads(out)
+    configs = {c["role"]: c for c in got["configs"]}
+    assert list(configs) == ["smallest", "cheapest", "fastest"]
+    assert configs["smallest"]["config"] == got["priced_on"]
+    assert configs["smallest"]["cost_usd"] == pytest.approx(got["cost_usd"])
+    assert configs["cheapest"]["cost_usd"] <= configs["smallest"]["cost_usd"]
+    fastest = configs["fastest"]["wall_clock_hours"]
+    assert all(fastest <= c["wall_clock_hours"] for c in configs.values())
+    rc, text, _ = run_main(capsys, fit_cli.main, *argv)
+    assert rc == 0 and f"fastest   {configs['fastest']['config']}:" in text

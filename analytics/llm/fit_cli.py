@@ -436,6 +436,7 @@ def _cost(args: argparse.Namespace, model: _Model, target: _Target, served: _Ser
     if compute is None:
         out["note"] = "active parameter count undisclosed for this MoE model: compute unknown"
         return out
+    out["configs"] = _config_options(args, model, compute, served)
     priced, price_source = _priced(args, model, target, served)
     if priced.note:
         out["priced_on_note"] = priced.note
@@ -455,6 +456,18 @@ def _cost(args: argparse.Namespace, model: _Model, target: _Target, served: _Ser
     )
     out.update(est.as_dict())
     return out
+
+
+def _config_options(
+    args: argparse.Namespace, model: _Model, compute: float, served: _Served
+) -> list[dict]:
+    """The smallest, cheapest and fastest rentable configs that fit the job
+    (``finetune_view.config_options``), whatever the chosen hardware, as JSON records."""
+    options = finetune_view.config_options(
+        served().configs, model.params_b, compute, args.recipe, args.method, args.samples
+    )
+    table = finetune_view.options_table(options).astype(object)
+    return table.where(table.notna(), None).to_dict("records")
 
 
 def _priced(
@@ -502,6 +515,12 @@ def _human_cost(out: dict) -> list[str]:
     if out.get("price"):
         lines.append(f"  price: {out['price']}")
     lines += [f"  {out[k]}" for k in ("priced_on_note", "note") if out.get(k)]
+    for option in out.get("configs") or []:
+        cost = option["cost_usd"]
+        lines.append(
+            f"  {option['role']:<9} {option['config']}: "
+            + ("—" if cost is None else f"{option['wall_clock_hours']:,.1f} h, ${cost:,.2f}")
+        )
     return lines
 
 
