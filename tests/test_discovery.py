@@ -101,6 +101,18 @@ def test_finetune_list(catalog: cat.Catalog) -> None:
     assert full.loc["llama-3.1-405b", "config_method"] == "qlora"
 
 
+@pytest.mark.parametrize("show_all", [False, True])
+def test_lists_over_no_model_are_empty_tables(catalog: cat.Catalog, show_all: bool) -> None:
+    """Filters that leave no model give an empty table with its columns (an empty object
+    column used as a mask once selected no column at all: KeyError 'fits')."""
+    target = cat.hardware(catalog.gpus, "rtx-4090", 1)
+    none = catalog.models.iloc[:0]
+    fits = fit_view.inference_list(none, target, catalog.gpus, 8192, show_all)
+    tunes = finetune_view.finetune_list(none, target, catalog.gpus, "sft", "auto", show_all)
+    for table in (fits, tunes):
+        assert table.empty and {"fits", "status", "ratio", "smallest_config"} <= set(table)
+
+
 def test_apple_counts_as_one_device(catalog: cat.Catalog) -> None:
     apple = cat.hardware(catalog.gpus, "m2-ultra-192", count=4)
     assert apple.count == 1 and apple.budget_gb == 144 and apple.is_apple

@@ -519,3 +519,25 @@ def test_calculator_pages_say_how_fresh_their_data_is(store: Path, page: str) ->
     at = run_page(page)
     assert not at.exception
     assert any(c.value.startswith("Data through ") for c in at.caption)
+
+
+def test_filters_that_leave_no_checkpoint_say_so(fit_store: Path) -> None:
+    """A size range that holds no checkpoint (a link can carry one) is one line, never a
+    traceback; the same filters through the view give an empty table with every column."""
+    at = run_page("llm/hardware_fit.py", gpu="rtx-4090", count="1", size="0-0.001")
+    assert not at.exception and not at.error
+    assert any("No checkpoint with a known size matches these filters" in i.value
+               for i in at.info)
+    assert not at.dataframe
+
+
+@pytest.mark.parametrize(("size", "says"), [
+    ("0.5-100000", "reaches outside"), ("5000-6000", "lies outside"), ("a-b", "not a range")])
+def test_a_size_range_outside_the_catalog_says_what_it_shows(
+    fit_store: Path, size: str, says: str
+) -> None:
+    at = run_page("llm/hardware_fit.py", gpu="rtx-4090", count="1", size=size)
+    assert not at.exception and not at.error
+    notices = [i.value for i in at.info if f"size={size}" in i.value]
+    assert len(notices) == 1 and says in notices[0], [i.value for i in at.info]
+    assert at.dataframe  # the table is shown (clamped or full range)

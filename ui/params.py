@@ -186,8 +186,9 @@ def _finite(text: str) -> bool:
 
 
 def range_param(name: str, lo: float, hi: float) -> tuple[float, float] | None:
-    """A ``LOW-HIGH`` URL parameter, clamped into ``[lo, hi]``, low first; None when absent. A
-    value that is not two finite numbers says so (the full range is shown)."""
+    """A ``LOW-HIGH`` URL parameter within ``[lo, hi]``, low first; None when absent. A value
+    that is not two finite numbers or lies wholly outside says so (the full range is shown); one
+    that reaches outside is clamped and says so."""
     _read(name)
     text = st.query_params.get(name)
     if not text:
@@ -196,5 +197,12 @@ def range_param(name: str, lo: float, hi: float) -> tuple[float, float] | None:
     if len(parts) != 2 or not all(_finite(p) for p in parts):
         fell_back(name, text, "is not a range LOW-HIGH of two numbers", f"{lo:g}-{hi:g}")
         return None
-    low, high = sorted(min(max(float(p), lo), hi) for p in parts)
-    return low, high
+    low, high = sorted(float(p) for p in parts)
+    full = f"{lo:g}-{hi:g}"
+    if high < lo or low > hi:
+        fell_back(name, text, f"lies outside {full}", f"the full range {full}")
+        return None
+    clamped = max(low, lo), min(high, hi)
+    if clamped != (low, high):
+        fell_back(name, text, f"reaches outside {full}", f"{clamped[0]:g}-{clamped[1]:g}")
+    return clamped

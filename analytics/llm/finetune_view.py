@@ -313,7 +313,8 @@ def finetune_list(
         capacity_gb=target.budget_gb,
         ratio=[p.ratio for p in plans],
         verdict=[p.verdict for p in plans],
-        fits=[p.fits for p in plans],
+        # bool even when empty: an empty object column used as a mask would select columns
+        fits=pd.Series([p.fits for p in plans], index=cand.index, dtype=bool),
     )
     table["status"] = [cat.FITS if f else cat.WONT_FIT for f in table["fits"]]
     table["smallest_config"] = None
@@ -330,7 +331,7 @@ def finetune_list(
         table.loc[missing, "smallest_config_price"] = [price_label(h) for h, _ in found]
         table.loc[missing, "config_method"] = [m for _, m in found]
     else:
-        table = table[table["fits"]]
+        table = table.loc[table["fits"]]
     return table.sort_values(["fits", "ratio"], ascending=[False, True]).reset_index(drop=True)
 
 

@@ -372,7 +372,8 @@ def fit_table(
     out["budget_gb"] = budget
     out["ratio"] = [r.ratio if r else None for r in results]
     out["verdict"] = [r.verdict if r else None for r in results]
-    out["fits"] = [bool(r and r.fits) for r in results]
+    # bool even when empty: an empty object column used as a mask would select columns
+    out["fits"] = pd.Series([bool(r and r.fits) for r in results], index=out.index, dtype=bool)
     out["q4_basis"] = [b[1] if r else None for b, r in zip(bases, results, strict=True)]
     out["q4_source_url"] = [b[2] for b in bases]
     kv = [_row_kv(row, context_tokens) for row in records]

@@ -63,7 +63,7 @@ def inference_list(
         table.loc[missing, "smallest_config"] = [cat.config_label(h) for h in found]
         table.loc[missing, "smallest_config_price"] = [cat.price_label(h) for h in found]
     else:
-        table = table[table["fits"]]
+        table = table.loc[table["fits"]]
     return table.sort_values(["fits", "ratio"], ascending=[False, True]).reset_index(drop=True)
 
 

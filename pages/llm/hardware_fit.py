@@ -288,6 +288,12 @@ llm.show_freshness(version)
 gpu_id, count = pick_hardware(tables.gpus)
 context, flt, show_all = pick_filters(tables.models)
 table = llm.load_fit_view(version, gpu_id, count, context, flt, show_all)
+if table.empty:
+    st.info(
+        "No checkpoint with a known size matches these filters on this hardware: widen the "
+        "licence classes or the size range, untick “Open weights only”, or switch on “Show: All”."
+    )
+    st.stop()
 target = catalog.hardware(tables.gpus, gpu_id, count)
 n_fit = int((table["status"] == catalog.FITS).sum())
 overhead = f"{fit.RUNTIME_OVERHEAD:g}"
