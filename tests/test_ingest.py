@@ -53,6 +53,7 @@ CATALOG_FILES = (
     "retired.csv",
     "disagreements.csv",
     "evidence/crosslinks.csv",
+    "evidence/measured_refused.csv",
 )
 
 

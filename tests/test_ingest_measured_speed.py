@@ -6,6 +6,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from analytics.core import paths
@@ -530,3 +531,39 @@ def test_a_modified_card_and_offloaded_weights_are_refused():
     row = {"quant": "Q4_K_M", "gpu_count": 1, "model_name": "qwen3-32b"}
     assert ht._weights_exceed(row, 32.0, 12.0)
     assert not ht._weights_exceed({**row, "gpu_count": 2}, 32.0, 24.0)
+
+
+def test_a_refused_run_is_listed_with_what_it_was():
+    drops = Drops()
+    drops.add("localmaxxing", "CPU-only run (no GPU)", item="run 7: x/Model on CPU_ONLY",
+              measurements=ms.PHASES)
+    drops.add("open-llm-leaderboard", "merged")  # counted only
+    assert drops.counts[("localmaxxing", "CPU-only run (no GPU)")] == 1  # one run
+    assert drops.listed == [("localmaxxing", "CPU-only run (no GPU)",
+                             "run 7: x/Model on CPU_ONLY", 2)]
+
+
+def _run_ids(path: Path) -> set[str]:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    return {str(r["id"]) for preset in document["presets"].values() for r in preset["rows"]}
+
+
+@pytest.mark.skipif(not (SHARED / ms.FOLDERS["llmfit"] / ms.LF_FILE).is_file(),
+                    reason="../shared/data/llmfit-1.1.17 is absent")
+def test_every_measurement_of_the_three_community_files_lands_or_is_listed():
+    """The committed catalog accounts for every measurement of the two localmaxxing scrapes
+    (generation and prompt tokens/s of each run, the newer scrape's runs absent from the older)
+    and of llmfit users' shared runs: the community throughput rows' runs plus the listed
+    refusals (evidence/measured_refused.csv) are exactly what the files hold."""
+    older = _run_ids(SHARED / ms.FOLDERS["localmaxxing"] / ms.LM_FILE)
+    newer = _run_ids(SHARED / ms.FOLDERS["llmfit"] / ms.LM_FILE) - older
+    shared_runs = json.loads((SHARED / ms.FOLDERS["llmfit"] / ms.LF_FILE).read_text("utf-8"))
+    in_files = ms.PHASES * (len(older) + len(newer)) + sum(len(s["results"]) for s in shared_runs)
+    throughput = pd.read_csv(paths.CATALOG_DIR / "throughput.csv")
+    landed = int(throughput.loc[throughput["kind"] == "community-single-stream", "n_runs"].sum())
+    refused = pd.read_csv(ms.REFUSED_CSV)
+    community = refused[~refused["source"].str.startswith(("geerlingguy", "tensorrt"))]
+    assert landed > 1000 and len(community) > 1000
+    assert landed + int(community["measurements"].sum()) == in_files
+    unresolved = community[community["reason"] == "model does not resolve to a catalog checkpoint"]
+    assert len(unresolved) > 100 and unresolved["run"].str.contains(" on ").all()

@@ -35,9 +35,11 @@ ID_PATTERN = r"^[a-z0-9][a-z0-9._+-]{0,127}$"
 """Every identifier cell: lower-case ASCII letters, digits and ``._+-``, at most 128 characters
 (so no spaces, control, zero-width, markup or look-alike non-ASCII characters)."""
 
-MAY_BE_EMPTY = frozenset({"retired", "api_speed", "copies", "disagreements"})
+MAY_BE_EMPTY = frozenset({"retired", "api_speed", "copies", "disagreements",
+                          "evidence_measured_refused"})
 """Tables that may hold no rows (nothing retired yet; a catalog built without newer copies has
-no API speeds and no copies); every other table needs data."""
+no API speeds and no copies; one without measured-speed files refuses no run); every other
+table needs data."""
 
 ID_COLUMNS: dict[str, tuple[str, ...]] = {
     "models": ("model_id", "checkpoint_id"),

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from analytics.core import atomic, dispatch, paths, schema
 from analytics.core.snapshot import generation
-from analytics.llm.ingest import crosslinks, litgpt
+from analytics.llm.ingest import crosslinks, litgpt, measured_speed
 from analytics.llm.ingest.build import FINETUNE_TABLE, Catalog, build
 from analytics.llm.ingest.common import write_csv
 
@@ -39,6 +39,10 @@ def write_catalog(catalog: Catalog, out: Path) -> list[str]:
     evidence.parent.mkdir(parents=True, exist_ok=True)
     text = crosslinks.extract_text(catalog.evidence)
     fills[evidence] = lambda temp: temp.write_text(text, encoding="utf-8")
+    refused = out / measured_speed.REFUSED_CSV.relative_to(paths.CATALOG_DIR)
+    listed = [dict(zip(measured_speed.REFUSED_COLUMNS, item, strict=True))
+              for item in sorted(catalog.drops.listed)]
+    fills[refused] = lambda temp: write_csv(temp, measured_speed.REFUSED_COLUMNS, listed)
     atomic.write_all(fills)
     generation.seal(out, list(fills))
     return [path.name for path in fills]

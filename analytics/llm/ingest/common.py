@@ -28,9 +28,16 @@ class Drops:
     """Counts rows an importer skipped, keyed by (source, reason); never drop silently."""
 
     counts: Counter = field(default_factory=Counter)
+    listed: list[tuple[str, str, str, int]] = field(default_factory=list)
+    """(source, reason, item, n) of drops that name what was dropped (measured-speed runs)."""
 
-    def add(self, source: str, reason: str, n: int = 1) -> None:
+    def add(self, source: str, reason: str, n: int = 1, item: str | None = None,
+            measurements: int | None = None) -> None:
+        """Count ``n`` rows dropped for ``reason``; ``item`` names them, to be listed with the
+        number of measurements they held (``measurements``, else ``n``)."""
         self.counts[(source, reason)] += n
+        if item is not None:
+            self.listed.append((source, reason, item, measurements or n))
 
     def lines(self) -> list[str]:
         """One summary line per (source, reason), largest first."""

@@ -113,6 +113,15 @@ def _weights_exceed(row: dict, total_b: float | None, spec_gb: float | None) -> 
     return bool(per_weight and total_b and spec_gb and total_b * per_weight > spec_gb * count)
 
 
+def _run_label(row: dict) -> str:
+    """What a refused measured-speed row was: checkpoint run, hardware, engine, quant, phase."""
+    gpu = row.get("gpu_name") or "?"
+    if row.get("apple_memory_gb"):
+        gpu = f"{gpu} {row['apple_memory_gb']:g} GB"
+    return (f"{row.get('measured_on') or row['model_name']} on {row.get('gpu_count') or 1}× {gpu} "
+            f"({row.get('engine') or '?'}, {row.get('quant') or '?'}, {row['phase']})")
+
+
 def _gpu_names(gpu_table: list[dict]) -> dict[str, str]:
     """Casefolded gpu_id, name and every alias -> gpu_id."""
     out: dict[str, str] = {}
@@ -184,7 +193,7 @@ def measured_rows(
                                                            memory.get(gpu_id)):
             reason = OFFLOADED
         if reason:
-            drops.add(label, reason)
+            drops.add(label, reason, 1, _run_label(row))
             continue
         kept.append(row | {"_gpu_id": gpu_id, "_checkpoint": checkpoint})
     merged = measured_speed.aggregate(

@@ -26,6 +26,7 @@ import datetime as dt
 import re
 from pathlib import Path
 
+from analytics.core import paths
 from analytics.llm.ingest.common import (
     RESTORE,
     Drops,
@@ -61,6 +62,13 @@ LM_URL = ("https://github.com/AlexsJones/llmfit/blob/3d665068876a24e0a073b1b0026
 # llmfit 1.1.17's embedded copies (PROVENANCE.md there): its users' shared runs, and a newer
 # localmaxxing scrape of which only the runs absent from the copy above are read.
 LF_FILE, LF_SOURCE = "community_benchmarks.json", "llmfit users' shared runs (llmfit bench --share)"
+LF_DROPS = "llmfit community"
+REFUSED_CSV = paths.CATALOG_DIR / "evidence" / "measured_refused.csv"
+"""Every measured-speed run (or one phase of it) that did not land, with its reason."""
+REFUSED_COLUMNS = ("source", "reason", "run", "measurements")
+PHASES = 2
+"""A localmaxxing run carries two measurements (generation and prompt tokens/s): a run refused
+as a whole is listed as both."""
 LF_URL = "https://pypi.org/project/llmfit/1.1.17/"
 LM_NEWER_SOURCE = "localmaxxing.com community benchmarks, via llmfit 1.1.17"
 GG_FILE, GG_SOURCE, GG_DATE = "findings_parsed.csv", "geerlingguy/ai-benchmarks", "2025-12-18"
@@ -239,8 +247,11 @@ def load_localmaxxing(
         hw, model = raw["hardware"], raw["model"]
         eng, flags = (x if isinstance(x, dict) else {} for x in (raw.get("engine"),
                                                                  raw.get("engineFlags")))
+        chip = " ".join(str(hw.get(k) or "") for k in ("chipFamily", "chipVariant")).strip()
+        run = (f"run {raw.get('id')}: {model.get('hfId') or '?'} on "
+               f"{hw.get('gpuName') or chip or hw.get('hwClass') or '?'}")
         if hw.get("hwClass") == "CPU_ONLY":
-            drops.add(src, "CPU-only run (no GPU)")
+            drops.add(src, "CPU-only run (no GPU)", item=run, measurements=PHASES)
             continue
         gpu_name, memory, apple, reason = _gpu(hw)
         engine_raw = str(eng.get("engineName") or "").strip()
@@ -252,7 +263,7 @@ def load_localmaxxing(
             (engine == "MLX" and is_gguf_quant(quant), GGUF_ON_MLX)) if bad),
             None)
         if reason:
-            drops.add(src, reason)
+            drops.add(src, reason, item=run, measurements=PHASES)
             continue
         text = f"{flags.get('commandSnippet') or ''} | {raw.get('notes') or ''}"
         total, active = _params(model)
@@ -274,7 +285,7 @@ def load_localmaxxing(
                                       ("prompt", "tokSPrefill", "no prompt tokens/s")):
             value = parse_number(raw.get(field))
             if value is None or value <= 0:
-                drops.add(src, missing)
+                drops.add(src, missing, 1, f"{run} ({phase})")
             else:
                 out.append({**common, "phase": phase, "tokens_per_s": value})
     return out
@@ -471,7 +482,7 @@ def load_llmfit_community(folder: Path, drops: Drops) -> list[dict]:
             and isinstance(s.get("results"), list) for s in data):
         raise IngestError(f"{path}: expected a list of {{hardware, results}} submissions "
                           f"(llmfit community_benchmarks.json); fix: {RESTORE}")
-    out, src = [], "llmfit community"
+    out, src = [], LF_DROPS
     for submission in data:
         gpu_name, per_card, apple, hw_reason = llmfit_hardware(submission["hardware"])
         count = 1 if apple else int(parse_number(submission["hardware"].get("gpuCount")) or 1)
@@ -485,7 +496,9 @@ def load_llmfit_community(folder: Path, drops: Drops) -> list[dict]:
             reason = hw_reason or reason or (
                 "no generation tokens/s" if value is None or value <= 0 else None)
             if reason:
-                drops.add(src, reason)
+                where = submission["hardware"].get("hardwareName") or "?"
+                drops.add(src, reason, 1, f"{result.get('model') or '?'} ({engine or '?'}) on "
+                                          f"{where}")
                 continue
             out.append(_row(
                 model_name=name, measured_on=str(result["model"]).strip(), gpu_name=gpu_name,
