@@ -1,7 +1,9 @@
 """``python -m analytics audit {identity|protocols|metadata|all} [--catalog DIR] [--all]``:
 the catalog audits. Each prints one line per unresolved finding (``--all``: the
 resolved ones too, with why they are resolved) and a count; exit 1 when anything is
-unresolved, 0 when the catalog is clean, 2 for bad arguments or an unreadable catalog."""
+unresolved, 0 when the catalog is clean, 2 for bad arguments or an unreadable catalog.
+``audit sample [--n 40] [--seed S]``: a random sample of models re-read fact by fact from their
+makers' configs (``analytics.llm.audit.sample``); exit 1 when a fact is wrong."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from analytics.core import paths
-from analytics.llm.audit import identity, metadata, organisations, protocols
+from analytics.llm.audit import identity, metadata, organisations, protocols, sample
 from analytics.llm.ingest import crosslinks, llmfit
 from analytics.llm.ingest import overrides as ov
 from analytics.llm.ingest.identity import match_key
@@ -56,17 +58,34 @@ def findings(name: str, tables: dict[str, pd.DataFrame], catalog: Path) -> list:
     return identity.audit(tables["models"], tables["scores"], apart, facts)
 
 
+def _sample(tables: dict[str, pd.DataFrame], n: int, seed: int) -> int:
+    """``audit sample``: exit 2 without the Hub table, 1 when a fact is wrong, else 0."""
+    hub_table = paths.SHARED_DATA_DIR / llmfit.CONFIGS_FILE
+    if not hub_table.is_file():
+        print(f"error: {hub_table} is absent; fix: the sample reads the makers' configs there "
+              "(../shared/data, or set MODELATLAS_SHARED_DATA)", file=sys.stderr)
+        return 2
+    checked = sample.sample(tables["models"], sample.configs(hub_table), n, seed)
+    lines = sample.report(checked)
+    print("\n".join(lines))
+    return 1 if any(c.outcome == sample.WRONG for checks in checked for c in checks) else 0
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m analytics audit", description=__doc__)
-    parser.add_argument("audit", choices=(*AUDITS, "all"))
+    parser.add_argument("audit", choices=(*AUDITS, "all", "sample"))
     parser.add_argument("--catalog", type=Path, default=paths.CATALOG_DIR)
     parser.add_argument("--all", action="store_true", help="list resolved findings too")
+    parser.add_argument("--n", type=int, default=40, help="sample: how many models")
+    parser.add_argument("--seed", type=int, default=0, help="sample: the draw's seed")
     args = parser.parse_args(argv[1:])
     try:
         tables = read_catalog(args.catalog)
     except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.audit == "sample":
+        return _sample(tables, args.n, args.seed)
     unresolved = 0
     for name in AUDITS if args.audit == "all" else (args.audit,):
         start = time.perf_counter()

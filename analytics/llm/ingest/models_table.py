@@ -100,13 +100,24 @@ def _grouped(row: dict, observations: list[ModelObs]) -> None:
     row["release_date_basis"] = release.release_date_basis if release else None
 
 
+UNNAMED_LICENCES = frozenset({"other", "unknown", "none", "n/a", "-"})
+"""Licence cells that name no licence (the Hub's 'other' means "see the card"): a source that
+names one wins over them (Qwen1.5-0.5B-Chat: 'other' on the Open LLM Leaderboard,
+'tongyi-qianwen-research' in Qwen's own repository); kept only when no source names one."""
+
+
 def first_value(observations: list[ModelObs], attr: str) -> object:
-    """The first value of ``attr`` the observations state, in ``FIELD_PRIORITY`` order."""
+    """The first value of ``attr`` the observations state, in ``FIELD_PRIORITY`` order (for the
+    licence, the first that names one, see :data:`UNNAMED_LICENCES`)."""
     order = FIELD_PRIORITY[attr]
     ranked = sorted(
         (o for o in observations if o.source in order), key=lambda o: order.index(o.source)
     )
-    return next((getattr(o, attr) for o in ranked if getattr(o, attr) is not None), None)
+    stated = [getattr(o, attr) for o in ranked if getattr(o, attr) is not None]
+    if attr == "licence_raw":
+        named = [v for v in stated if str(v).strip().lower() not in UNNAMED_LICENCES]
+        stated = named or stated
+    return stated[0] if stated else None
 
 
 def _organisation(model_id: str, observations: list[ModelObs], rule_org: str | None) -> str:
