@@ -45,11 +45,12 @@ snapshot file (SOURCES.md): 2026-07-01 for the current release, 2026-01-02 for 2
 
 Models: one ``ModelObs`` per raw name in any table (``name`` = the raw name), joined with
 ``model_links.json`` on the base key or a ``variants[].rawName``. ``display_name`` is the base or
-variant ``displayName`` (a trailing footnote ``*`` removed); ``organisation`` is normalised with
-``ORGANISATIONS`` (one spelling per lab; "Stealth" and "OpenRouter" mark anonymous models, so
-None); ``open_weights`` from ``openweight`` (absent -> None, not False); ``release_date`` only when
-``version`` is a full ``YYYY-MM-DD`` date - LiveBench's version is the API snapshot date for API
-models, the best public date it gives; ``hf_id`` when the link is a Hugging Face model repo.
+variant ``displayName`` (a trailing footnote ``*`` removed); ``organisation`` is normalised by
+the organisations table (``organisations.maker_or_none``: one spelling per lab; "Stealth" and
+"OpenRouter" mark anonymous models, so None); ``open_weights`` from ``openweight`` (absent ->
+None, not False); ``release_date`` only when ``version`` is a full ``YYYY-MM-DD`` date -
+LiveBench's version is the API snapshot date for API models, the best public date it gives;
+``hf_id`` when the link is a Hugging Face model repo.
 ``variant``: for a raw name listed in a base entry's ``variants``, the part of the name that
 differs from its base, ``-effort`` removed ("claude-opus-4-7-xhigh-effort" -> "xhigh", "gpt-5.4-
 mini-low" -> "low"); a base whose own name carries the varying part ("claude-opus-4-7-high-effort",
@@ -81,6 +82,7 @@ from analytics.llm.ingest.common import (
     parse_number,
     read_source_json,
 )
+from analytics.llm.ingest.organisations import maker_or_none
 
 SOURCE = "livebench"
 SOURCE_NAME = "LiveBench"
@@ -104,19 +106,6 @@ CATEGORY_MAP: dict[str, tuple[str, str]] = {
     "IF": ("if", "instruction-following"),
 }
 """LiveBench category -> (benchmark id slug, schema category); see the module docstring."""
-
-ORGANISATIONS: dict[str, str | None] = {
-    "Mistral": "Mistral AI",
-    "Minimax": "MiniMax",
-    "Z.AI": "Zhipu AI",
-    "AllenAI": "Allen Institute for AI",
-    "AbacusAI": "Abacus.AI",
-    "Arcee": "Arcee AI",
-    "Stealth": None,
-    "OpenRouter": None,
-}
-"""LiveBench ``organization`` spellings that differ from the catalog's one name per lab (the
-families table's spelling); any other spelling is kept as published."""
 
 KNOWN_MALFORMED: frozenset[tuple[str, str]] = frozenset(
     {("2026-01-08", "nemotron-3-super-120b-a12b")}
@@ -250,7 +239,7 @@ def read_links(path: Path) -> dict[str, LinkEntry]:
             raise IngestError(f"{path}: entry {base!r}: 'variants' must list {{rawName, ...}}")
         org = clean_text(entry["organization"])
         fields = {
-            "organisation": ORGANISATIONS.get(org, org) if org else None,
+            "organisation": maker_or_none(org),
             "open_weights": weights,
             "release_date": _release_date(entry.get("version")),
             "hf_id": _hf_id(clean_text(entry.get("url"))),

@@ -22,26 +22,10 @@ from analytics.llm.ingest.common import (
     clean_text,
     read_source_json,
 )
+from analytics.llm.ingest.organisations import canonical_org
 
 SOURCE = "llmstats"
 CLOSED_LICENCES = {"proprietary"}
-ORG_FOLDERS = {
-    "ai21": "AI21 Labs",
-    "amazon": "Amazon",
-    "anthropic": "Anthropic",
-    "cohere": "Cohere",
-    "deepseek": "DeepSeek",
-    "google": "Google",
-    "ibm": "IBM",
-    "meta": "Meta",
-    "microsoft": "Microsoft",
-    "mistral": "Mistral AI",
-    "moonshotai": "Moonshot AI",
-    "nvidia": "NVIDIA",
-    "openai": "OpenAI",
-    "qwen": "Alibaba",
-    "xai": "xAI",
-}
 
 
 def read_model_file(path: Path) -> dict:
@@ -63,7 +47,7 @@ def model_obs(path: Path, data: dict) -> ModelObs:
     return ModelObs(
         name=path.parent.name,
         source=SOURCE,
-        organisation=ORG_FOLDERS.get(path.parent.parent.name, path.parent.parent.name),
+        organisation=canonical_org(path.parent.parent.name),
         release_date=clean_text(data.get("release_date")),
         total_params_b=float(params) / 1e9 if isinstance(params, int | float) and params else None,
         open_weights=open_weights,

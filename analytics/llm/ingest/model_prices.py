@@ -76,7 +76,7 @@ MAKERS: dict[str, tuple[str, str | None]] = {
     "stepfun-ai": ("StepFun", r"^step"),
     "upstage": ("Upstage", r"^solar"),
     "arcee": ("Arcee AI", r"^trinity"),
-    "bailing": ("Ant Group", r"^(ling|ring)"),
+    "bailing": ("InclusionAI", r"^(ling|ring)"),
     "longcat": ("Meituan", r"^longcat"),
     "sensenova": ("SenseTime", r"^sensenova"),
     "sakana": ("Sakana AI", None),

@@ -72,7 +72,7 @@ MAKERS: tuple[tuple[str, str, str | None], ...] = (
     ("upstage", "Upstage", r"^solar"),
     ("watsonx", "IBM", r"^granite"),
     ("nova", "Amazon", r"^nova"),
-    ("bailing", "Ant Group", r"^(ling|ring)"),
+    ("bailing", "InclusionAI", r"^(ling|ring)"),
     ("sensenova", "SenseTime", r"^sensenova"),
     ("poolside", "Poolside", r"^(laguna|malibu|point)"),
     ("sakana", "Sakana AI", None),

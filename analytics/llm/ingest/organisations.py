@@ -62,8 +62,25 @@ HF_ORGS = {
     "speakleash": "SpeakLeash",
     "distilbert": "Hugging Face",
     "argilla-warehouse": "Argilla",
+    "amazon": "Amazon",
+    "anthropic": "Anthropic",
+    "openai": "OpenAI",
+    "antgroup": "InclusionAI",
+    "inclusionai": "InclusionAI",
+    "arcee-ai": "Arcee AI",
+    "coherelabs": "Cohere",
+    "inceptionlabs": "Inception",
+    "minimaxai": "MiniMax",
+    "snowflake": "Snowflake",
+    "xai-org": "xAI",
 }
 """Hugging Face namespace (lower case) -> the maker that publishes under it."""
+
+
+def known_namespace(prefix: str) -> str | None:
+    """The maker publishing under a Hugging Face namespace, None when the table does not know
+    it (unlike :func:`org_from_hf`, which then returns the namespace itself)."""
+    return HF_ORGS.get(prefix.lower())
 
 
 def org_from_hf(prefix: str) -> str:
@@ -133,6 +150,20 @@ ORG_SYNONYMS: dict[str, str] = {
     "thinking machines": "Thinking Machines Lab",
     "primeintellect": "Prime Intellect",
     "amd": "AMD",
+    "inception labs": "Inception",
+    "minimax": "MiniMax",
+    "arcee": "Arcee AI",
+    "alibaba": "Alibaba",
+    "ai21": "AI21 Labs",
+    "amazon": "Amazon",
+    "anthropic": "Anthropic",
+    "cohere": "Cohere",
+    "google": "Google",
+    "ibm": "IBM",
+    "meta": "Meta",
+    "microsoft": "Microsoft",
+    "openai": "OpenAI",
+    "xai": "xAI",
 }
 """Spellings of one organisation across sources (lower case, punctuation as spaces) -> the one
 name the catalog shows. xAI's models appear as 'SpaceXAI' in Artificial Analysis's 2026 data."""
@@ -154,6 +185,18 @@ def org_key(name: str) -> str:
     Machines Lab'. Two spellings with one key are one organisation (the metadata audit)."""
     words = _org_words(name).split()
     return "".join(w for w in words if w not in _ORG_GENERIC) or "".join(words)
+
+
+NOT_MAKERS = frozenset({"stealth", "openrouter"})
+"""Spellings a source puts where a maker goes for models it does not name (LiveBench's
+anonymous 'Stealth' and 'OpenRouter' entries): no organisation."""
+
+
+def maker_or_none(name: str | None) -> str | None:
+    """:func:`canonical_org`, or None for an empty spelling or one of :data:`NOT_MAKERS`."""
+    if not name or _org_words(name) in NOT_MAKERS:
+        return None
+    return canonical_org(name)
 
 
 def canonical_org(name: str | None) -> str | None:

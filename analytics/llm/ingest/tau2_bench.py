@@ -37,6 +37,7 @@ from analytics.llm.ingest.common import (
     clean_text,
     read_source_json,
 )
+from analytics.llm.ingest.organisations import canonical_org, org_key
 
 SOURCE = "tau2-bench"
 SOURCE_NAME = "τ²-bench leaderboard"
@@ -52,14 +53,6 @@ TRACKS = {"submissions": "text", "legacy_submissions": "legacy", "voice_submissi
 BENCHMARK_PREFIX = {"text": "tau2", "legacy": "tau2-legacy", "voice": "tau2-voice"}
 STANDARD_RETRIEVAL = "alltools"
 
-# Organisation spellings that name one vendor (lower case).
-ORG_ALIASES = {
-    "alibaba": "qwen",
-    "alibaba cloud": "qwen",
-    "z.ai": "zhipu ai",
-    "google deepmind": "google",
-    "moonshot": "moonshot ai",
-}
 
 TEMPLATE = "example template (A_EXAMPLE_*), not a submission"
 NOT_LISTED = "folder not in manifest.json (not on the leaderboard site)"
@@ -80,8 +73,7 @@ _SIERRA_RAN = re.compile(r"independently evaluated by sierra", re.IGNORECASE)
 
 
 def _org_key(name: str | None) -> str:
-    key = (name or "").strip().lower()
-    return ORG_ALIASES.get(key, key)
+    return org_key(canonical_org(name) or "")
 
 
 def source_kind(data: dict) -> str:

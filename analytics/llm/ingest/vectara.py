@@ -11,7 +11,8 @@ Provenance ``independent``: Vectara calls every model itself and scores all of t
 judge. Date = the table's "Last updated on <Month D, YYYY>" line.
 
 Names are kept as printed (``openai/gpt-5.4-2026-03-05``, effort and date included). The prefix
-gives the organisation where it is a known vendor (``VENDORS``). ``hf_id`` is set only for the
+gives the organisation where its namespace is a known maker's
+(``organisations.known_namespace``). ``hf_id`` is set only for the
 names that are real Hugging Face repositories (``HF_REPOS``: open models whose repository was
 confirmed in another public file, stored in the hub's own casing); provider API ids such as
 ``MiniMaxAI/minimax-m2p5`` or ``meta-llama/Llama-3.3-70B-Instruct-Turbo`` get none.
@@ -31,6 +32,7 @@ from analytics.llm.ingest.common import (
     clean_text,
     parse_number,
 )
+from analytics.llm.ingest.organisations import known_namespace
 
 SOURCE = "vectara"
 SOURCE_NAME = "Vectara hallucination leaderboard"
@@ -45,29 +47,6 @@ HEADER = (
     "Average Summary Length (Words)",
 )
 
-VENDORS = {
-    "ai21labs": "AI21 Labs",
-    "amazon": "Amazon",
-    "antgroup": "Ant Group",
-    "anthropic": "Anthropic",
-    "arcee-ai": "Arcee AI",
-    "coherelabs": "Cohere",
-    "deepseek-ai": "DeepSeek",
-    "google": "Google",
-    "ibm-granite": "IBM",
-    "inceptionlabs": "Inception Labs",
-    "meta-llama": "Meta",
-    "microsoft": "Microsoft",
-    "minimaxai": "MiniMax",
-    "mistralai": "Mistral AI",
-    "moonshotai": "Moonshot AI",
-    "nvidia": "NVIDIA",
-    "openai": "OpenAI",
-    "qwen": "Alibaba",
-    "snowflake": "Snowflake",
-    "xai-org": "xAI",
-    "zai-org": "Zhipu AI",
-}
 """Name prefix (lower case) -> organisation; every prefix in the 2026-03-10 table is a vendor."""
 
 # Lower-cased table name -> Hugging Face repository (hub casing). Each was checked against a
@@ -175,7 +154,7 @@ def load(root: Path, drops: Drops) -> tuple[list[ModelObs], list[ScoreObs]]:
             ModelObs(
                 name=name,
                 source=SOURCE,
-                organisation=VENDORS.get(prefix),
+                organisation=known_namespace(prefix),
                 hf_id=hf_id,
                 open_weights=True if hf_id else None,
                 display_name=name,
