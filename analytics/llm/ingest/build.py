@@ -76,7 +76,7 @@ from analytics.llm.ingest.resolver import (
     make_resolver,
     undated_merges,
 )
-from analytics.llm.ingest.scores_table import score_rows
+from analytics.llm.ingest.scores_table import refuse_before_release, score_rows
 from analytics.llm.ingest.sources import source_rows
 
 FINETUNE_TABLE = "finetune_memory"
@@ -349,8 +349,9 @@ def copy_rows(
 
 
 RETIRED_REASON = (
-    "no score left: every score of it was dropped by a protocol rule or moved by an override to "
-    "the model that produced it (docs/data.md, Protocols and Identity)"
+    "no score left: every score of it was dropped by a protocol rule, dated before its release "
+    "or moved by an override to the model that produced it (docs/data.md, Protocols, scores.csv "
+    "and Identity)"
 )
 
 
@@ -382,6 +383,10 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
     score_table = score_rows(resolved, drops, overrides)
     scored = {r["model_id"] for r in score_table}
     model_table = model_rows(resolver, by_model, scored)
+    score_table = refuse_before_release(score_table, model_table, drops)
+    if {r["model_id"] for r in score_table} != scored:  # a model left with no score goes
+        scored = {r["model_id"] for r in score_table}
+        model_table = model_rows(resolver, by_model, scored)
     idle = unapplied(overrides, {r["model_id"] for r in model_table},
                      {r["checkpoint_id"] for r in model_table} | set(resolver.checkpoints.values()),
                      filled_fields(model_table))

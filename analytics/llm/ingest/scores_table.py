@@ -5,6 +5,7 @@ draw-only benchmarks dropped; every drop counted."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 from analytics.core import schema
@@ -106,3 +107,37 @@ def score_rows(
         (row for row in rows if row["benchmark_id"] not in draws),
         key=lambda r: tuple(str(r[c]) for c in schema.PRIMARY_KEYS["scores"]),
     )
+
+
+BEFORE_RELEASE_DAYS = 31
+"""A score dated more than this before its checkpoint's stated release cannot be of that
+checkpoint (an earlier snapshot's or a preview's number repeated for it); the slack covers
+sources that date a result by its month or by the report that preceded the public weights."""
+BEFORE_RELEASE = (f"dated more than {BEFORE_RELEASE_DAYS} days before the checkpoint's stated "
+                  "release (an earlier snapshot's or a preview's result)")
+
+
+def refuse_before_release(rows: list[dict], models: list[dict], drops: Drops) -> list[dict]:
+    """``rows`` less the scores dated more than :data:`BEFORE_RELEASE_DAYS` before their
+    model's stated release day (a proxy day, such as a first-seen or submission day, is no
+    release and refuses nothing); each refusal counted under its source."""
+    released = {
+        m["model_id"]: day for m in models
+        if not m.get("release_date_basis") and (day := _day(m.get("release_date")))
+    }
+    kept = []
+    for row in rows:
+        release, day = released.get(row["model_id"]), _day(row.get("date"))
+        if release and day and (release - day).days > BEFORE_RELEASE_DAYS:
+            drops.add(row["origin"], BEFORE_RELEASE)
+            continue
+        kept.append(row)
+    return kept
+
+
+def _day(value: object) -> dt.date | None:
+    text = iso_day(value) if value else None
+    try:
+        return dt.date.fromisoformat(text) if text else None
+    except ValueError:
+        return None
