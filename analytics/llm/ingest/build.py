@@ -76,7 +76,11 @@ from analytics.llm.ingest.resolver import (
     make_resolver,
     undated_merges,
 )
-from analytics.llm.ingest.scores_table import refuse_before_release, score_rows
+from analytics.llm.ingest.scores_table import (
+    refuse_before_release,
+    score_rows,
+    settle_settings,
+)
 from analytics.llm.ingest.sources import source_rows
 
 FINETUNE_TABLE = "finetune_memory"
@@ -384,6 +388,8 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
     scored = {r["model_id"] for r in score_table}
     model_table = model_rows(resolver, by_model, scored)
     score_table = refuse_before_release(score_table, model_table, drops)
+    categories = {bid: b.category for bid, b in all_benchmarks().items()}
+    score_table = settle_settings(score_table, model_table, categories, drops)
     if {r["model_id"] for r in score_table} != scored:  # a model left with no score goes
         scored = {r["model_id"] for r in score_table}
         model_table = model_rows(resolver, by_model, scored)

@@ -12,6 +12,7 @@ from analytics.core import schema
 from analytics.llm.ingest.attachments import COPIED, copied_base_rows
 from analytics.llm.ingest.benchmarks import all_benchmarks
 from analytics.llm.ingest.common import Drops, IngestError, ScoreObs, iso_day
+from analytics.llm.ingest.identity import default_variant
 from analytics.llm.ingest.overrides import Overrides
 from analytics.llm.ingest.protocols import (
     EXCLUDED_BENCHMARKS,
@@ -141,3 +142,59 @@ def _day(value: object) -> dt.date | None:
         return dt.date.fromisoformat(text) if text else None
     except ValueError:
         return None
+
+
+_EFFORT = re.compile(
+    r"\b(?:o\d+(?:-mini|-pro)?|gpt-[\w.]+)[- ](minimal|low|medium|high|xhigh)\b"
+    r"|\b(minimal|low|medium|high|xhigh)[- ](?:reasoning[- ])?effort\b"
+    r"|\breasoning[_ ]effort[ =:]+(minimal|low|medium|high|xhigh)\b",
+    re.IGNORECASE,
+)
+_TOOLS = re.compile(r"\bwith (?:a |the )?(?:python|code execution|tools?|browsing|search)\b",
+                    re.IGNORECASE)
+TOOL_CATEGORIES = frozenset({"agentic"})
+"""Benchmark categories whose protocol is to use tools (BrowseComp browses, tau-bench calls
+tools): a tool run elsewhere (AIME 'with python tool') is another setting than the board's."""
+WITH_TOOLS = "method states tools the benchmark's protocol does not use (another setting)"
+OTHER_EFFORT = "method states a reasoning effort the catalog has no variant for"
+MOVED_EFFORT = "method states another reasoning effort: moved to that variant (counted, kept)"
+
+
+def stated_effort(method: str | None) -> str | None:
+    """The reasoning effort a method text names ('o3-mini high', 'accuracy (o4-mini-high)',
+    'high reasoning effort'), lower case, or None."""
+    found = _EFFORT.search(method or "")
+    return next((g.lower() for g in found.groups() if g), None) if found else None
+
+
+def settle_settings(
+    rows: list[dict], models: list[dict], categories: dict[str, str], drops: Drops
+) -> list[dict]:
+    """A row whose method states tools off its benchmark's protocol leaves the rating; one that
+    states a reasoning effort other than its model's setting moves to that effort's variant
+    of the checkpoint when the catalog has it (unless that variant has its own row there), else
+    leaves; every such row counted."""
+    by_id = {m["model_id"]: m for m in models}
+    variants = {(m["checkpoint_id"], m["variant"]): m["model_id"] for m in models}
+    taken = {(r["model_id"], r["benchmark_id"], r["source_name"]) for r in rows}
+    kept = []
+    for row in rows:
+        method = row.get("method") or ""
+        if _TOOLS.search(method) and categories.get(row["benchmark_id"]) not in TOOL_CATEGORIES:
+            drops.add(row["origin"], WITH_TOOLS)
+            continue
+        effort, model = stated_effort(method), by_id.get(row["model_id"])
+        if effort and model:
+            setting = model["variant"]
+            if setting == "default":
+                setting = default_variant(model["checkpoint_id"]) or "default"
+            if effort != setting:
+                target = variants.get((model["checkpoint_id"], effort))
+                if target is None or (target, row["benchmark_id"], row["source_name"]) in taken:
+                    drops.add(row["origin"], OTHER_EFFORT)
+                    continue
+                drops.add(row["origin"], MOVED_EFFORT)
+                row = {**row, "model_id": target}
+                taken.add((target, row["benchmark_id"], row["source_name"]))
+        kept.append(row)
+    return kept
