@@ -23,6 +23,8 @@ def test_a_score_from_before_the_release_is_refused_and_counted():
          "release_date_basis": None},
         {"model_id": "proxy-dated", "release_date": "2025-06-17",
          "release_date_basis": "first seen in LiteLLM"},
+        {"model_id": "phi-4-reasoning", "release_date": "2025-04-30", "release_date_basis": None,
+         "weights_repo": "microsoft/Phi-4-reasoning"},
     ]
     rows = [
         _score("gemini-2.5-pro-2025-06-17", "2025-03-26"),  # the March preview's number
@@ -31,12 +33,17 @@ def test_a_score_from_before_the_release_is_refused_and_counted():
         _score("gemini-2.5-pro-2025-06-17", None),  # undated: nothing to compare
         _score("proxy-dated", "2024-01-01"),  # a proxy day is no release
         _score("unknown-model", "2020-01-01"),
+        {**_score("phi-4-reasoning", "2025-03-01"),  # the maker's own card of these weights
+         "source_url": "https://huggingface.co/microsoft/Phi-4-reasoning"},
+        {**_score("phi-4-reasoning", "2025-03-01"),  # another model's card
+         "source_url": "https://huggingface.co/microsoft/Phi-4-reasoning-plus"},
     ]
     drops = Drops()
     kept = scores_table.refuse_before_release(rows, models, drops)
     assert [r["date"] for r in kept] == ["2025-05-20", "2025-06-17", None, "2024-01-01",
-                                         "2020-01-01"]
-    assert drops.counts == {("llmstats", scores_table.BEFORE_RELEASE): 1}
+                                         "2020-01-01", "2025-03-01"]
+    assert kept[-1]["source_url"].endswith("/Phi-4-reasoning")
+    assert drops.counts == {("llmstats", scores_table.BEFORE_RELEASE): 2}
 
 
 def test_the_committed_catalog_holds_no_score_from_before_its_models_release():
@@ -45,7 +52,10 @@ def test_the_committed_catalog_holds_no_score_from_before_its_models_release():
     stated = models[(models["release_date"] != "") & (models["release_date_basis"] == "")]
     release = pd.to_datetime(scores["model_id"].map(stated.set_index("model_id")["release_date"]))
     dated = pd.to_datetime(scores["date"].replace("", None))
-    early = (release - dated).dt.days > scores_table.BEFORE_RELEASE_DAYS
+    repo = scores["model_id"].map(models.set_index("model_id")["weights_repo"]).fillna("")
+    own_card = scores["source_url"].str.lower().str.rstrip("/") == (
+        "https://huggingface.co/" + repo.str.lower())
+    early = ((release - dated).dt.days > scores_table.BEFORE_RELEASE_DAYS) & ~own_card
     assert not early.any(), scores[early][["model_id", "benchmark_id", "date"]].head()
 
 

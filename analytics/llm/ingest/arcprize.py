@@ -78,6 +78,8 @@ HEADLINE = {
 
 HUMAN = "not a model: human baseline"
 COMPETITION = "not a general model: ARC Prize competition (Kaggle) entry"
+NOT_A_MODEL_PREFIX = "not a "
+"""The reasons of systems that are no model of a maker (their facts are not read either)."""
 PUBLIC_SET = "public evaluation set: a different protocol (public tasks, contamination risk)"
 PRIVATE_SET = "private evaluation set: run for competition entries only"
 OTHER_SET = "dataset not imported"
@@ -231,4 +233,10 @@ def load(root: Path, drops: Drops) -> tuple[list[ModelObs], list[ScoreObs]]:
                 origin=SOURCE,
             )
         )
+    for model_id, model in model_table.items():
+        # a system whose scores are set aside (another protocol) still states its release day,
+        # evidence that it is not the later model of its name (o3-preview, 2024-12-20)
+        if model_id not in models and model["providerId"] in providers and not (
+                system_drop_reason(model) or "").startswith(NOT_A_MODEL_PREFIX):
+            models[model_id] = _model_obs(model, providers)
     return list(models.values()), scores

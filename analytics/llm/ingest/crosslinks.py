@@ -397,8 +397,7 @@ def collect_facts(resolver, observed: list[tuple[str, object]], scored: list[tup
     facts = Facts()
     by_cp: dict[str, list] = defaultdict(list)
     for model_id, obs in observed:
-        if cp(model_id) in touched:
-            by_cp[cp(model_id)].append(obs)
+        by_cp[cp(model_id)].append(obs)  # every checkpoint: the identity audit reads them too
     for node, obs_list in by_cp.items():
         stated = _first(obs_list, FIELD_PRIORITY["release_date"], "release_date",
                         lambda o: o.release_date_basis is None)

@@ -42,7 +42,7 @@ PRICE_FIELDS = ("usd_per_mtok_input", "usd_per_mtok_output", "price_source_url",
 FIELD_PRIORITY: dict[str, tuple[str, ...]] = {
     "release_date": (
         "llmstats", "epoch-2026", "epoch", "artificial-analysis", "livebench", "metergraph",
-        "llmfit",
+        "arcprize", "llmfit",
         "open-llm-leaderboard", models_dev.SOURCE, litellm_first_seen.SOURCE,
     ),
     "licence_raw": (

@@ -121,19 +121,30 @@ BEFORE_RELEASE = (f"dated more than {BEFORE_RELEASE_DAYS} days before the checkp
 def refuse_before_release(rows: list[dict], models: list[dict], drops: Drops) -> list[dict]:
     """``rows`` less the scores dated more than :data:`BEFORE_RELEASE_DAYS` before their
     model's stated release day (a proxy day, such as a first-seen or submission day, is no
-    release and refuses nothing); each refusal counted under its source."""
+    release and refuses nothing; a row citing the model's own weights repository is its
+    maker's card of these weights, kept); each refusal counted under its source."""
     released = {
         m["model_id"]: day for m in models
         if not m.get("release_date_basis") and (day := _day(m.get("release_date")))
     }
+    own_card = {m["model_id"]: _card(m["weights_repo"]) for m in models if m.get("weights_repo")}
     kept = []
     for row in rows:
         release, day = released.get(row["model_id"]), _day(row.get("date"))
+        if own_card.get(row["model_id"]) == _card(row.get("source_url")):
+            kept.append(row)  # the maker's card of these very weights: a pre-release run
+            continue
         if release and day and (release - day).days > BEFORE_RELEASE_DAYS:
             drops.add(row["origin"], BEFORE_RELEASE)
             continue
         kept.append(row)
     return kept
+
+
+def _card(repo_or_url: object) -> str:
+    """A Hugging Face repository as its page's URL, lower case, no trailing slash."""
+    text = str(repo_or_url or "").strip().rstrip("/").lower()
+    return text if text.startswith("https://") else f"https://huggingface.co/{text}"
 
 
 def _day(value: object) -> dt.date | None:
