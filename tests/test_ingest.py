@@ -48,6 +48,7 @@ CATALOG_FILES = (
     "throughput.csv",
     "finetune_memory.csv",
     "api_speed.csv",
+    "api_index_cost.csv",
     "copies.csv",
     "sources.csv",
     "retired.csv",

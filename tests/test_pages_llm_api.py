@@ -151,7 +151,7 @@ def test_leaderboard_price_columns_sort_as_numbers(committed: str) -> None:
 
 def test_leaderboard_cells_are_empty_without_a_price_or_speed(committed: str) -> None:
     row, _ = _board_row(UNPRICED)
-    assert all(pd.isna(row[c]) for c in api_facts.BOARD_COLUMNS)
+    assert all(pd.isna(row[c]) for c in api_facts.PRICE_SPEED_COLUMNS)  # shown without a pick
 
 
 def test_model_page_shows_the_price_and_the_api_speed_with_dates_and_links(
@@ -356,6 +356,67 @@ def test_older_snapshots_read_as_unknown() -> None:
     assert api_facts.model_api_of(api, "m2").release_line() == ""  # not in it: nothing known
     rows = api_facts.board_columns(pd.DataFrame({"model_id": ["m1", "m2"]}), api)
     assert rows[list(api_facts.BOARD_COLUMNS)].isna().all().all()
+
+
+def test_a_snapshot_without_the_index_cost_table_reads_it_as_unknown() -> None:
+    """Snapshots built before ``api_index_cost`` existed keep their price and speed; the index
+    cost is unknown (NA), and joins by model_id once the table is there."""
+    con = duckdb.connect(":memory:")
+    con.execute("CREATE VIEW models AS SELECT * FROM (VALUES ('m1'), ('m2')) t(model_id)")
+    con.execute("CREATE VIEW api_speed AS SELECT 'm1' AS model_id, 90.0 AS output_tokens_per_s, "
+                "DATE '2026-08-22' AS measured_on")
+    rows = pd.DataFrame({"model_id": ["m1", "m2"]})
+    older = api_facts.board_columns(rows, api_facts.model_api(con))
+    assert older["api_output_tok_per_s"].tolist()[0] == 90.0
+    assert older[list(api_facts.INDEX_COST_BOARD_COLUMNS)].isna().all().all()
+    con.execute("CREATE VIEW api_index_cost AS SELECT 'm2' AS model_id, 812.5 AS index_cost_usd, "
+                "DATE '2026-08-22' AS measured_on")
+    newer = api_facts.board_columns(rows, api_facts.model_api(con)).set_index("model_id")
+    assert pd.isna(newer.loc["m1", "api_index_cost_usd"])
+    assert newer.loc["m2", "api_index_cost_usd"] == 812.5
+    assert _day(newer.loc["m2", "api_index_cost_measured_on"]) == "2026-08-22"
+    assert pd.api.types.is_float_dtype(newer["api_index_cost_usd"])
+
+
+INDEX_COSTS = {"beta-pro-2": 75.0, "acme-2-70b": 1234.5, "beta-pro": 5.0}  # test data
+"""USD per model: as text "$1,234.50" < "$5.00" < "$75.00"; as numbers the other way round."""
+
+
+def test_leaderboard_shows_the_index_cost_beside_the_price_and_sorts_it_as_numbers(
+    store_paths: StorePaths,
+) -> None:
+    tables_ = llm_catalog_rows()
+    for model in tables_["models"]:
+        if model["model_id"] == "beta-pro":
+            model.update(usd_per_mtok_input=1.25, usd_per_mtok_output=10.0,
+                         price_date="2026-08-01", price_source_url="https://lab.example.com/p")
+    tables_["api_index_cost"] = [
+        dict(model_id=m, index_cost_usd=usd, measured_on="2026-08-22",
+             source_name="Artificial Analysis (cost to run its Intelligence Index)",
+             source_url=f"https://artificialanalysis.ai/models/{m}")
+        for m, usd in INDEX_COSTS.items()
+    ]
+    serve_tables(store_paths, "vtest-llm-index-cost", tables_)
+    plain = run_page("llm/leaderboard.py")
+    assert not plain.exception
+    assert "AA index run cost (USD)" not in shown_labels(tables(plain)[0])  # optional column
+    at = run_page("llm/leaderboard.py", cols=["api_index_cost_usd"])
+    assert not at.exception
+    ranked = tables(at)[0]
+    assert shown_labels(ranked)[-6:] == [  # beside the price, its day with it, then the link
+        "API $/1M input", "API $/1M output", "Price from", "AA index run cost (USD)",
+        "Index cost measured", "Details",
+    ]
+    config = json.loads(ranked.proto.columns or "{}")["api_index_cost_usd"]
+    assert config["type_config"]["type"] == "number"
+    assert config["type_config"]["format"] == "$%.2f"
+    assert "Artificial Analysis" in config["help"] and "Intelligence Index" in config["help"]
+    values = ranked.value.set_index("model_id")["api_index_cost_usd"]
+    assert pd.api.types.is_float_dtype(values)  # never text
+    assert values.dropna().to_dict() == INDEX_COSTS  # the three are ranked
+    ordered = values.sort_values(na_position="last").tolist()
+    assert ordered[:3] == [5.0, 75.0, 1234.5]  # text would put "$1,234.50" first
+    assert len(ordered) > 3 and all(pd.isna(v) for v in ordered[3:])  # no figure: empty, last
 
 
 @pytest.mark.parametrize(

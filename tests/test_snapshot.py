@@ -300,6 +300,7 @@ def test_build_writes_typed_parquet_and_manifest(catalog: Path, store: Path) -> 
     assert result.created and result.version == snapshot.catalog_version(catalog)
     assert result.path == store / result.version
     assert result.counts == {
+        "api_index_cost": 0,
         "api_speed": 0,
         "benchmarks": 2,
         "copies": 0,
@@ -316,6 +317,7 @@ def test_build_writes_typed_parquet_and_manifest(catalog: Path, store: Path) -> 
     files = sorted(p.relative_to(result.path).as_posix() for p in result.path.rglob("*"))
     assert files == [
         "MANIFEST.json",
+        "api_index_cost.parquet",
         "api_speed.parquet",
         "benchmarks.parquet",
         "copies.parquet",

@@ -78,6 +78,8 @@ LABELS: dict[str, str] = {
     "api_price_from": "Price from",
     "api_output_tok_per_s": "API speed",
     "api_speed_measured_on": "Speed measured",
+    "api_index_cost_usd": "AA index run cost (USD)",
+    "api_index_cost_measured_on": "Index cost measured",
     "reference_rating": "Elo (reference)",
     "page": "Page",
     # hardware

@@ -35,11 +35,11 @@ ID_PATTERN = r"^[a-z0-9][a-z0-9._+-]{0,127}$"
 """Every identifier cell: lower-case ASCII letters, digits and ``._+-``, at most 128 characters
 (so no spaces, control, zero-width, markup or look-alike non-ASCII characters)."""
 
-MAY_BE_EMPTY = frozenset({"retired", "api_speed", "copies", "disagreements",
+MAY_BE_EMPTY = frozenset({"retired", "api_speed", "api_index_cost", "copies", "disagreements",
                           "evidence_measured_refused"})
 """Tables that may hold no rows (nothing retired yet; a catalog built without newer copies has
-no API speeds and no copies; one without measured-speed files refuses no run); every other
-table needs data."""
+no API speeds and no copies; one without Artificial Analysis' index costs has none; one without
+measured-speed files refuses no run); every other table needs data."""
 
 ID_COLUMNS: dict[str, tuple[str, ...]] = {
     "models": ("model_id", "checkpoint_id"),
@@ -219,6 +219,20 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("source_name", "str", help="'Artificial Analysis (API, as served)'"),
         Column("source_url", "str"),
     ),
+    "api_index_cost": (
+        Column("model_id", "str"),
+        Column(
+            "index_cost_usd", "float",
+            help="USD it cost Artificial Analysis to run its Intelligence Index on the model "
+            "(every token it spent, thinking included)",
+        ),
+        Column("measured_on", "date", help="the day of the file that states it"),
+        Column(
+            "source_name", "str",
+            help="'Artificial Analysis (cost to run its Intelligence Index)'",
+        ),
+        Column("source_url", "str", help="the model's page on Artificial Analysis"),
+    ),
     "disagreements": (
         Column("checkpoint_id", "str"),
         Column("field", "str", help="release_date or total_params_b"),
@@ -250,6 +264,7 @@ PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     "sources": ("source_id",),
     "retired": ("model_id",),
     "api_speed": ("model_id",),
+    "api_index_cost": ("model_id",),
     "copies": ("copy_id",),
     "disagreements": ("checkpoint_id", "field"),
     "throughput": (

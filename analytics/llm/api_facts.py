@@ -1,6 +1,6 @@
 """What a model's API costs and how fast it is served, and what its release date rests on.
 
-Three facts per model of one snapshot, each with its date and source:
+Four facts per model of one snapshot, each with its date and source:
 
 - the API list price per million input and output tokens (``models.usd_per_mtok_input`` /
   ``_output``), with the day it applies from (``price_date``) and ``price_source_url``;
@@ -8,6 +8,9 @@ Three facts per model of one snapshot, each with its date and source:
   to first token, thinking included, measured by Artificial Analysis on ``measured_on``). This
   is a third kind of speed, never a GPU's: llama.cpp single-stream and MLPerf server throughput
   (table ``throughput``) are the hardware-fit page's, and the two are never mixed;
+- what it cost Artificial Analysis to run its Intelligence Index on the model (table
+  ``api_index_cost``: USD, measured on ``measured_on``). A list price leaves out how many
+  tokens a model spends; this figure counts every one, thinking included;
 - the release date's basis (``models.release_date_basis``): empty when a source states the
   release, else the proxy the date is (the day the model's key first appeared in LiteLLM);
   without any date, why none is published where the override table says so (an
@@ -35,18 +38,22 @@ SPEED_COLUMNS = ("model_id", "output_tokens_per_s", "ttft_s", "measured_on", "so
                  "source_url")
 SPEED_SOURCE = "Artificial Analysis"
 """Who measures the API speeds (named when a row does not carry its ``source_name``)."""
-BOARD_COLUMNS = (
+INDEX_COST_COLUMNS = ("model_id", "index_cost_usd", "measured_on")
+PRICE_SPEED_COLUMNS = (
     "api_usd_per_mtok_input", "api_usd_per_mtok_output", "api_price_from",
     "api_output_tok_per_s", "api_speed_measured_on",
 )
-"""What :func:`board_columns` adds to leaderboard rows: prices and speed as numbers (a table
-sorts them as numbers, never as text), dates as dates."""
+INDEX_COST_BOARD_COLUMNS = ("api_index_cost_usd", "api_index_cost_measured_on")
+BOARD_COLUMNS = PRICE_SPEED_COLUMNS + INDEX_COST_BOARD_COLUMNS
+"""What :func:`board_columns` adds to leaderboard rows: prices, speed and the index cost as
+numbers (a table sorts them as numbers, never as text), dates as dates."""
 
 
 def model_api(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """One row per model of the snapshot: :data:`MODEL_COLUMNS`, then the API speed as
     ``speed_tok_per_s``, ``speed_ttft_s``, ``speed_measured_on``, ``speed_source_name``,
-    ``speed_source_url`` (missing where the snapshot has none)."""
+    ``speed_source_url`` and the index cost as ``index_cost_usd``, ``index_cost_measured_on``
+    (missing where the snapshot has none)."""
     models = db.select_present(con, "models", list(MODEL_COLUMNS), order_by="model_id")
     speed = db.select_present(con, "api_speed", list(SPEED_COLUMNS))
     speed = speed.rename(
@@ -57,7 +64,10 @@ def model_api(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
         }
     )
     speed = speed.drop_duplicates("model_id")  # one row per model (its primary key)
-    out = models.merge(speed, on="model_id", how="left")
+    cost = db.select_present(con, "api_index_cost", list(INDEX_COST_COLUMNS))
+    cost = cost.rename(columns={"measured_on": "index_cost_measured_on"})
+    cost = cost.drop_duplicates("model_id")
+    out = models.merge(speed, on="model_id", how="left").merge(cost, on="model_id", how="left")
     notes = db.select_present(con, "overrides", ["action", "subject", "field", "reason"])
     notes = notes[(notes["action"] == "unpublished") & (notes["field"] == "release_date")]
     why = dict(zip(notes["subject"], notes["reason"], strict=True))
@@ -106,7 +116,8 @@ def seconds_text(seconds: float) -> str:
 def board_columns(rows: pd.DataFrame, api: pd.DataFrame) -> pd.DataFrame:
     """Leaderboard ``rows`` with :data:`BOARD_COLUMNS`: USD per 1M input and output tokens, the
     day the price applies from, output tokens/s of the API as served and the day that was
-    measured; empty (NA) where unknown. ``api``: :func:`model_api`'s frame."""
+    measured, the USD Artificial Analysis spent running its Intelligence Index and the day of
+    that figure; empty (NA) where unknown. ``api``: :func:`model_api`'s frame."""
     facts = api.set_index("model_id") if not api.empty else pd.DataFrame(index=pd.Index([]))
     picked = facts.reindex(rows["model_id"].astype(str))
 
@@ -124,6 +135,8 @@ def board_columns(rows: pd.DataFrame, api: pd.DataFrame) -> pd.DataFrame:
         api_price_from=_dates(column("price_date").where(priced), rows.index),
         api_output_tok_per_s=_numbers(column("speed_tok_per_s")).to_numpy(),
         api_speed_measured_on=_dates(column("speed_measured_on"), rows.index),
+        api_index_cost_usd=_numbers(column("index_cost_usd")).to_numpy(),
+        api_index_cost_measured_on=_dates(column("index_cost_measured_on"), rows.index),
     )
 
 

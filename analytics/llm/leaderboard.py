@@ -56,6 +56,9 @@ TABLE_COLUMNS = (
     "checkpoint_id",
 )
 
+INDEX_COST, INDEX_COST_DAY = api_facts.INDEX_COST_BOARD_COLUMNS
+"""The optional API column (what running its Intelligence Index cost Artificial Analysis) and
+the day of its figure, shown with it."""
 ESSENTIAL_COLUMNS = (
     "rank",
     "rank_range",
@@ -69,7 +72,7 @@ ESSENTIAL_COLUMNS = (
     "n_benchmarks",
     "n_categories",
     "n_sources",
-    *api_facts.BOARD_COLUMNS,
+    *api_facts.PRICE_SPEED_COLUMNS,
     "details",
 )
 """What the leaderboard shows first (rank, name, rating with interval, provenance badge,
@@ -89,10 +92,12 @@ MORE_COLUMNS = (
     "rank_high",
     "rank_ub",
     "publishers",
+    INDEX_COST,
     *_MODEL_FACTS,
     "model_id",
 )
-"""The leaderboard's optional columns, in the column picker's order."""
+"""The leaderboard's optional columns, in the column picker's order (:data:`INDEX_COST`, picked,
+sits beside the API price and speed)."""
 
 
 @dataclass(frozen=True)
@@ -354,8 +359,9 @@ def search(board: Leaderboard, rows: pd.DataFrame, text: str) -> pd.DataFrame:
 
 
 def with_api(board: Leaderboard, rows: pd.DataFrame) -> pd.DataFrame:
-    """``rows`` with the API price and speed columns (``api_facts.BOARD_COLUMNS``), joined by
-    model_id from the snapshot's models and api_speed tables; empty where unknown."""
+    """``rows`` with the API price, speed and index cost columns (``api_facts.BOARD_COLUMNS``),
+    joined by model_id from the snapshot's models, api_speed and api_index_cost tables; empty
+    where unknown."""
     return api_facts.board_columns(rows, board.api)
 
 

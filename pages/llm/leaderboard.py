@@ -101,6 +101,16 @@ COLUMNS = {
     "api_speed_measured_on": st.column_config.DateColumn(
         "Speed measured", help="The day Artificial Analysis measured the API speed."
     ),
+    "api_index_cost_usd": st.column_config.NumberColumn(
+        "AA index run cost (USD)", format="$%.2f", help="Artificial Analysis' figure: the USD "
+        "it cost them to run their Intelligence Index on this variant, every token it spent "
+        "(thinking included) counted, measured on the date beside it (Index cost measured). "
+        "Unlike the $/1M list price, it grows with the tokens a model spends.",
+    ),
+    "api_index_cost_measured_on": st.column_config.DateColumn(
+        "Index cost measured", help="The day of the Artificial Analysis file that states the "
+        "index run cost."
+    ),
     "details": st.column_config.LinkColumn("Details", display_text="open"),
 }
 
@@ -222,6 +232,9 @@ def visible_columns(rows: pd.DataFrame, category: str | None, more: list[str]) -
         first += list(CATEGORY_ESSENTIALS)
     if "eligible" in rows and not rows["eligible"].all():
         first.append("unrated_reason")
+    if leaderboard.INDEX_COST in more:  # a cost beside the API price, and the day it is of
+        at = first.index("details")
+        first[at:at] = [leaderboard.INDEX_COST, leaderboard.INDEX_COST_DAY]
     if "variants" in rows:  # the grouped view: the folded settings, after the evidence
         first.insert(first.index("details"), "variants")
     wanted = list(dict.fromkeys(first + more))

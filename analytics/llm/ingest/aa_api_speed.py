@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from analytics.llm.ingest import artificial_analysis as aa
@@ -163,28 +164,48 @@ def first_party_speed(path: Path, model: dict) -> tuple[float | None, float | No
     )
 
 
-def load_first_party(folder: Path, drops: Drops) -> list[dict]:
-    """The same rows from AA's own August ``llms.json`` (``measured_on`` its fetch day); a model
-    without a measured speed is counted as :data:`NOT_MEASURED`, one without a slug as
-    :data:`NO_SLUG`."""
+def first_party_rows(
+    folder: Path, drops: Drops, source: str, figures: Callable[[Path, dict], dict | str]
+) -> list[dict]:
+    """One row per slug of AA's own ``llms.json`` in ``folder``, in file order: ``model_name``
+    (the slug), ``name``, ``measured_on`` (the file's fetch day), ``source_url`` (AA's model
+    page) and what ``figures(path, model)`` returns for the model: the row's figures, or the
+    reason the model has none (counted under ``source``). ``figures`` sees every model, so a
+    malformed value anywhere in the file refuses it; a model without a usable slug is counted
+    as :data:`NO_SLUG`, a repeated slug as :data:`DUPLICATE_SLUG`."""
     path = folder / aa.FILE_NAME
     day, models = read_first_party(folder)
     rows: list[dict] = []
     seen: set[str] = set()
     for model in models:
         slug = model.get("slug")
-        tps, ttft = first_party_speed(path, model)
+        found = figures(path, model)
         if not isinstance(slug, str) or not _KEY.match(slug):
-            drops.add(SOURCE, NO_SLUG)
+            drops.add(source, NO_SLUG)
             continue
         if slug in seen:
-            drops.add(SOURCE, DUPLICATE_SLUG)
-        elif not tps:
-            drops.add(SOURCE, NOT_MEASURED)
+            drops.add(source, DUPLICATE_SLUG)
+        elif isinstance(found, str):
+            drops.add(source, found)
         else:
-            rows.append(_row(slug, model["name"], tps, ttft, day))
+            rows.append({"model_name": slug, "name": model["name"].strip(), "measured_on": day,
+                         "source_url": aa._page_url({"slug": slug}), **found})
         seen.add(slug)
     return rows
+
+
+def _speed_figures(path: Path, model: dict) -> dict | str:
+    tps, ttft = first_party_speed(path, model)
+    if not tps:
+        return NOT_MEASURED
+    return {"output_tokens_per_s": tps, "ttft_s": ttft or None, "source_name": SOURCE_NAME}
+
+
+def load_first_party(folder: Path, drops: Drops) -> list[dict]:
+    """The same rows from AA's own August ``llms.json`` (``measured_on`` its fetch day); a model
+    without a measured speed is counted as :data:`NOT_MEASURED`, one without a slug as
+    :data:`NO_SLUG`."""
+    return first_party_rows(folder, drops, SOURCE, _speed_figures)
 
 
 def merge(october: list[dict], august: list[dict]) -> list[dict]:

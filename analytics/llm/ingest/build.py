@@ -13,9 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from analytics.core import schema
 from analytics.llm.ingest import (
     aa_api_speed,
     aa_fidelity,
+    aa_index_cost,
     arcprize,
     arena_2026,
     artificial_analysis,
@@ -293,9 +295,12 @@ def attach_metadata(resolver: Resolver, by_model: dict, extra: list[ModelObs]) -
 
 AA_DIR = "artificial-analysis"
 NOT_IN_CATALOG = "API speed of a model the catalog does not list (no score)"
+INDEX_COST_NOT_IN_CATALOG = (
+    "index cost of a model the catalog does not list (name not resolved, or no score)"
+)
 
 
-def _newest_first_party(shared: Path) -> str:
+def newest_first_party(shared: Path) -> str:
     """The newest dated folder holding Artificial Analysis' own llms.json."""
     found = (shared / AA_DIR).glob(f"*/{artificial_analysis.FILE_NAME}")
     days = sorted(p.parent.name for p in found if iso_day(p.parent.name))
@@ -310,26 +315,47 @@ def api_speed_rows(
     """(api_speed.csv rows, the copy's fidelity figures): Artificial Analysis' measured API speed
     per catalog model (the October 2026 copy where it measured the model, else AA's own newest
     file), after the copy passed its fidelity check against that file (``aa_fidelity.check``)."""
-    august = _newest_first_party(shared)
+    august = newest_first_party(shared)
     fidelity = aa_fidelity.fidelity(shared, aa_api_speed.COPY_DIR, august)
     aa_fidelity.check(fidelity)
     rows = aa_api_speed.merge(
         aa_api_speed.load(shared / AA_DIR / aa_api_speed.COPY_DIR, drops),
         aa_api_speed.load_first_party(shared / AA_DIR / august, drops),
     )
+    return aa_catalog_rows("api_speed", rows, resolver, models, drops, aa_api_speed.SOURCE,
+                           NOT_IN_CATALOG), fidelity
+
+
+def api_index_cost_rows(
+    shared: Path, resolver: Resolver, models: set[str], drops: Drops
+) -> list[dict]:
+    """api_index_cost.csv rows: what running its Intelligence Index cost Artificial Analysis,
+    per catalog model, from AA's own newest ``llms.json`` (the October copy has no cost)."""
+    rows = aa_index_cost.load(shared / AA_DIR / newest_first_party(shared), drops)
+    return aa_catalog_rows("api_index_cost", rows, resolver, models, drops, aa_index_cost.SOURCE,
+                           INDEX_COST_NOT_IN_CATALOG)
+
+
+def aa_catalog_rows(
+    table: str, rows: list[dict], resolver: Resolver, models: set[str], drops: Drops,
+    source: str, not_in_catalog: str,
+) -> list[dict]:
+    """``table``'s rows, one per catalog model, sorted by model_id: each AA row (taken in slug
+    order) under the model its display name, else its slug, resolves to. A name that resolves
+    to no scored model is counted as ``not_in_catalog``; a second AA model naming the same
+    catalog model is counted too (the first slug kept)."""
+    columns = [c.name for c in schema.TABLES[table]]
     out: dict[str, dict] = {}
-    for row in rows:
+    for row in sorted(rows, key=lambda r: r["model_name"]):
         model_id = resolver.lookup(row["name"]) or resolver.lookup(row["model_name"])
         if model_id not in models:
-            drops.add(aa_api_speed.SOURCE, NOT_IN_CATALOG)
+            drops.add(source, not_in_catalog)
             continue
         if model_id in out:
-            drops.add(aa_api_speed.SOURCE, "two AA models name one catalog model (first kept)")
+            drops.add(source, "two AA models name one catalog model (first kept)")
             continue
-        out[model_id] = {"model_id": model_id, **{
-            k: row[k] for k in ("output_tokens_per_s", "ttft_s", "measured_on", "source_name",
-                                "source_url")}}
-    return [out[k] for k in sorted(out)], fidelity
+        out[model_id] = {c: model_id if c == "model_id" else row[c] for c in columns}
+    return [out[k] for k in sorted(out)]
 
 
 def copy_rows(
@@ -433,6 +459,7 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
         FINETUNE_TABLE: litgpt.load(shared / "litgpt/resource-tables.md", drops),
     }
     catalog.tables["api_speed"], aa_result = api_speed_rows(shared, resolver, scored, drops)
+    catalog.tables["api_index_cost"] = api_index_cost_rows(shared, resolver, scored, drops)
     catalog.tables["copies"] = copy_rows(shared, arena_fidelity, aa_result, extra, by_model)
     catalog.notes.append(f"metadata-only observations attached to models: {attached}")
     catalog.notes += [f"copy {r['copy_id']}: {r['fidelity']}" for r in catalog.tables["copies"]]
