@@ -168,7 +168,7 @@ def _add_run_views(con: duckdb.DuckDBPyConnection, runs_dir: Path) -> None:
     for folder in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
         files = sorted(folder.glob("*.parquet"))
         if folder.name in run_unit.TABLES:
-            whole = run_unit.units(runs_dir).intact if whole is None else whole
+            whole = run_unit.units_cached(runs_dir).intact if whole is None else whole
             files = [f for f in files if f.stem in whole]
         if _IDENT.match(folder.name) and files:
             listed = ", ".join(_quote_path(f) for f in files)
