@@ -78,8 +78,11 @@ HEADLINE = {
 
 HUMAN = "not a model: human baseline"
 COMPETITION = "not a general model: ARC Prize competition (Kaggle) entry"
-NOT_A_MODEL_PREFIX = "not a "
-"""The reasons of systems that are no model of a maker (their facts are not read either)."""
+DATED_SYSTEMS = (None, protocols.PARALLEL)
+"""Systems whose release day is read although no score of theirs is: a maker's model (its results
+set aside by dataset, e.g. only public-set runs) or a maker's system run with parallel test-time
+compute (o3-preview, Deep Think). A human baseline, a competition entry, a task fine-tune or a
+third party's scaffold over a model is no maker's model: its facts are not read."""
 PUBLIC_SET = "public evaluation set: a different protocol (public tasks, contamination risk)"
 PRIVATE_SET = "private evaluation set: run for competition entries only"
 OTHER_SET = "dataset not imported"
@@ -236,7 +239,7 @@ def load(root: Path, drops: Drops) -> tuple[list[ModelObs], list[ScoreObs]]:
     for model_id, model in model_table.items():
         # a system whose scores are set aside (another protocol) still states its release day,
         # evidence that it is not the later model of its name (o3-preview, 2024-12-20)
-        if model_id not in models and model["providerId"] in providers and not (
-                system_drop_reason(model) or "").startswith(NOT_A_MODEL_PREFIX):
+        if model_id not in models and model["providerId"] in providers and (
+                system_drop_reason(model) in DATED_SYSTEMS):
             models[model_id] = _model_obs(model, providers)
     return list(models.values()), scores

@@ -88,6 +88,7 @@ def score_rows(
             "ci_low": obs.ci_low,
             "ci_high": obs.ci_high,
             "origin": label,  # not a column: feeds the sources table
+            "moved": bool(rule),  # not a column: an override row placed it (release rule)
         }
         key = tuple(row[c] for c in schema.PRIMARY_KEYS["scores"])
         if key in best:
@@ -122,7 +123,8 @@ def refuse_before_release(rows: list[dict], models: list[dict], drops: Drops) ->
     """``rows`` less the scores dated more than :data:`BEFORE_RELEASE_DAYS` before their
     model's stated release day (a proxy day, such as a first-seen or submission day, is no
     release and refuses nothing; a row citing the model's own weights repository is its
-    maker's card of these weights, kept); each refusal counted under its source."""
+    maker's card of these weights, and a row an override moved here was placed by a curated row
+    citing its source: both kept); each refusal counted under its source."""
     released = {
         m["model_id"]: day for m in models
         if not m.get("release_date_basis") and (day := _day(m.get("release_date")))
@@ -131,8 +133,10 @@ def refuse_before_release(rows: list[dict], models: list[dict], drops: Drops) ->
     kept = []
     for row in rows:
         release, day = released.get(row["model_id"]), _day(row.get("date"))
-        if own_card.get(row["model_id"]) == _card(row.get("source_url")):
-            kept.append(row)  # the maker's card of these very weights: a pre-release run
+        if row.get("moved") or own_card.get(row["model_id"]) == _card(row.get("source_url")):
+            # an override row placed it on this model, citing its source; or the maker's card
+            # of these very weights (a pre-release run of them)
+            kept.append(row)
             continue
         if release and day and (release - day).days > BEFORE_RELEASE_DAYS:
             drops.add(row["origin"], BEFORE_RELEASE)
