@@ -64,11 +64,19 @@ def test_single_letters_and_digits_are_part_of_the_name(tmp_path):
     assert [r["n_layers"] for r in rows] == [None, None, 28]
 
 
-def test_copies_that_disagree_or_a_name_without_a_version_fill_nothing(tmp_path):
+def test_copies_that_disagree_or_a_name_without_a_version_or_size_fill_nothing(tmp_path):
     index = _index(tmp_path, [_config("a/Acme-Chat-7B", 32), _config("b/Acme-Chat-7B-GGUF", 30),
-                              _config("c/Muse-Glimmer-30B")])
-    rows = [_row("acme-chat-7b", 7.0), _row("muse-glimmer", 30.0)]
+                              _config("c/Reka-Flash-NVFP4")])
+    rows = [_row("acme-chat-7b", 7.0), _row("reka-flash", 21.0)]
     assert shapes.fill_from_copies(rows, index) == 0
+
+
+def test_a_name_without_a_version_needs_a_copy_stating_its_size(tmp_path):
+    index = _index(tmp_path, [_config("x/Muse-Glimmer-30B-NVFP4", 52, 2),
+                              _config("y/Muse-Glimmer-NVFP4", 52, 2)])
+    rows = [_row("muse-glimmer", 30.0), _row("muse-glimmer", 7.0)]  # 30B agrees; 7B does not
+    assert shapes.fill_from_copies(rows, index) == 1
+    assert (rows[0]["n_layers"], rows[1]["n_layers"]) == (52, None)
 
 
 def test_an_unpacked_count_that_disagrees_is_another_model(tmp_path):

@@ -85,19 +85,25 @@ def _record(row: dict, shapes: Shapes, repo: str) -> None:
 def copies_of(row: dict, index: Iterable[tuple]) -> list[tuple[Shapes, str]]:
     """(shapes, repository) of the copies of the row's checkpoint in ``index``
     (:func:`copy_index`): same words, same date if the checkpoint's name writes one, at most a
-    size word that agrees with its parameter count, and an unpacked count that agrees too."""
+    size word that agrees with its parameter count, and an unpacked count that agrees too. A
+    name that writes no version or size needs at least one copy whose size word agrees."""
     words, written = name_words(str(row.get("checkpoint_id") or row["model_id"]))
-    if not any(ch.isdigit() for w in words for ch in w):
-        return []  # 'reka-flash', 'preview-1': too few words to name one release
+    if not words:
+        return []
     params = row.get("total_params_b")
-    found = []
+    found, sized = [], False
     for repo_words, repo_date, shapes, repo, repo_b in index:
         if not words <= repo_words or (written is not None and repo_date != written):
             continue
         if repo_b and params and abs(repo_b - params) > SIZE_TOLERANCE * params:
             continue
-        if all(_size_agrees(w, params) for w in repo_words - words):
+        extra = repo_words - words
+        if all(_size_agrees(w, params) for w in extra):
             found.append((shapes, repo))
+            sized = sized or bool(extra)
+    if not any(ch.isdigit() for w in words for ch in w) and not sized:
+        return []  # a name without a version or size ('muse-glimmer') needs a copy that states
+        # a size agreeing with the checkpoint's ('Muse-Glimmer-30B-NVFP4')
     return found
 
 
