@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import math
 import re
@@ -123,6 +124,16 @@ def parse_number(value: object) -> float | None:
 
 
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def day_of(value: object) -> dt.date | None:
+    """The date a value starts with ('2025-06-17', '2025-06-17T00:00:00Z'), or None."""
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(str(value)[:10])
+    except ValueError:
+        return None
 
 
 def iso_day(value: object) -> str | None:

@@ -24,9 +24,8 @@ of ``python -m analytics audit metadata``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
 
-from analytics.llm.ingest.common import ModelObs
+from analytics.llm.ingest.common import ModelObs, day_of
 from analytics.llm.ingest.dated import refused_release_day
 from analytics.llm.ingest.families import off_the_name
 
@@ -54,16 +53,11 @@ LOW_RANK = {
 }
 
 
-def _day(value: object) -> date | None:
-    try:
-        return date.fromisoformat(str(value)[:10])
-    except ValueError:
-        return None
 
 
 def _agree(attr: str, a: object, b: object) -> bool:
     if attr == "release_date":
-        return abs((_day(a) - _day(b)).days) <= DAYS_AGREE
+        return abs((day_of(a) - day_of(b)).days) <= DAYS_AGREE
     return abs(float(a) - float(b)) <= COUNT_AGREE * max(float(a), float(b))
 
 
@@ -83,7 +77,7 @@ def votes(
         if attr == "total_params_b" and off_the_name(name, float(value)):
             continue
         if attr == "release_date":
-            if obs.release_date_basis or _day(value) is None:
+            if obs.release_date_basis or day_of(value) is None:
                 continue  # a proxy day never votes
             if refused_release_day(value, name):
                 continue
@@ -91,7 +85,7 @@ def votes(
         held = out.get(publisher)
         if held is None:
             out[publisher] = (publisher, value, obs)
-        elif publisher == HUB and attr == "release_date" and _day(value) < _day(held[1]):
+        elif publisher == HUB and attr == "release_date" and day_of(value) < day_of(held[1]):
             out[publisher] = (publisher, value, obs)  # the Hub's earliest upload
     return list(out.values())
 
@@ -173,7 +167,7 @@ def disagreement(
         return None
     values = [v for _, v, _ in cast]
     if attr == "release_date":
-        days = [_day(v) for v in values]
+        days = [day_of(v) for v in values]
         if (max(days) - min(days)).days <= DAYS_APART:
             return None
     elif max(map(float, values)) <= (1 + COUNT_APART) * min(map(float, values)):

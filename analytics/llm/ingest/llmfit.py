@@ -249,6 +249,12 @@ def arch_shapes(path: Path) -> dict[str, tuple]:
     return {key: next(iter(s)) for key, s in found.items() if len(s) == 1}
 
 
+def cite(row: dict, url: str) -> None:
+    """Add ``url`` to the row's ``metadata_source_url`` (';'-joined, each URL once)."""
+    urls = [u for u in (row.get("metadata_source_url") or "").split(";") if u]
+    row["metadata_source_url"] = ";".join(dict.fromkeys([*urls, url]))
+
+
 def fill_from_arch(rows: list[dict], by_key: dict[str, tuple]) -> int:
     """Layers, KV heads and head dim for rows that have none and an ``arch_key`` the Hub table
     gives shapes for (:func:`arch_shapes`); returns how many rows were filled."""
@@ -258,8 +264,7 @@ def fill_from_arch(rows: list[dict], by_key: dict[str, tuple]) -> int:
         if shapes is None or any(row.get(f) is not None for f in SHAPE_FIELDS):
             continue
         row.update(zip(SHAPE_FIELDS, shapes, strict=True))
-        urls = [u for u in (row.get("metadata_source_url") or "").split(";") if u]
-        row["metadata_source_url"] = ";".join(dict.fromkeys([*urls, CONFIGS_URL]))
+        cite(row, CONFIGS_URL)
         filled += 1
     return filled
 
@@ -284,7 +289,6 @@ def fill_shapes(rows: list[dict], by_maker: dict[str, list]) -> int:
         if candidates and len({shapes for shapes, _ in candidates}) == 1:
             for field, value in zip(SHAPE_FIELDS, candidates[0][0], strict=True):
                 row[field] = value
-            urls = [u for u in (row.get("metadata_source_url") or "").split(";") if u]
-            row["metadata_source_url"] = ";".join(dict.fromkeys([*urls, CONFIGS_URL]))
+            cite(row, CONFIGS_URL)
             filled += 1
     return filled

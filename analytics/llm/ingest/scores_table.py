@@ -5,13 +5,12 @@ draw-only benchmarks dropped; every drop counted."""
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 
 from analytics.core import schema
 from analytics.llm.ingest.attachments import COPIED, copied_base_rows
 from analytics.llm.ingest.benchmarks import all_benchmarks
-from analytics.llm.ingest.common import Drops, IngestError, ScoreObs, iso_day
+from analytics.llm.ingest.common import Drops, IngestError, ScoreObs, day_of, iso_day
 from analytics.llm.ingest.identity import default_variant
 from analytics.llm.ingest.overrides import Overrides
 from analytics.llm.ingest.protocols import (
@@ -127,12 +126,12 @@ def refuse_before_release(rows: list[dict], models: list[dict], drops: Drops) ->
     citing its source: both kept); each refusal counted under its source."""
     released = {
         m["model_id"]: day for m in models
-        if not m.get("release_date_basis") and (day := _day(m.get("release_date")))
+        if not m.get("release_date_basis") and (day := day_of(m.get("release_date")))
     }
     own_card = {m["model_id"]: _card(m["weights_repo"]) for m in models if m.get("weights_repo")}
     kept = []
     for row in rows:
-        release, day = released.get(row["model_id"]), _day(row.get("date"))
+        release, day = released.get(row["model_id"]), day_of(row.get("date"))
         if row.get("moved") or own_card.get(row["model_id"]) == _card(row.get("source_url")):
             # an override row placed it on this model, citing its source; or the maker's card
             # of these very weights (a pre-release run of them)
@@ -151,12 +150,6 @@ def _card(repo_or_url: object) -> str:
     return text if text.startswith("https://") else f"https://huggingface.co/{text}"
 
 
-def _day(value: object) -> dt.date | None:
-    text = iso_day(value) if value else None
-    try:
-        return dt.date.fromisoformat(text) if text else None
-    except ValueError:
-        return None
 
 
 _EFFORT = re.compile(

@@ -78,8 +78,7 @@ def _unfilled(row: dict) -> bool:
 
 def _record(row: dict, shapes: Shapes, repo: str) -> None:
     row.update(zip(SHAPE_FIELDS, shapes, strict=True))
-    urls = [u for u in (row.get("metadata_source_url") or "").split(";") if u]
-    row["metadata_source_url"] = ";".join(dict.fromkeys([*urls, HUB_URL.format(repo=repo)]))
+    llmfit.cite(row, HUB_URL.format(repo=repo))
 
 
 def copies_of(row: dict, index: Iterable[tuple]) -> list[tuple[Shapes, str]]:
