@@ -384,3 +384,10 @@ def test_throughput_without_kind_column() -> None:
     assert speeds.loc["l3-8b", "single_stream_tokens_per_s"] == 130.0
     assert "noarch" not in speeds.index  # unknown kind
     assert throughput.measured_speeds(pd.DataFrame(), _release_models(), "rtx-4090", 1).empty
+
+
+def test_an_attention_free_model_has_no_kv_cache_at_any_context():
+    """0 KV heads (a Mamba or RWKV config): nothing grows with the context."""
+    assert fit.kv_cache_gb(64, 0, 0, 131_072) == 0.0
+    assert fit.kv_cache_gb(None, 0, 0, 8192) is None  # layers unknown: not a known model
+    assert fit.kv_cache_gb(32, 8, 128, 8192) == pytest.approx(2 * 32 * 8 * 128 * 8192 * 2 / 1e9)

@@ -140,7 +140,9 @@ def test_every_shape_fill_in_the_catalog_names_a_repository_that_states_it():
     hub = {}
     for entry in llmfit.read_models(HUB_TABLE):
         obs = llmfit.config_obs(entry, frozenset())
-        hub[entry["name"].lower()] = (obs.n_layers, obs.n_kv_heads, obs.head_dim)
+        free = entry.get("architecture") in shapes.ATTENTION_FREE  # no attention: 0 KV heads
+        hub[entry["name"].lower()] = (obs.n_layers, 0 if free else obs.n_kv_heads,
+                                      0 if free else obs.head_dim)
     rows = list(csv.DictReader(MODELS_CSV.open(encoding="utf-8")))
     by_repo = {r["weights_repo"].lower(): r for r in rows if r["weights_repo"]}
     checked = 0
@@ -151,8 +153,126 @@ def test_every_shape_fill_in_the_catalog_names_a_repository_that_states_it():
         have = (int(row["n_layers"]), int(row["n_kv_heads"]), int(row["head_dim"]))
         repo = cited[-1].lower()
         other = by_repo.get(repo)
+        other = None if other is row else other  # a row's own repository is checked on the Hub
         from_row = other and (int(other["n_layers"] or 0), int(other["n_kv_heads"] or 0),
                               int(other["head_dim"] or 0))
         assert have in (hub.get(repo), from_row), (row["model_id"], repo, have)
         checked += 1
-    assert checked >= 25  # the copies and stated bases of the committed catalog (28 on 12-07)
+    assert checked >= 60  # copies, stated and named bases of the committed catalog (66 on 12-07)
+
+
+def _named(tmp_path: Path, configs: list[dict], rows: list[dict]) -> int:
+    path = tmp_path / "hf_models.json"
+    path.write_text(json.dumps(configs), encoding="utf-8")
+    index = shapes.named_base_index(path, rows)
+    return shapes.fill_from_named_base(rows, index, shapes.hub_architectures(path))
+
+
+def test_a_name_that_writes_its_bases_whole_name_takes_the_bases_shapes(tmp_path):
+    configs = [_config("meta-llama/Llama-3.1-8B", 32, 8, raw=8_030_261_248)]
+    rows = [_row("dolphin-2.9.4-llama3.1-8b", 8.03, "cognitivecomputations/dolphin-2.9.4-llama3.1"),
+            _row("yarn-llama-3.1-8b-128k", 8.03)]
+    assert _named(tmp_path, configs, rows) == 2
+    assert (rows[0]["n_layers"], rows[0]["n_kv_heads"]) == (32, 8)
+    assert rows[1]["metadata_source_url"].endswith(";https://huggingface.co/meta-llama/Llama-3.1-8B")
+
+
+def test_a_catalog_models_own_weights_are_cited_before_a_copy(tmp_path):
+    configs = [_config("someone/Qwen2-7B", 28, 4, raw=7_615_616_512)]
+    base = {**_row("qwen2-7b", 7.616, "Qwen/Qwen2-7B"), "n_layers": 28, "n_kv_heads": 4,
+            "head_dim": 128}
+    rows = [base, _row("long-llava-qwen2-7b", 7.9)]
+    assert _named(tmp_path, configs, rows) == 1
+    assert rows[1]["metadata_source_url"].endswith("https://huggingface.co/Qwen/Qwen2-7B")
+
+
+@pytest.mark.parametrize(("configs", "row"), [
+    # two bases the name writes disagree: Video-LLaVA 7B (Llama) or Qwen2 7B
+    ([_config("LanguageBind/Video-LLaVA-7B", 32, 32, raw=7_000_000_000),
+      _config("Qwen/Qwen2-7B", 28, 4, raw=7_615_616_512)],
+     _row("llava-video-7b-qwen2", 7.6)),
+    # the row's own config states another architecture: a state-space model is no transformer
+    ([_config("tiiuae/falcon-7b", 32, 71, raw=7_217_189_760),
+      {**_config("tiiuae/falcon-mamba-7b", None, None, None), "architecture": "falcon_mamba"}],
+     _row("falcon-mamba-7b", 7.27, "tiiuae/falcon-mamba-7b")),
+    # a size more than 10 % away: layers were added (depth up-scaling)
+    ([_config("meta-llama/Meta-Llama-3-8B", 32, 8, raw=8_030_261_248)],
+     _row("meta-llama-3-8b-pro", 10.0)),
+    # a base name without a size is a family word, not a base
+    ([_config("mistralai/Mistral", 32, 8, raw=7_241_732_096)], _row("mistral-openorca", 7.24)),
+    # the same name is a copy, not a base that a longer name writes
+    ([_config("x/Acme-7B", 32, 8, raw=7_000_000_000)], _row("acme-7b", 7.0)),
+])
+def test_no_named_base_without_agreement_architecture_size_or_more_words(tmp_path, configs, row):
+    for config in configs:
+        config.setdefault("architecture", "llama")
+    assert _named(tmp_path, configs, [row]) == 0
+    assert row["n_layers"] is None
+
+
+def test_a_copy_of_the_weights_repository_under_its_name_gives_its_shapes(tmp_path):
+    """The checkpoint id ('codestral-22b') writes no version; the maker's repository does, and
+    a quantised copy carries it ('-FP8-dynamic' is a packing format, not another model)."""
+    index = _index(tmp_path, [_config("TechxGenus/Codestral-22B-v0.1-AWQ", 56, 8),
+                              _config("RedHatAI/Codestral-22B-v0.1-FP8-dynamic", 56, 8),
+                              _config("x/Codestral-22B-v0.1-abliterated", 57, 8)])
+    rows = [_row("codestral-22b", 22.2, "mistralai/Codestral-22B-v0.1")]
+    assert shapes.fill_from_copies(rows, index) == 1
+    assert rows[0]["n_layers"] == 56
+
+
+def test_a_written_date_pins_the_release_a_copy_must_share(tmp_path):
+    index = _index(tmp_path, [_config("lmstudio-community/Devstral-Small-2507-MLX-8bit", 40),
+                              _config("mistralai/Devstral-Small-2505", 41)])
+    rows = [_row("devstral-small-07-2025", 24.0), _row("devstral-small-03-2025", 24.0)]
+    assert shapes.fill_from_copies(rows, index) == 1
+    assert (rows[0]["n_layers"], rows[1]["n_layers"]) == (40, None)
+
+
+def test_a_repository_may_leave_out_the_size_its_count_states(tmp_path):
+    index = _index(tmp_path, [_config("openbmb/MiniCPM-V-4.6", 24, 2, 256, raw=1_300_428_016)])
+    rows = [_row("minicpm-v-4.6-1.3b", 1.3), _row("minicpm-v-4.6-8b", 8.0)]
+    assert shapes.fill_from_copies(rows, index) == 1
+    assert (rows[0]["head_dim"], rows[1]["head_dim"]) == (256, None)
+    packed = _index(tmp_path, [_config("openbmb/MiniCPM-V-4.6-AWQ", 24, 2, 256)])
+    assert shapes.fill_from_copies([_row("minicpm-v-4.6-1.3b", 1.3)], packed) == 0
+
+
+def test_a_size_written_to_fewer_digits_names_the_base_but_not_another_size(tmp_path):
+    configs = [_config("upstage/SOLAR-10.7B", 48, 8, raw=10_731_524_096),
+               _config("Qwen/Qwen3-32B", 64, 8, raw=32_762_123_264)]
+    rows = [_row("yarn-solar-10b-32k", 10.0), _row("qwen3-omni-30b-a3b", 31.0)]
+    assert _named(tmp_path, configs, rows) == 1
+    assert (rows[0]["n_layers"], rows[1]["n_layers"]) == (48, None)
+
+
+def test_a_row_stating_some_shapes_takes_a_named_base_only_when_they_agree(tmp_path):
+    configs = [_config("meta-llama/Meta-Llama-3-8B", 32, 8, raw=8_030_261_248)]
+    agree = {**_row("llama3-llava-next-8b", 8.355), "n_kv_heads": 8}
+    differ = {**_row("llama3-other-next-8b", 8.355), "n_kv_heads": 32}
+    assert _named(tmp_path, configs, [agree, differ]) == 1
+    assert (agree["n_layers"], differ["n_layers"]) == (32, None)
+
+
+def test_an_attention_free_architecture_has_no_kv_heads(tmp_path):
+    path = tmp_path / "hf_models.json"
+    path.write_text(json.dumps([
+        {**_config("tiiuae/falcon-mamba-7b", 64, None, None), "architecture": "falcon_mamba"},
+        {**_config("ai21labs/Jamba-v0.1", 32, 8, 128), "architecture": "jamba"},  # a hybrid
+    ]), encoding="utf-8")
+    mamba = {**_row("falcon-mamba-7b", 7.27, "tiiuae/falcon-mamba-7b"), "n_layers": 64}
+    jamba = {**_row("jamba-v0.1", 51.6, "ai21labs/Jamba-v0.1"), "n_layers": 32}
+    assert shapes.fill_attention_free([mamba, jamba], shapes.hub_architectures(path)) == 1
+    assert (mamba["n_kv_heads"], mamba["head_dim"], jamba["n_kv_heads"]) == (0, 0, None)
+    assert mamba["metadata_source_url"].endswith("https://huggingface.co/tiiuae/falcon-mamba-7b")
+
+
+def test_a_checkpoint_of_the_same_release_shares_shapes_filled_late():
+    from analytics.llm.ingest.hardware_tables import share_release_shapes
+
+    donor = {**_row("falcon3-mamba-7b-instruct", 7.27), "n_layers": 64, "n_kv_heads": 0,
+             "head_dim": 0, "weights_release": "tii/falcon3-mamba-7b"}
+    base = {**_row("falcon3-mamba-7b-base", 7.27), "weights_release": "tii/falcon3-mamba-7b"}
+    alone = {**_row("other-7b", 7.0), "weights_release": "x/other-7b"}
+    assert share_release_shapes([donor, base, alone]) == 1
+    assert (base["n_layers"], base["n_kv_heads"], alone["n_layers"]) == (64, 0, None)

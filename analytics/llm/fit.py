@@ -213,7 +213,12 @@ def kv_cache_gb(
 
     GQA-aware because it counts key/value heads, not query heads. None when metadata is missing
     (None, NaN or not above 0); an infinite dimension or a bad context raises ValueError.
+    0 KV heads is an attention-free model (Mamba, RWKV): 0 GB, its fixed recurrent state being
+    part of the runtime overhead the seed's 1.08 covers.
     """
+    tokens = checked("context_tokens", context_tokens, MAX_CONTEXT_TOKENS, whole=True)
+    if _known(n_layers) and n_layers > 0 and _known(n_kv_heads) and n_kv_heads == 0:
+        return 0.0
     dims = (n_layers, n_kv_heads, head_dim)
     if not all(_known(d) and d > 0 for d in dims):
         return None
@@ -221,7 +226,6 @@ def kv_cache_gb(
     layers, heads, dim = (
         int(checked(n, d, MAX_CONTEXT_TOKENS)) for n, d in zip(names, dims, strict=True)
     )
-    tokens = checked("context_tokens", context_tokens, MAX_CONTEXT_TOKENS, whole=True)
     values = KV_TENSORS * layers * heads * dim * tokens
     return values * bytes_per_value / BYTES_PER_GB
 

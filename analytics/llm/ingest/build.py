@@ -60,6 +60,7 @@ from analytics.llm.ingest.hardware_tables import (
     hardware_metadata,
     measured_rows,
     q4_figures,
+    share_release_shapes,
     throughput_rows,
 )
 from analytics.llm.ingest.identity import match_key, split_variant, weights_link_fits
@@ -444,6 +445,16 @@ def build(shared: Path, overrides_csv: Path | None = None) -> Catalog:
         shapes.base_shapes(shared / llmfit.CONFIGS_FILE, model_table),
     )
     catalog.notes.append(f"layers and KV heads from a stated base of the same size: {based}")
+    hub_table = shared / llmfit.CONFIGS_FILE
+    named = shapes.fill_from_named_base(
+        model_table, shapes.named_base_index(hub_table, model_table),
+        shapes.hub_architectures(hub_table),
+    )
+    catalog.notes.append(f"layers and KV heads from a base the repository's name states: {named}")
+    free = shapes.fill_attention_free(model_table, shapes.hub_architectures(hub_table))
+    catalog.notes.append(f"no KV cache: an attention-free architecture in its config: {free}")
+    late = share_release_shapes(model_table)
+    catalog.notes.append(f"layers and KV heads from a checkpoint of the same release: {late}")
     used = {r["benchmark_id"] for r in score_table}
     bench_table = [b.as_row() for bid, b in sorted(all_benchmarks().items()) if bid in used]
     gpu_table = gpu_rows(shared, drops)

@@ -297,10 +297,30 @@ def hardware_metadata(rows: list[dict], arch: dict[str, str], q4: dict[str, tupl
         figures = [q4[m["checkpoint_id"]] for m in members if m["checkpoint_id"] in q4]
         best = min(figures, key=_q4_rank) if figures else (None, None, None)
         row["vram_q4_gb"], row["vram_q4_basis"], row["vram_q4_source_url"] = best
-        if all(row[f] is None for f in ARCH_FIELDS):
-            donor = next((m for m in members if all(m[f] is not None for f in ARCH_FIELDS)), None)
-            if donor is not None and donor is not row:
-                for field_name in ARCH_FIELDS:
-                    row[field_name] = donor[field_name]
-                urls = [u for u in (row["metadata_source_url"], donor["metadata_source_url"]) if u]
-                row["metadata_source_url"] = ";".join(dict.fromkeys(";".join(urls).split(";")))
+        _take_shapes(row, members)
+
+
+def share_release_shapes(rows: list[dict]) -> int:
+    """Base and instruct of one release share shapes: a row with none takes those of a member
+    of its ``weights_release`` that has all three (for shapes filled after
+    :func:`hardware_metadata`). Returns how many rows were filled."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        if row.get("weights_release"):
+            groups[row["weights_release"]].append(row)
+    return sum(_take_shapes(row, groups[row["weights_release"]])
+               for row in rows if row.get("weights_release"))
+
+
+def _take_shapes(row: dict, members: list[dict]) -> bool:
+    """The first member's layer/head fields for a row that has none, with its sources."""
+    if any(row[f] is not None for f in ARCH_FIELDS):
+        return False
+    donor = next((m for m in members if all(m[f] is not None for f in ARCH_FIELDS)), None)
+    if donor is None or donor is row:
+        return False
+    for field_name in ARCH_FIELDS:
+        row[field_name] = donor[field_name]
+    urls = [u for u in (row["metadata_source_url"], donor["metadata_source_url"]) if u]
+    row["metadata_source_url"] = ";".join(dict.fromkeys(";".join(urls).split(";")))
+    return True

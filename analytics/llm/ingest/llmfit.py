@@ -49,7 +49,7 @@ CONFIGS_URL = "https://pypi.org/project/llmfit/1.1.17/"
 
 QUANTISED_FORMATS = frozenset({"mlx", "awq", "gptq", "autoround"})
 QUANTISED_NAME = re.compile(
-    r"(?:^|[-_.])(?:gguf|gptq|awq|exl2|mlx|bnb|nvfp4|mxfp4|fp8|fp4|int4|int8|w4a16|w8a8|"
+    r"(?:^|[-_.])(?:gguf|gptq|awq|exl2|mlx|bnb|nvfp4|mxfp4|fp8[-_]dynamic|fp8|fp4|int4|int8|w4a16|w8a8|"
     r"[2-8]bit|q[2-8](?:_k)?(?:_[msl])?|\d+bpw)(?=$|[-_.])",
     re.IGNORECASE,
 )
@@ -59,12 +59,25 @@ ROUNDED = 1_000_000
 """A parameter count divisible by this is a rounded size (some entries give '40000000000')."""
 
 
+_READ: dict[tuple, list[dict]] = {}  # the tables read, by path and file stamp
+_READ_KEPT = 4  # the Hub tables of one ingest (two llmfit versions) and a test's own
+
+
 def read_models(path: Path) -> list[dict]:
-    """The JSON list of model entries; IngestError naming the file when it is not a list."""
-    data = read_source_json(path)
-    if not isinstance(data, list):
-        raise IngestError(f"{path}: expected a JSON list of models (see schema.json)")
-    return [entry for entry in data if isinstance(entry, dict) and entry.get("name")]
+    """The JSON list of model entries; IngestError naming the file when it is not a list.
+
+    One ingest asks for the 15 MB Hub table about ten times; it is parsed once per file stamp
+    (the entries are shared: callers read them and never change them)."""
+    stat = path.stat() if path.is_file() else None
+    key = (str(path), stat and stat.st_mtime_ns, stat and stat.st_size)
+    if key not in _READ:
+        data = read_source_json(path)
+        if not isinstance(data, list):
+            raise IngestError(f"{path}: expected a JSON list of models (see schema.json)")
+        if len(_READ) >= _READ_KEPT:
+            del _READ[next(iter(_READ))]
+        _READ[key] = [entry for entry in data if isinstance(entry, dict) and entry.get("name")]
+    return list(_READ[key])
 
 
 def _int(value: object) -> int | None:

@@ -13,6 +13,11 @@
   the base's exact size kept its tensor shapes (a changed layer count or vocabulary changes the
   count). The base's shapes come from its own config in the Hub table or from the catalog row
   that already has them.
+- **a base the repository's own name states** (:func:`fill_from_named_base`): a fine-tune or
+  long-context variant that writes its base's whole name, size included
+  (``dolphin-2.9.4-llama3.1-8b``, ``Yarn-Llama-2-13b-128k``), with a parameter count within 10 %
+  of the base's. Only when every such base agrees on the shapes, and never when the row's own
+  config states another architecture (``falcon-mamba-7b`` is no Falcon 7B transformer).
 
 Each fill appends the repository it read (``https://huggingface.co/<repo>``) to the row's
 ``metadata_source_url``. Rows that already have any of the three fields are never touched.
@@ -64,16 +69,24 @@ def copy_index(
     return out
 
 
-def _size_agrees(word: str, params_b: float | None) -> bool:
+def _size_b(word: str) -> float | None:
     match = SIZE_WORD.match(word)
-    if not match or not params_b:
-        return False
-    size_b = float(match[1]) / (1000 if match[2] == "m" else 1)
-    return abs(size_b - params_b) <= SIZE_TOLERANCE * params_b
+    return float(match[1]) / (1000 if match[2] == "m" else 1) if match else None
+
+
+def _size_agrees(word: str, params_b: float | None) -> bool:
+    size_b = _size_b(word)
+    return bool(size_b and params_b) and abs(size_b - params_b) <= SIZE_TOLERANCE * params_b
 
 
 def _unfilled(row: dict) -> bool:
     return all(row.get(f) is None for f in SHAPE_FIELDS)
+
+
+def _completes(row: dict, shapes: Shapes) -> bool:
+    """The row lacks a shape, and every shape it states is the one ``shapes`` gives."""
+    have = [row.get(f) for f in SHAPE_FIELDS]
+    return None in have and all(h is None or h == s for h, s in zip(have, shapes, strict=True))
 
 
 def _record(row: dict, shapes: Shapes, repo: str) -> None:
@@ -83,26 +96,42 @@ def _record(row: dict, shapes: Shapes, repo: str) -> None:
 
 def copies_of(row: dict, index: Iterable[tuple]) -> list[tuple[Shapes, str]]:
     """(shapes, repository) of the copies of the row's checkpoint in ``index``
-    (:func:`copy_index`): same words, same date if the checkpoint's name writes one, at most a
-    size word that agrees with its parameter count, and an unpacked count that agrees too. A
-    name that writes no version or size needs at least one copy whose size word agrees."""
-    words, written = name_words(str(row.get("checkpoint_id") or row["model_id"]))
+    (:func:`copy_index`): same words as the checkpoint id (less a size word the copy's unpacked
+    count agrees with), or else as its weights repository's
+    name (``TechxGenus/Codestral-22B-v0.1-AWQ`` for ``mistralai/Codestral-22B-v0.1``), same date
+    if that name writes one, at most a size word that agrees with its parameter count, and an
+    unpacked count that agrees too. A name that writes no version, size or date needs at least
+    one copy whose size word agrees."""
+    names = (str(row.get("checkpoint_id") or row["model_id"]), str(row.get("weights_repo") or ""))
+    for name in filter(None, names):
+        found = _copies_named(name, row.get("total_params_b"), index)
+        if found:
+            return found
+    return []
+
+
+def _copies_named(name: str, params: float | None, index: Iterable[tuple]) -> list:
+    words, written = name_words(name)
     if not words:
         return []
-    params = row.get("total_params_b")
     found, sized = [], False
     for repo_words, repo_date, shapes, repo, repo_b in index:
-        if not words <= repo_words or (written is not None and repo_date != written):
+        if written is not None and repo_date != written:
             continue
         if repo_b and params and abs(repo_b - params) > SIZE_TOLERANCE * params:
+            continue
+        # a repository may leave out the size the checkpoint's name adds ('MiniCPM-V-4.6' for
+        # 'minicpm-v-4.6-1.3b') when its own unpacked count agrees with that size
+        unnamed = words - repo_words
+        if unnamed and not (repo_b and all(_size_agrees(w, repo_b) for w in unnamed)):
             continue
         extra = repo_words - words
         if all(_size_agrees(w, params) for w in extra):
             found.append((shapes, repo))
             sized = sized or bool(extra)
-    if not any(ch.isdigit() for w in words for ch in w) and not sized:
-        return []  # a name without a version or size ('muse-glimmer') needs a copy that states
-        # a size agreeing with the checkpoint's ('Muse-Glimmer-30B-NVFP4')
+    if written is None and not any(ch.isdigit() for w in words for ch in w) and not sized:
+        return []  # a name without a version, size or date ('muse-glimmer') needs a copy that
+        # states a size agreeing with the checkpoint's ('Muse-Glimmer-30B-NVFP4')
     return found
 
 
@@ -173,5 +202,107 @@ def fill_from_base(
         shapes, base_b = shapes_of[base]
         if abs(size_b - base_b) <= SAME_COUNT_TOLERANCE * base_b:
             _record(row, shapes, base)
+            filled += 1
+    return filled
+
+
+def named_base_index(
+    path: Path, rows: list[dict]
+) -> list[tuple[frozenset[str], Shapes, str, float, bool]]:
+    """(words, shapes, repository, parameters in billions, a catalog model's own weights) of
+    every possible base a name can state: catalog rows with shapes and a weights repository,
+    then the Hub table's configs with an unpacked count. Only names that write a size qualify
+    (a family word alone is no base)."""
+    out = []
+    for row in rows:
+        shapes = tuple(row.get(f) for f in SHAPE_FIELDS)
+        repo, params_b = row.get("weights_repo"), row.get("total_params_b")
+        if repo and params_b and None not in shapes:
+            for name in (str(row.get("checkpoint_id") or row["model_id"]), str(repo)):
+                out.append((name_words(name)[0], shapes, str(repo), params_b, True))
+    out += [(words, shapes, repo, params_b, False)
+            for words, _, shapes, repo, params_b in copy_index(path) if params_b]
+    return [entry for entry in out if any(SIZE_WORD.match(w) for w in entry[0])]
+
+
+def hub_architectures(path: Path) -> dict[str, str]:
+    """Repository (lower case) -> the architecture its config states in the Hub table."""
+    return {entry["name"].lower(): str(entry["architecture"])
+            for entry in llmfit.read_models(path)
+            if entry.get("architecture") not in (None, "", "unknown")}
+
+
+def named_bases(row: dict, index: Iterable[tuple]) -> list[tuple[Shapes, str]]:
+    """(shapes, repository) of every base in ``index`` (:func:`named_base_index`) whose whole
+    name the row's checkpoint id or weights repository writes with more words (a size may be
+    written to fewer digits: ``Yarn-Solar-10b`` writes ``SOLAR-10.7B``),
+    with a parameter count within that tolerance of the row's; the base the name states most
+    fully comes first, a catalog model's own weights before a copy."""
+    params = row.get("total_params_b")
+    if not params:
+        return []
+    names = [str(row.get("checkpoint_id") or row["model_id"]), str(row.get("weights_repo") or "")]
+    own = [name_words(n)[0] for n in names if n]
+    found = [(-len(words), not catalog, repo, shapes)
+             for words, shapes, repo, base_b, catalog in index
+             if any(_writes(mine, words) for mine in own)
+             and abs(base_b - params) <= SIZE_TOLERANCE * params]
+    return [(shapes, repo) for *_, repo, shapes in sorted(found)]
+
+
+def _writes(name: frozenset[str], base: frozenset[str]) -> bool:
+    """The name holds every word of the base and more; a size word of the base is held when
+    the name writes that size to fewer digits (``10b`` for ``10.7b``, never ``30b`` for
+    ``32b``)."""
+    if len(name) <= len(base):
+        return False
+    sizes = [_size_b(w) for w in name - base]
+    for word in base - name:
+        size = _size_b(word)
+        if size is None or not any(s and s in (int(size), round(size)) for s in sizes):
+            return False
+    return True
+
+
+def fill_from_named_base(
+    rows: list[dict], index: list[tuple], architectures: dict[str, str]
+) -> int:
+    """Shapes for rows missing one from the bases their names state (:func:`named_bases`) when
+    every such base agrees with the others and with the shapes the row states, and no
+    architecture the row's own config states differs from a base's; returns how many rows were
+    filled."""
+    filled = 0
+    for row in rows:
+        found = named_bases(row, index) if None in (row.get(f) for f in SHAPE_FIELDS) else []
+        if not found or len({shapes for shapes, _ in found}) != 1:
+            continue
+        if not _completes(row, found[0][0]):
+            continue
+        mine = architectures.get(str(row.get("weights_repo") or "").lower())
+        theirs = {architectures.get(repo.lower()) for _, repo in found} - {None}
+        if mine and theirs and theirs != {mine}:
+            continue
+        _record(row, *found[0])
+        filled += 1
+    return filled
+
+
+ATTENTION_FREE = frozenset({"mamba", "mamba2", "falcon_mamba", "rwkv", "rwkv5", "rwkv6", "rwkv7"})
+"""Hub architectures without attention layers: a fixed recurrent state, no KV cache that grows
+with the context (hybrids such as Jamba or RecurrentGemma keep some attention and are not here)."""
+
+
+def fill_attention_free(rows: list[dict], architectures: dict[str, str]) -> int:
+    """0 KV heads and head dim 0 for rows whose weights repository's config states an
+    attention-free architecture (:data:`ATTENTION_FREE`); the fit then counts no KV cache.
+    Returns how many rows were filled."""
+    filled = 0
+    for row in rows:
+        repo = str(row.get("weights_repo") or "")
+        if architectures.get(repo.lower()) not in ATTENTION_FREE or not row.get("n_layers"):
+            continue
+        if row.get("n_kv_heads") is None and row.get("head_dim") is None:
+            row.update(n_kv_heads=0, head_dim=0)
+            llmfit.cite(row, HUB_URL.format(repo=repo))
             filled += 1
     return filled
