@@ -59,7 +59,7 @@ def test_committed_catalog_defaults_and_measured_note(store_paths: StorePaths) -
     fresh_caches()
     at = run_page(PAGE, kind="Apple profile", model="llama-2-7b", method="qlora")
     assert not at.exception
-    assert at.selectbox(key="ft_apple").value == "m4-max-128gb"  # newest Max chip, largest
+    assert at.selectbox(key="ft_apple").value == "m5-max-128gb"  # newest Max chip, largest
     text = " ".join(m.value for m in at.markdown)
     # QLoRA 7B: 0.55 x 7 + 16 x 0.035 + 2 = 6.41 GB against LitGPT's 14.14 GB
     assert "measured **14.14 GB**, formula **6.41 GB**, ratio 2.21" in text
