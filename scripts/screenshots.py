@@ -385,17 +385,22 @@ def deep_link_sidebar(path: str, timeout_s: float = 120.0) -> list[dict | None]:
             return asyncio.run(visit(ws_url, f"http://127.0.0.1:{port}/{path}"))
 
 
-def probe(path: str, expression: str, phone: bool = False, timeout_s: float = 120.0) -> object:
+def probe(
+    path: str, expression: str, phone: bool = False, timeout_s: float = 120.0,
+    widths: tuple[bool, ...] | None = None,
+) -> object:
     """Start a fresh server, open ``/<path>`` at phone width or 1400 px, wait until it is
-    ready and return the value of the JavaScript ``expression`` there (for browser tests)."""
+    ready and return the value of the JavaScript ``expression`` there (for browser tests).
+    With ``widths`` (a phone flag per visit), one server answers a visit per width, each in a
+    fresh page load, and the values come back as a list in that order."""
 
-    async def visit(ws_url: str, url: str) -> object:
+    async def visit(ws_url: str, url: str, at_phone: bool) -> object:
         from tornado.websocket import websocket_connect
 
         conn = await websocket_connect(ws_url, max_message_size=256 * 2**20)
         try:
             tools = DevTools(conn)
-            await tools.viewport(phone)
+            await tools.viewport(at_phone)
             await tools.call("Page.navigate", url=url)
             await asyncio.sleep(0.5)
             await tools.wait_ready(url, timeout_s)
@@ -403,9 +408,13 @@ def probe(path: str, expression: str, phone: bool = False, timeout_s: float = 12
         finally:
             conn.close()
 
+    async def visits(ws_url: str, url: str) -> list:
+        return [await visit(ws_url, url, at_phone) for at_phone in widths or (phone,)]
+
     with tempfile.TemporaryDirectory(prefix="atlas-probe-") as tmp:
         with serving(Path(tmp)) as (port, ws_url):
-            return asyncio.run(visit(ws_url, f"http://127.0.0.1:{port}/{path}"))
+            found = asyncio.run(visits(ws_url, f"http://127.0.0.1:{port}/{path}"))
+    return found if widths else found[0]
 
 
 def existing_pages(wanted: list[str] | None) -> list[str]:
