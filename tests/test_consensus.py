@@ -67,7 +67,7 @@ def test_a_count_read_from_the_weights_wins_a_tie_and_near_counts_agree():
     llama_1b = [_count("artificial-analysis", 1.0), _count("open-llm-leaderboard", 1.24)]
     assert consensus.choose(llama_1b, "total_params_b", COUNTS)[0].total_params_b == 1.24
     near = [_count("llmstats", 7.0), _count("open-llm-leaderboard", 7.24)]  # within 10 %
-    assert consensus.choose(near, "total_params_b", COUNTS) == (near[0], 2)
+    assert consensus.choose(near, "total_params_b", COUNTS) == (near[1], 2)  # the exact one
     assert consensus.disagreement("m", near, "total_params_b", COUNTS) is None
 
 
@@ -139,3 +139,14 @@ def test_the_committed_catalog_keeps_its_disagreements_with_how_each_is_settled(
     assert (table["settled"] != "").all(), table[table["settled"] == ""].to_string()
     qwen2 = table[(table["checkpoint_id"] == "qwen2-72b-instruct")].iloc[0]
     assert (qwen2["value"], qwen2["settled"]) == ("2024-06-07", "2 of 4 publishers agree")
+
+
+def test_within_the_winning_count_the_weights_exact_count_is_shown():
+    """Publishers round ('4B'); the Hub reads the maker's weights (4.3 billion, the vision
+    tower included): they agree, and the catalog shows the count the weights hold."""
+    gemma = [_count("llmstats", 4.0), _count("artificial-analysis", 4.0), _count("llmfit", 4.3)]
+    chosen, support = consensus.choose(gemma, "total_params_b", COUNTS)
+    assert (chosen.total_params_b, chosen.source, support) == (4.3, "llmfit", 3)
+    apart = [_count("llmstats", 4.0), _count("artificial-analysis", 4.0), _count("llmfit", 5.5)]
+    chosen, support = consensus.choose(apart, "total_params_b", COUNTS)
+    assert (chosen.total_params_b, support) == (4.0, 2)  # a Hub count outside the majority: not

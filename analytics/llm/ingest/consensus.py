@@ -14,7 +14,9 @@ total parameter count. Publishers vote, not files (:data:`PUBLISHER`):
 
 Two values agree when days are at most :data:`DAYS_AGREE` apart or counts within
 :data:`COUNT_AGREE`. The winner is the value the most publishers agree with; a tie goes to the
-field's source order, as before this rule. A disagreement is recorded when the publishers'
+field's source order, as before this rule. When the Hub's count agrees with the winner, the
+catalog shows the Hub's exact count (read from the weights; a publisher states a rounded size).
+A disagreement is recorded when the publishers'
 values spread wider than :data:`DAYS_APART` or :data:`COUNT_APART`. It is settled when the
 value shown is backed by two or more publishers and by more than any other value, when the id
 writes the date, or by an override row with its source; every other one is an unresolved line
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 from analytics.llm.ingest.common import ModelObs, day_of
 from analytics.llm.ingest.dated import refused_release_day
 from analytics.llm.ingest.families import off_the_name
+from analytics.llm.ingest.llmfit import CONFIGS_URL
 
 HUB = "Hugging Face Hub"
 PUBLISHER = {
@@ -61,6 +64,11 @@ def _agree(attr: str, a: object, b: object) -> bool:
     return abs(float(a) - float(b)) <= COUNT_AGREE * max(float(a), float(b))
 
 
+def same_count(a: float, b: float) -> bool:
+    """Two parameter counts that agree (one a rounding of the other, as publishers write them)."""
+    return _agree("total_params_b", a, b)
+
+
 def votes(
     observations: list[ModelObs], attr: str, order: tuple[str, ...], name: str = ""
 ) -> list[tuple]:
@@ -87,7 +95,16 @@ def votes(
             out[publisher] = (publisher, value, obs)
         elif publisher == HUB and attr == "release_date" and day_of(value) < day_of(held[1]):
             out[publisher] = (publisher, value, obs)  # the Hub's earliest upload
+        elif publisher == HUB and attr == "total_params_b" and _unpacked(obs, held[2]):
+            out[publisher] = (publisher, value, obs)  # the Hub's count of the tensors
     return list(out.values())
+
+
+def _unpacked(obs: ModelObs, held: ModelObs) -> bool:
+    """``obs`` is the Hub table of configs' count of unpacked tensors (llmfit 1.1.17) and
+    ``held`` is not: the older llmfit file and the leaderboard's column give gpt-oss-120b
+    120.4 billion, where its weights hold 116.8."""
+    return obs.metadata_source_url == CONFIGS_URL != held.metadata_source_url
 
 
 def choose(
@@ -106,6 +123,10 @@ def choose(
         )
         if n > support or hub_tie:  # a tie on a count: the one read from the weights
             best, support = obs, n
+    if attr == "total_params_b" and best is not None:
+        exact = [o for p, v, o in cast if p == HUB and _agree(attr, v, best.total_params_b)]
+        if exact:  # the winning count as the weights state it, not a publisher's rounded size
+            best = exact[0]
     return best, support
 
 

@@ -357,6 +357,9 @@ def _fill_from(row: dict, observations: list) -> None:
     row["release_date"] = iso_day(row["release_date"])
     row["price_date"] = iso_day(row["price_date"])
     row["is_moe"] = moe_evidence(observations, row["model_id"])
+    total, active = row["total_params_b"], row.get("active_params_b")
+    if total and active and row["is_moe"] is not True and consensus.same_count(active, total):
+        row["active_params_b"] = total  # a dense model's active count is its exact total
     row["weights_repo"] = maker_repository(row, observations)
     if row["weights_repo"]:
         row["open_weights"] = True
