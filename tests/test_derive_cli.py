@@ -7,7 +7,14 @@ from __future__ import annotations
 import pytest
 
 from analytics.core import db, derived
-from analytics.llm import board_inputs, derive_cli, leaderboard, planner_inputs, ratings
+from analytics.llm import (
+    board_inputs,
+    derive_cli,
+    diff_inputs,
+    leaderboard,
+    planner_inputs,
+    ratings,
+)
 from tests.fixtures.cli import run_main
 
 FIX = "fix: python -m analytics derive [VERSION] [--check] [--planner-only] [--force] (see --help)"
@@ -23,9 +30,11 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 
     monkeypatch.setattr(db, "ensure_snapshot", lambda: "vcurrent")
     monkeypatch.setattr(ratings, "derive", step("ratings", ["r.parquet"]))
+    monkeypatch.setattr(diff_inputs, "derive", step("changes", ["c.parquet"]))
     monkeypatch.setattr(leaderboard, "derive_inputs", step("board", ["b.parquet"]))
     monkeypatch.setattr(planner_inputs, "derive", step("planner", ["p.parquet"]))
     monkeypatch.setattr(ratings, "stale_reason", step(f"check {ratings.__name__}", None))
+    monkeypatch.setattr(diff_inputs, "stale_reason", step(f"check {diff_inputs.__name__}", None))
     for module in (board_inputs, planner_inputs):
         monkeypatch.setattr(module.TABLES, "stale_reason", step(f"check {module.__name__}", None))
     return seen
@@ -34,8 +43,8 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 def test_derive_runs_every_step_on_the_given_version(calls, capsys) -> None:
     rc, out, err = run_main(capsys, derive_cli.main, "derive", "v1")
     assert (rc, err) == (0, "")
-    assert out.splitlines() == ["r.parquet", "b.parquet", "p.parquet"]
-    assert calls == [("ratings", "v1"), ("board", "v1"), ("planner", "v1")]
+    assert out.splitlines() == ["r.parquet", "c.parquet", "b.parquet", "p.parquet"]
+    assert calls == [("ratings", "v1"), ("changes", "v1"), ("board", "v1"), ("planner", "v1")]
 
 
 def test_without_a_version_the_current_snapshot_is_derived(calls, capsys) -> None:
@@ -49,11 +58,13 @@ def test_check_writes_nothing(calls, capsys, tmp_path, monkeypatch) -> None:
     assert rc == 0 and out.strip() == f"{tmp_path / 'v1'}: up to date"
     assert [name for name, _ in calls] == [
         "check analytics.llm.planner_inputs", "check analytics.llm.board_inputs",
-        "check analytics.llm.ratings",
+        "check analytics.llm.ratings", "check analytics.llm.diff_inputs",
     ]
     calls.clear()
     assert run_main(capsys, derive_cli.main, "derive", "v1", "--planner-only", "--check")[0] == 0
-    assert "check analytics.llm.ratings" not in [name for name, _ in calls]
+    assert {"check analytics.llm.ratings", "check analytics.llm.diff_inputs"}.isdisjoint(
+        name for name, _ in calls
+    )
 
 
 @pytest.mark.parametrize(

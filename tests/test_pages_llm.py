@@ -20,6 +20,7 @@ from analytics.llm import (
     board_inputs,
     category_columns,
     derive_cli,
+    diff_inputs,
     elo,
     elo_cli,
     leaderboard,
@@ -260,8 +261,9 @@ def test_stale_derived_files_are_reported_and_regenerated(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"fix: python -m analytics derive {NEW}" in err[0]
     assert derive_cli.main(["derive", NEW]) == 0
-    written = capsys.readouterr().out.splitlines()  # + categories, lineage, profiles, planner's
-    want = len(ratings.SERVED) + 1 + len(board_inputs.NAMES) + len(planner_inputs.NAMES)
+    written = capsys.readouterr().out.splitlines()  # + categories, changes, board's, planner's
+    want = len(ratings.SERVED) + 1 + len(diff_inputs.NAMES) + len(board_inputs.NAMES)
+    want += len(planner_inputs.NAMES)
     assert len(written) == want
     assert derive_cli.main(["derive", NEW, "--check"]) == 0
     monkeypatch.setattr(ratings, "source_hash", lambda: "edited rating code")

@@ -25,13 +25,13 @@ from analytics.llm import (
     catalog,
     category_columns,
     charts,
+    diff_inputs,
     finetune_view,
     fit_view,
     leaderboard,
     overview,
     planner_inputs,
     ratings,
-    snapshot_diff,
     throughput,
 )
 
@@ -107,9 +107,9 @@ def show_table(
         if not hide_index and frame.index.name is not None:
             shown = shown.reset_index()
         names = {c: header(conf.get(c), c) for c in map(str, shown.columns)}
-        st.download_button(
-            "Download CSV", labels.csv_text(shown, names), csv, "text/csv", key=f"{key}_csv",
-            help="The rows and columns shown, as CSV.",
+        st.download_button(  # the text is made on click: most visits download nothing
+            "Download CSV", lambda: labels.csv_text(shown, names), csv, "text/csv",
+            key=f"{key}_csv", help="The rows and columns shown, as CSV.",
         )
 
 
@@ -198,16 +198,22 @@ def load_overview(version: str) -> overview.Overview:
 
 @st.cache_data(show_spinner=False)
 def load_freshness(version: str) -> overview.Freshness:
-    """How far one snapshot's data reaches (every LLM page states it)."""
-    return _read(version, overview.freshness)
+    """How far one snapshot's data reaches (every LLM page states it): its derived file's row
+    (``diff_inputs``), else read from the store."""
+    stored = diff_inputs.freshness(version).get(version)
+    return stored if stored is not None else _read(version, overview.freshness)
 
 
 @st.cache_data(show_spinner=False)
-def load_snapshot_labels(versions: tuple[str, ...]) -> dict[str, str]:
+def load_snapshot_labels(versions: tuple[str, ...], served: str) -> dict[str, str]:
     """The snapshot picker's option of every built snapshot (``overview.snapshot_labels``);
-    ``versions`` (the built ones) keys the cache, so a new build gets its label."""
+    ``versions`` (the built ones) keys the cache, so a new build gets its label. Dates come from
+    the ``served`` version's derived file where it holds them (one store connection per
+    snapshot otherwise)."""
+    known = diff_inputs.freshness(served)
     found = overview.snapshot_labels(
-        paths.SNAPSHOTS_DIR, lambda version: load_freshness(version).data_through
+        paths.SNAPSHOTS_DIR,
+        lambda version: (known.get(version) or load_freshness(version)).data_through,
     )
     return {version: found.get(version, version) for version in versions}
 
@@ -285,8 +291,9 @@ def load_side_by_side(
 
 @st.cache_data(show_spinner="Comparing snapshots…")
 def load_diff(old: str, new: str) -> pd.DataFrame:
-    """Rating and rank changes between two snapshot versions."""
-    return snapshot_diff.diff_versions(old, new)
+    """Rating and rank changes between two snapshot versions (``new``'s derived file when it
+    holds that pair, ``diff_inputs.changes``)."""
+    return diff_inputs.changes(old, new)
 
 
 @st.cache_data(show_spinner=False)

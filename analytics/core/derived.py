@@ -29,7 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from analytics.core import atomic, paths
-from analytics.core.hashing import file_sha256
+from analytics.core.hashing import by_stamps, file_sha256
 
 HASH_DIGITS = 12  # hex digits of the code hash in a file name
 DIGESTS = "DIGESTS.json"
@@ -144,7 +144,15 @@ def _under_data(path: Path) -> bool:
 def code_hash(sources: Iterable[str], extra: bytes = b"", digits: int = HASH_DIGITS) -> str:
     """First ``digits`` hex digits of a sha256 over the repository files ``sources`` (their
     paths and contents, line endings normalised so a Windows checkout hashes alike), then
-    ``extra`` (values the computation also depends on)."""
+    ``extra`` (values the computation also depends on). Read again only when a file's stamp
+    changes (``hashing.by_stamps``): a page names a table's file several times a run."""
+    sources = tuple(sources)
+    files = [paths.REPO_ROOT / rel for rel in sources]
+    return by_stamps(files, ("code_hash", sources, extra, digits),
+                     lambda: _code_hash(sources, extra, digits))
+
+
+def _code_hash(sources: tuple[str, ...], extra: bytes, digits: int) -> str:
     digest = hashlib.sha256()
     for rel in sources:
         digest.update(rel.encode())

@@ -125,8 +125,9 @@ def load_catalog(con: duckdb.DuckDBPyConnection) -> Catalog:
 
 
 def of_version(version: str) -> Catalog:
-    """:func:`load_catalog` of a built snapshot version (its own connection, closed after)."""
-    con = db.connect(version)
+    """:func:`load_catalog` of a built snapshot version (its own connection, snapshot tables
+    only, closed after)."""
+    con = db.connect(version, runs=False)
     try:
         return load_catalog(con)
     finally:

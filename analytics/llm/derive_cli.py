@@ -1,9 +1,11 @@
 """``python -m analytics derive [VERSION] [--check] [--planner-only] [--force]``: bring up to
 date (or, with ``--check``, only verify) a snapshot's derived files: its cached ratings
-(``ratings``), the leaderboard's lineage and profiles (``board_inputs``) and the fine-tune
-planner's version-level inputs (``planner_inputs``). A file written by the current code whose
+(``ratings``), the snapshot changes and freshness computed from them (``diff_inputs``), the
+leaderboard's lineage and profiles (``board_inputs``) and the fine-tune planner's version-level
+inputs (``planner_inputs``). A file written by the current code whose
 recorded hash verifies is kept, so a derive with nothing changed costs about what ``--check``
-costs; ``--force`` recomputes the ratings anyway. ``--planner-only`` skips the ratings."""
+costs; ``--force`` recomputes the ratings anyway. ``--planner-only`` skips the ratings (and the
+snapshot changes, computed from them)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import argparse
 import sys
 
 from analytics.core import db, derived, problems
-from analytics.llm import board_inputs, leaderboard, planner_inputs, ratings
+from analytics.llm import board_inputs, diff_inputs, leaderboard, planner_inputs, ratings
 
 PROG = ratings.REGENERATE  # "python -m analytics derive"
 USAGE = f"{PROG} [VERSION] [--check] [--planner-only] [--force]"
@@ -32,9 +34,10 @@ def _parser() -> _Parser:
     parser = _Parser(
         prog=PROG,
         description="Recompute, or with --check only verify, a snapshot's derived files: its "
-        "cached ratings, the leaderboard's lineage and profiles, and the fine-tune planner's "
-        "inputs. Exit 0 when done or up to date, 1 when stale (--check) or the snapshot is "
-        "missing, 2 for a bad command line.",
+        "cached ratings, the snapshot changes and freshness the leaderboard opens on, the "
+        "leaderboard's lineage and profiles, and the fine-tune planner's inputs. Exit 0 when "
+        "done or up to date, 1 when stale (--check) or the snapshot is missing, 2 for a bad "
+        "command line.",
     )
     parser.add_argument(
         "version",
@@ -74,6 +77,7 @@ def main(argv: list[str]) -> int:
         if args.check:
             return _check(version, args.planner_only)
         written = [] if args.planner_only else ratings.derive(version, force=args.force)
+        written += [] if args.planner_only else diff_inputs.derive(version)  # reads the ratings
         written += leaderboard.derive_inputs(version)
         for path in [*written, *planner_inputs.derive(version)]:
             print(path)
@@ -87,7 +91,7 @@ def _check(version: str, planner_only: bool) -> int:
     sets = (planner_inputs.TABLES, board_inputs.TABLES)
     reason = next(filter(None, (tables.stale_reason(version) for tables in sets)), None)
     if not planner_only:
-        reason = ratings.stale_reason(version) or reason
+        reason = ratings.stale_reason(version) or diff_inputs.stale_reason(version) or reason
     damaged = derived.damage_lines(derived.folder(version))  # every file, not the first
     if reason or damaged:
         for line in dict.fromkeys([*([reason] if reason else []), *damaged]):

@@ -59,7 +59,8 @@ def rating_changes(
     smaller changes are ``unchanged``."""
     cols = ["model_id", "rating", "rank"]
     ranges = [c for c in ("rank_low", "rank_high", "rank_ub") if c in new]
-    renames = {o: n for o, n in (renames or {}).items() if o not in set(new["model_id"])}
+    present = set(new["model_id"])  # once, not once per rename
+    renames = {o: n for o, n in (renames or {}).items() if o not in present}
     earlier = set(old["model_id"])
     before = old[cols].assign(former_id=old["model_id"].where(old["model_id"].isin(renames)))
     before["model_id"] = before["model_id"].map(lambda m: renames.get(m, m))

@@ -281,18 +281,24 @@ def show_downloads(
     cols = [c for c in cols if c != "details"]  # a link within the app: no use in a file
     config = llm.column_config(shown[cols], COLUMNS | CATEGORY_LABELS if category else COLUMNS)
     names = {c: llm.header(config[c], c) for c in cols}
-    parquet = io.BytesIO()
-    shown.drop(columns="details").to_parquet(parquet, index=False)
     c1, c2 = st.columns(2)
-    c1.download_button(
-        "Download CSV", labels.csv_text(shown[cols], names), f"llm_leaderboard_{version}.csv",
-        "text/csv", key="lb_csv", help="The rows and columns shown above, human headers.",
+    c1.download_button(  # both files are made on click: most visits download nothing
+        "Download CSV", lambda: labels.csv_text(shown[cols], names),
+        f"llm_leaderboard_{version}.csv", "text/csv", key="lb_csv",
+        help="The rows and columns shown above, human headers.",
     )
     c2.download_button(
-        "Download Parquet", parquet.getvalue(), f"llm_leaderboard_{version}.parquet",
-        "application/octet-stream", key="lb_parquet",
+        "Download Parquet", lambda: parquet_bytes(shown.drop(columns="details")),
+        f"llm_leaderboard_{version}.parquet", "application/octet-stream", key="lb_parquet",
         help="The same rows with every column, under their raw names (for analysis).",
     )
+
+
+def parquet_bytes(frame: pd.DataFrame) -> bytes:
+    """``frame`` as one Parquet file's bytes (no index)."""
+    out = io.BytesIO()
+    frame.to_parquet(out, index=False)
+    return out.getvalue()
 
 
 CHANGE_COLUMNS = {
@@ -324,7 +330,7 @@ def show_changes(version: str, board: leaderboard.Leaderboard) -> None:
     if len(versions) < 2:
         st.caption("Only one snapshot is built; changes appear once a second one exists.")
         return
-    names = llm.load_snapshot_labels(tuple(versions))
+    names = llm.load_snapshot_labels(tuple(versions), version)
     current = version if version in versions else versions[-1]
     pair = snapshot_diff.default_pair(versions, current)
     new_default = one_of(versions, "diff_new", current, label_of=names.get)

@@ -28,6 +28,7 @@ def publishers(scores: pd.DataFrame) -> pd.Series:
     """:func:`publisher_of` of every row of a score table with ``source_name`` and
     ``source_url`` (once per distinct pair)."""
     url = scores["source_url"] if "source_url" in scores else pd.Series("", index=scores.index)
-    pairs = list(zip(scores["source_name"].astype(str), url.fillna("").astype(str), strict=True))
+    names, urls = scores["source_name"].astype(str).tolist(), url.fillna("").astype(str).tolist()
+    pairs = list(zip(names, urls, strict=True))  # lists: iterating Arrow strings costs ~1 us each
     found = {pair: publisher_of(*pair) for pair in set(pairs)}
     return pd.Series([found[p] for p in pairs], index=scores.index, dtype=object)
