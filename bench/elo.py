@@ -22,7 +22,7 @@ a shared machine the wall clock depends on what else runs, the CPU time much les
 Run: ``.venv/bin/python bench/elo.py [--synthetic] [--models 600] [--benchmarks 150]
 [--rounds 200] [--workers N] [--no-categories] [--snapshot VERSION]``, or
 ``.venv/bin/python bench/elo.py --scale [--scale-models 1000,2000,5000]
-[--scale-coverage 0.3,0.6] [--scale-rounds 20] [--scale-timeout 1800]``
+[--scale-coverage 0.3,0.6] [--scale-rounds 20] [--scale-benchmarks 300] [--scale-timeout 1800]``
 """
 
 from __future__ import annotations
@@ -83,12 +83,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale-models", default="1000,2000,5000")
     parser.add_argument("--scale-coverage", default="0.3,0.6")
     parser.add_argument("--scale-rounds", type=int, default=20)
+    parser.add_argument("--scale-benchmarks", type=int, default=SCALE_BENCHMARKS)
     parser.add_argument("--scale-timeout", type=int, default=1800, help="seconds per child")
     parser.add_argument("--scale-one", nargs=3, metavar=("STEP", "MODELS", "COVERAGE"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.scale_one:
-        return _scale_one(*args.scale_one, rounds=args.scale_rounds)
+        return _scale_one(*args.scale_one, rounds=args.scale_rounds,
+                          benchmarks=args.scale_benchmarks)
     if args.scale:
         return _scale_table(args)
     return _catalog_figures(args)
@@ -153,7 +155,7 @@ def _catalog_figures(args: argparse.Namespace) -> int:
 def _scale_table(args: argparse.Namespace) -> int:
     """The 'Elo at scale' table, one child process per row and step (fresh peak memory)."""
     print(f"{time.strftime('%Y-%m-%d %H:%M')}, {_cpus()} CPUs, load average (1, 5, 15 min) "
-          f"{_load(os.getloadavg())}; {SCALE_BENCHMARKS} benchmarks, {SCALE_CATEGORIES} "
+          f"{_load(os.getloadavg())}; {args.scale_benchmarks} benchmarks, {SCALE_CATEGORIES} "
           f"categories, bootstrap {args.scale_rounds} rounds, default workers")
     header = ("| models | scored | pairs | battles | step | wall s | CPU s | peak RSS MiB "
               "| load before -> after |")
@@ -173,7 +175,8 @@ def _scale_table(args: argparse.Namespace) -> int:
 
 def _run_child(step: str, n_models: int, coverage: float, args: argparse.Namespace) -> dict:
     command = [sys.executable, __file__, "--scale-one", step, str(n_models), str(coverage),
-               "--scale-rounds", str(args.scale_rounds)]
+               "--scale-rounds", str(args.scale_rounds),
+               "--scale-benchmarks", str(args.scale_benchmarks)]
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=args.scale_timeout, check=False
@@ -199,10 +202,12 @@ def _table_row(n_models, coverage, step, row, before, after) -> str:
             f"| {row['wall_s']:.1f} | {row['cpu_s']:.1f} | {peak} | {load} |")
 
 
-def _scale_one(step: str, n_models: str, coverage: str, *, rounds: int) -> int:
+def _scale_one(
+    step: str, n_models: str, coverage: str, *, rounds: int, benchmarks: int = SCALE_BENCHMARKS
+) -> int:
     """One step of one --scale row, in this (child) process; prints one JSON line."""
     scores = synthetic_scores(
-        int(n_models), SCALE_BENCHMARKS, SCALE_CATEGORIES, missing=1.0 - float(coverage)
+        int(n_models), benchmarks, SCALE_CATEGORIES, missing=1.0 - float(coverage)
     )
     start, cpu = time.perf_counter(), _cpu_seconds()
     battles = elo.build_battles(elo.headline_scores(scores))
