@@ -4,7 +4,6 @@ page's "Changes between snapshots" section reads them instead of opening the sto
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pandas as pd
@@ -13,10 +12,9 @@ import pytest
 from analytics.core import db
 from analytics.llm import derive_cli, diff_inputs, overview, snapshot_diff
 from tests._sources import computation_modules
-from tests.fixtures.apptest import fresh_caches, run_page, tables
+from tests.fixtures.apptest import run_page, serve_llm_pair, tables
 from tests.fixtures.catalogs import LLM_NEW as NEW
 from tests.fixtures.catalogs import LLM_OLD as OLD
-from tests.fixtures.catalogs import write_snapshot
 from tests.fixtures.store import StorePaths
 
 
@@ -52,13 +50,7 @@ def test_committed_tables_equal_a_fresh_computation(monkeypatch) -> None:
 @pytest.fixture()
 def store(store_paths: StorePaths) -> StorePaths:
     """Two built snapshots (OLD then NEW) in tmp_path; the app serves NEW."""
-    snapshots = store_paths.snapshots
-    write_snapshot(snapshots, OLD, old=True)
-    write_snapshot(snapshots, NEW)
-    stamp = (snapshots / OLD / "MANIFEST.json").stat().st_mtime
-    os.utime(snapshots / NEW / "MANIFEST.json", (stamp + 10, stamp + 10))
-    store_paths.monkeypatch.setattr(db, "ensure_snapshot", lambda *args, **kwargs: NEW)
-    fresh_caches()
+    serve_llm_pair(store_paths)
     return store_paths
 
 

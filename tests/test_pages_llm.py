@@ -8,7 +8,6 @@ catalog.
 from __future__ import annotations
 
 import dataclasses
-import os
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +27,13 @@ from analytics.llm import (
     ratings,
     snapshot_diff,
 )
-from tests.fixtures.apptest import fresh_caches, run_page, shown_labels, tables
+from tests.fixtures.apptest import (
+    run_page,
+    serve_llm_pair,
+    serve_version,
+    shown_labels,
+    tables,
+)
 from tests.fixtures.catalogs import LLM_NEW as NEW
 from tests.fixtures.catalogs import LLM_OLD as OLD
 from tests.fixtures.catalogs import LLM_URL as URL
@@ -39,19 +44,8 @@ from tests.fixtures.store import StorePaths
 @pytest.fixture()
 def store(store_paths: StorePaths) -> Path:
     """Two built snapshots (OLD then NEW) in tmp_path; the app serves NEW."""
-    snapshots = store_paths.snapshots
-    write_snapshot(snapshots, OLD, old=True)
-    write_snapshot(snapshots, NEW)
-    stamp = (snapshots / OLD / "MANIFEST.json").stat().st_mtime
-    os.utime(snapshots / NEW / "MANIFEST.json", (stamp + 10, stamp + 10))
-    _serve(store_paths, NEW)
+    serve_llm_pair(store_paths)
     return store_paths.root
-
-
-def _serve(store_paths: StorePaths, version: str) -> None:
-    """The app serves ``version`` (never building one), with fresh Streamlit caches."""
-    store_paths.monkeypatch.setattr(db, "ensure_snapshot", lambda *args, **kwargs: version)
-    fresh_caches()
 
 
 @pytest.fixture()
@@ -330,7 +324,7 @@ def test_leaderboard_search_matches_aliases(board: leaderboard.Leaderboard) -> N
 def test_no_changes_between_identical_snapshots(store_paths: StorePaths) -> None:
     write_snapshot(store_paths.snapshots, "vtest-llm-a")
     write_snapshot(store_paths.snapshots, "vtest-llm-b")
-    _serve(store_paths, "vtest-llm-b")
+    serve_version(store_paths, "vtest-llm-b")
     at = run_page("llm/leaderboard.py")
     assert not at.exception
     assert len(tables(at)) == 2  # ranked and unrated, no empty changes table
@@ -382,7 +376,7 @@ def test_compare_page(store: Path) -> None:
 )
 def test_pages_survive_a_snapshot_without_scores(store_paths: StorePaths, page: str) -> None:
     write_snapshot(store_paths.snapshots, "vtest-llm-empty", without_scores=True)
-    _serve(store_paths, "vtest-llm-empty")
+    serve_version(store_paths, "vtest-llm-empty")
     at = run_page(page)
     assert not at.exception
 
