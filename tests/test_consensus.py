@@ -150,3 +150,32 @@ def test_within_the_winning_count_the_weights_exact_count_is_shown():
     apart = [_count("llmstats", 4.0), _count("artificial-analysis", 4.0), _count("llmfit", 5.5)]
     chosen, support = consensus.choose(apart, "total_params_b", COUNTS)
     assert (chosen.total_params_b, support) == (4.0, 2)  # a Hub count outside the majority: not
+
+
+@pytest.mark.skipif(not (paths.SHARED_DATA_DIR / llmfit.CONFIGS_FILE).is_file(),
+                    reason="needs ../shared/data/llmfit-1.1.17")
+def test_every_committed_count_near_its_repositorys_is_the_repositorys_exact_count():
+    """Re-reads the Hub table: a model whose weights repository has an unpacked count there
+    within 10 % of the catalog's shows the exact count of that repository or of the maker's
+    own conversion of it (``Video-LLaVA-7B-hf``), not a publisher's rounded size; an override
+    row citing the maker's page is the one exception."""
+    counts = {}
+    for entry in llmfit.read_models(paths.SHARED_DATA_DIR / llmfit.CONFIGS_FILE):
+        count = llmfit.config_obs(entry, frozenset()).total_params_b
+        if count:
+            counts[entry["name"].lower()] = round(count, 3)
+    overrides = pd.read_csv(paths.CATALOG_DIR / "overrides.csv")
+    set_by_hand = set(overrides.loc[overrides["field"] == "total_params_b", "subject"])
+    models = pd.read_csv(paths.CATALOG_DIR / "models.csv")
+    checked, wrong = 0, []
+    for row in models.dropna(subset=["weights_repo", "total_params_b"]).itertuples():
+        repo = row.weights_repo.lower()
+        if row.model_id in set_by_hand or not consensus.same_count(
+            counts.get(repo, 0) or 1e-9, row.total_params_b
+        ):
+            continue
+        checked += 1
+        own = {c for name, c in counts.items() if name == repo or name.startswith(repo + "-")}
+        if not any(abs(row.total_params_b - c) <= 0.0015 for c in own):
+            wrong.append((row.model_id, row.total_params_b, sorted(own)))
+    assert checked > 300 and not wrong, wrong[:10]
