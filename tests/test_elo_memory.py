@@ -69,11 +69,33 @@ def test_a_category_costs_one_bit_per_pair() -> None:
     for category in battles.categories:
         assert category.rows_bits.nbytes == -(-n_pairs // 8)
         assert len(category.row_pair) > 0.9 * n_pairs  # nearly every pair shares each category
-    upper = battles.pairs._upper
-    arrays = [battles.pairs.pair_i, battles.pairs.pair_j, upper.data, upper.indices]
-    arrays += [c.rows_bits for c in battles.categories]
-    per_pair = sum(a.nbytes for a in arrays)
-    assert per_pair / n_pairs <= 8 + 8 + 8 + 8 + 1
+    pairs = battles.pairs
+    # 32-bit model numbers; the sparse matrices hold the pair list itself, and no values
+    assert pairs.pair_i.dtype == pairs.pair_j.dtype == np.int32
+    for matrix in (pairs._upper, pairs._lower):
+        assert np.shares_memory(matrix.indices, pairs.pair_j) and matrix.data.nbytes == 0
+    arrays = [pairs.pair_i, pairs.pair_j, *(c.rows_bits for c in battles.categories)]
+    assert sum(a.nbytes for a in arrays) / n_pairs <= 4 + 4 + 1
+
+
+def test_weighing_a_pattern_per_model_holds_a_few_numbers_per_pair(monkeypatch) -> None:
+    """With a presence pattern per model the category's count table is itself about two
+    numbers a pair: it is float32 (exact whole counts), and 1/sqrt(n) is taken per benchmark
+    of its own models, never as a second whole table; the pair list is read a block at a
+    time. What weighing adds to the battles stays under 32 bytes a pair here, about 24 (a
+    float64 table with its mask and whole-list index arrays cost about 53)."""
+    monkeypatch.setattr(elo.battles, "_TABLE_F64_MAX", 0)
+    monkeypatch.setattr(elo.battles, "_MASK_BLOCK", 256)
+    battles = elo.build_battles(elo.headline_scores(catalog(0.3, n_models=600)))
+    assert all(c.patterns.dtype == np.float32 for c in battles.categories)
+    tracemalloc.start()
+    try:
+        held = tracemalloc.get_traced_memory()[0]
+        elo.weigh(battles, np.arange(60) % 3)
+        added = tracemalloc.get_traced_memory()[1] - held
+    finally:
+        tracemalloc.stop()
+    assert added / len(battles.pairs) < 32, f"{added / len(battles.pairs):.1f} bytes a pair"
 
 
 def test_one_pattern_per_model_gives_the_same_evidence(monkeypatch) -> None:

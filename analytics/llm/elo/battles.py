@@ -17,6 +17,7 @@ holds what they are made of, in memory that grows with the distinct pairs and th
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,14 +26,14 @@ import scipy.sparse
 import scipy.sparse.csgraph
 
 from analytics.llm.elo.headline import REQUIRED_COLUMNS, require_columns
-from analytics.llm.elo.pairs import PairIndex
+from analytics.llm.elo.pairs import PairIndex, index_dtype
 
 _PAIR_BLOCK = 1 << 22  # models x models entries of one block of the shared-benchmark product
 _TABLE_F64_MAX = 4096
 """Most presence patterns of one category for which the pairs sharing it are read from the
 patterns x patterns product (128 MiB at most); above (nearly a pattern per model), from the
 pairs' packed presence bits, a block at a time."""
-_MASK_BLOCK = 1 << 21  # pairs per block when a category's pair bits come from presence bits
+_MASK_BLOCK = 1 << 21  # pairs per block of a pass over a category's pair bits
 _COUNTS_CACHE_MAX = 1 << 23
 """Most outcome-count entries (:attr:`Battles.counts`, 8 bytes each: 64 MiB) to keep. They are
 kept only when also no more than twice the pairs and score rows together (models share
@@ -55,7 +56,7 @@ class CategoryPairs:
 
     benchmarks: np.ndarray  # (B_c,) benchmark indices
     pattern: np.ndarray  # (M,) int
-    patterns: np.ndarray  # (Q, B_c) float 0/1
+    patterns: np.ndarray  # (Q, B_c) 0/1, float64 (float32 above _TABLE_F64_MAX patterns)
     rows_bits: np.ndarray  # (ceil(P / 8),) uint8
     pairs: PairIndex  # the pair list the bits are over (shared, not copied)
 
@@ -63,6 +64,15 @@ class CategoryPairs:
     def row_pair(self) -> np.ndarray:
         """The pairs sharing a benchmark of the category (ascending pair numbers)."""
         return np.flatnonzero(np.unpackbits(self.rows_bits, count=len(self.pairs)))
+
+    def row_blocks(self) -> Iterator[np.ndarray]:
+        """:attr:`row_pair` a block of the pair list at a time (what a pass over them keeps
+        unpacked is one block's numbers, not the whole list's)."""
+        n = len(self.pairs)
+        for start in range(0, n, _MASK_BLOCK):  # a multiple of 8: blocks start on a byte
+            count = min(_MASK_BLOCK, n - start)
+            bits = self.rows_bits[start // 8 : (start + count + 7) // 8]
+            yield np.flatnonzero(np.unpackbits(bits, count=count)) + start
 
     @property
     def row_cell(self) -> np.ndarray:
@@ -78,9 +88,13 @@ class CategoryPairs:
 
     def shared(self, multiplicity: np.ndarray) -> np.ndarray:
         """The Q x Q table of benchmarks two patterns share, each counted ``multiplicity``
-        times (a benchmark's multiplicity indexed by its global benchmark index). Float64: the
-        weights 1/sqrt(n) and sqrt(n) taken from it must agree to the solver's tolerance."""
-        return (self.patterns * multiplicity[self.benchmarks]) @ self.patterns.T
+        times (a benchmark's multiplicity indexed by its global benchmark index), in the
+        patterns' type: float32 where there are more than ``_TABLE_F64_MAX`` patterns (whole
+        counts far below 2**24, so exact; half the bytes of a table that is then about two
+        numbers per pair). Callers take sqrt(n) and 1/sqrt(n) in float64 (they must agree to
+        the solver's tolerance)."""
+        weighted = self.patterns * multiplicity[self.benchmarks].astype(self.patterns.dtype)
+        return weighted @ self.patterns.T
 
 
 @dataclass(frozen=True)
@@ -202,18 +216,16 @@ def _sharing_pairs(presence: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = len(presence)
     dense = presence.astype(np.float32)  # counts up to 2**24 are exact
     rows = max(1, _PAIR_BLOCK // max(n, 1))
-    found_i, found_j = [np.zeros(0, dtype=np.intp)], [np.zeros(0, dtype=np.intp)]
+    index = index_dtype(n, 0)  # PairIndex.of widens it if the pairs outgrow it
+    found_i, found_j = [np.zeros(0, dtype=index)], [np.zeros(0, dtype=index)]
     for start in range(0, n, rows):
         block = dense[start : start + rows] @ dense.T
         local = np.arange(len(block))[:, None] + start
         i, j = np.nonzero((block > 0) & (np.arange(n)[None, :] > local))
-        found_i.append(i + start)
-        found_j.append(j)
+        found_i.append((i + start).astype(index))
+        found_j.append(j.astype(index))
     # contiguous index arrays: every gather over the pairs reads them
-    return (
-        np.concatenate(found_i).astype(np.intp, copy=False),
-        np.concatenate(found_j).astype(np.intp, copy=False),
-    )
+    return np.concatenate(found_i), np.concatenate(found_j)
 
 
 def _category_pairs(
@@ -225,7 +237,7 @@ def _category_pairs(
     distinct, inverse = np.unique(part[has], axis=0, return_inverse=True)
     pattern = np.full(len(presence), -1, dtype=np.intp)
     pattern[has] = inverse.ravel()
-    patterns = distinct.astype(float)
+    patterns = distinct.astype(np.float64 if len(distinct) <= _TABLE_F64_MAX else np.float32)
     if len(patterns) <= _TABLE_F64_MAX:  # few patterns: one small product, then a lookup
         meets = (patterns @ patterns.T).ravel() > 0
         q_i, q_j = pattern[pairs.pair_i], pattern[pairs.pair_j]

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analytics.llm.elo.battles import Battles
-from analytics.llm.elo.pairs import PairIndex
+from analytics.llm.elo.pairs import PairIndex, sort_key
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class Evidence:
     def of_pairwise(cls, pw: Pairwise) -> Evidence:
         """The evidence of per-pair wins (pairs in any order)."""
         i, j, wins_i, wins_j = pw.pair_i, pw.pair_j, pw.wins_i, pw.wins_j
-        if len(i) > 1 and np.any(np.diff(i * max(pw.n_models, 1) + j) < 0):
+        if len(i) > 1 and np.any(np.diff(sort_key(i, j, pw.n_models)) < 0):
             order = np.lexsort((j, i))
             i, j, wins_i, wins_j = i[order], j[order], wins_i[order], wins_j[order]
         n = pw.n_models
@@ -84,29 +84,39 @@ def weigh(battles: Battles, multiplicity: np.ndarray | None = None) -> Evidence:
         drawn = category.benchmarks[m[category.benchmarks] > 0]
         if not len(drawn):
             continue
-        weight = category.shared(m)  # n of every pattern pair ...
-        np.sqrt(weight, out=weight)  # ... sqrt(n): the pair's battles' worth in the category
-        rows = category.row_pair  # each pair once: a plain indexed add, not np.add.at
-        total[rows] += weight.ravel()[category.cells(rows)]
-        np.divide(1.0, weight, out=weight, where=weight > 0)  # 1/sqrt(n) per battle
+        shared = category.shared(m)  # n of every pattern pair
+        per_cell = shared.ravel()
+        for rows in category.row_blocks():  # each pair once: a plain indexed add, not np.add.at
+            total[rows] += np.sqrt(per_cell[category.cells(rows)], dtype=np.float64)
+        # 1/sqrt(n) per battle: of the whole table where it is small (a few patterns), else of
+        # each benchmark's own models, so no second table of about two numbers a pair
+        weight = _inverse_sqrt(shared, out=shared) if shared.dtype == np.float64 else None
         for b in drawn:
             entries, patterns = ranks.of(b)
             pattern = ranks.pattern[entries]
             if battles.counts is None:
-                won = _wins(weight, pattern, ranks.tie_lo[entries], ranks.tie_hi[entries])
+                block = np.ix_(pattern, pattern)
+                per_pair = _inverse_sqrt(shared[block]) if weight is None else weight[block]
+                won = _wins(per_pair, ranks.tie_lo[entries], ranks.tie_hi[entries])
             else:  # patterns shared: by the opponents' pattern
                 won = np.einsum("ij,ij->i", weight[pattern[:, None], patterns], battles.counts[b])
             wins[ranks.model[entries]] += m[b] * won
     return Evidence(battles.pairs, total, wins)
 
 
-def _wins(weight: np.ndarray, pattern: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Weighted wins on one benchmark of its models in ascending score (category patterns
-    ``pattern``, tie blocks from ``lo`` to ``hi``), opponent by opponent: each beats everyone
-    below its tie block and half of the rest of the block, at the weight of the two patterns
-    (a running sum along each row of the models x models weights)."""
-    per_pair = weight[pattern][:, pattern]
-    rows = np.arange(len(pattern))
+def _inverse_sqrt(shared: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """1/sqrt(n) in float64 of a table of shared-benchmark counts (0 where n is 0; ``out``:
+    a float64 table to write to, e.g. ``shared`` itself)."""
+    out = np.sqrt(shared, dtype=np.float64, out=out)
+    return np.divide(1.0, out, out=out, where=out > 0)
+
+
+def _wins(per_pair: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Weighted wins on one benchmark of its models in ascending score (``per_pair``: the
+    models x models weights 1/sqrt(n), overwritten; tie blocks from ``lo`` to ``hi``),
+    opponent by opponent: each beats everyone below its tie block and half of the rest of the
+    block, at the pair's weight (a running sum along each row)."""
+    rows = np.arange(len(per_pair))
     own = per_pair[rows, rows]  # a model does not meet itself
     running = np.cumsum(per_pair, axis=1, out=per_pair)
     below = np.where(lo > 0, running[rows, lo - 1], 0.0)
@@ -122,7 +132,7 @@ def aggregate(battles: Battles, multiplicity: np.ndarray | None = None) -> Pairw
     """
     m = _multiplicity(battles, multiplicity)
     n_models, n_pairs = len(battles.models), len(battles.pairs)
-    key = battles.pair_i * n_models + battles.pair_j  # sorted: pairs are
+    key = sort_key(battles.pair_i, battles.pair_j, n_models)  # sorted: pairs are
     wins_i, wins_j = np.zeros(n_pairs), np.zeros(n_pairs)
     for category in battles.categories:
         rows = category.row_pair
@@ -133,7 +143,7 @@ def aggregate(battles: Battles, multiplicity: np.ndarray | None = None) -> Pairw
         for b in category.benchmarks[m[category.benchmarks] > 0]:
             present = np.flatnonzero(battles.presence[:, b])
             first, second = np.triu_indices(len(present), k=1)
-            pair = np.searchsorted(key, present[first] * n_models + present[second])
+            pair = np.searchsorted(key, sort_key(present[first], present[second], n_models))
             score = battles.scores[present, b]
             result = 0.5 * (1.0 + np.sign(score[first] - score[second]))  # a draw: half
             wins_i[pair] += m[b] * weight[pair] * result

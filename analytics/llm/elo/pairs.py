@@ -23,17 +23,23 @@ class PairIndex:
         # starts of the models that are some pair's first (each runs to the next such start)
         self._has_first = self.first_count > 0
         self._starts = indptr_i[:-1][self._has_first]
-        values = np.empty(len(pair_j))  # never read: every use swaps its own values in
+        # The matrices hold the pair list itself (pair_j in scipy's index type, no copy) and
+        # no values of their own: every use swaps its values into a shallow copy, so the
+        # placeholder that construction needs is dropped at once (8 bytes a pair).
+        values = np.empty(len(pair_j))
         self._upper = scipy.sparse.csr_matrix((values, pair_j, indptr_i), shape=(n, n))
         self._lower = self._upper.T
+        self._upper.data = self._lower.data = np.empty(0)
 
     @classmethod
     def of(cls, n: int, pair_i: np.ndarray, pair_j: np.ndarray) -> PairIndex:
         """The index of pairs already sorted by (first, second) model."""
-        pair_i, pair_j = np.ascontiguousarray(pair_i), np.ascontiguousarray(pair_j)
-        if len(pair_i) > 1 and np.any(np.diff(pair_i * max(n, 1) + pair_j) < 0):
+        index = index_dtype(n, len(pair_j))
+        pair_i = np.ascontiguousarray(pair_i, dtype=index)
+        pair_j = np.ascontiguousarray(pair_j, dtype=index)
+        if len(pair_i) > 1 and np.any(np.diff(sort_key(pair_i, pair_j, n)) < 0):
             raise ValueError("pairs must be sorted by (first, second) model")
-        return cls(n, pair_i, pair_j, offsets(pair_i, n))
+        return cls(n, pair_i, pair_j, offsets(pair_i, n).astype(index))
 
     def __len__(self) -> int:
         return len(self.pair_j)
@@ -42,13 +48,15 @@ class PairIndex:
     def pair_i(self) -> np.ndarray:
         """Each pair's first model (built on first use where the pairs were kept)."""
         if self._pair_i is None:
-            self._pair_i = np.repeat(np.arange(self.n), self.first_count)
+            self._pair_i = np.repeat(np.arange(self.n, dtype=self.pair_j.dtype), self.first_count)
         return self._pair_i
 
     def kept(self, keep: np.ndarray) -> PairIndex:
         """The pairs where ``keep`` is true, in the same order."""
-        kept_before = np.concatenate([[0], np.cumsum(keep)])
-        return PairIndex(self.n, None, self.pair_j[keep], kept_before[self.indptr_i])
+        kept_through = np.cumsum(keep, dtype=self.pair_j.dtype)  # kept among pairs 0..k
+        ends = self.indptr_i
+        indptr = np.where(ends > 0, kept_through[np.maximum(ends - 1, 0)], 0)
+        return PairIndex(self.n, None, self.pair_j[keep], indptr.astype(self.pair_j.dtype))
 
     def per_model(self, values: np.ndarray, second: np.ndarray | None = None) -> np.ndarray:
         """Per model, the sum of a per-pair quantity over its pairs, either side (``second``:
@@ -79,3 +87,15 @@ class PairIndex:
 def offsets(index: np.ndarray, n: int) -> np.ndarray:
     """Offsets of each of ``n`` models' entries in an array sorted by ``index`` (CSR indptr)."""
     return np.concatenate([[0], np.cumsum(np.bincount(index, minlength=n))])
+
+
+def index_dtype(n_models: int, n_pairs: int) -> type:
+    """The integer type of model numbers and pair offsets: 32 bits while they fit (half the
+    memory of the pair list, and the type scipy's sparse matrices take without a copy)."""
+    return np.int32 if max(n_models, n_pairs) < np.iinfo(np.int32).max else np.int64
+
+
+def sort_key(pair_i: np.ndarray, pair_j: np.ndarray, n: int) -> np.ndarray:
+    """One int64 per pair ordered like (first, second) model (32-bit model numbers would
+    overflow the product above 46,340 models)."""
+    return pair_i.astype(np.int64) * max(n, 1) + pair_j

@@ -172,6 +172,7 @@ class _Problem:
         curv = state.curvature()
         diag = self.pairs.per_model(curv) + sig * (1.0 - sig)
         direction = self.direction(curv, diag, grad)
+        del curv  # a per-pair array the line search does not need
         if np.all(np.isfinite(direction)):
             moved = self.line_search(theta, grad, _moderate(direction, grad), state)
             if moved is not None:
@@ -259,8 +260,16 @@ class _Problem:
         (theta_j + softplus(theta_i - theta_j)) plus the anchor draws; the pair part does not
         change with a common shift, so it is taken about the mean (less rounding)."""
         centred = theta - float(np.mean(theta[self.drawn])) if self.drawn.any() else theta
-        d = centred[self.pairs.pair_i] - centred[self.pairs.pair_j]
-        softplus = np.maximum(d, 0.0) + np.log1p(np.exp(-np.abs(d)))
+        # softplus(d) = max(d, 0) + log1p(exp(-|d|)), in two per-pair arrays (it runs over
+        # every pair, and a fit's other per-pair arrays are alive meanwhile)
+        d = np.take(centred, self.pairs.pair_i)
+        d -= np.take(centred, self.pairs.pair_j)
+        softplus = np.abs(d)
+        np.negative(softplus, out=softplus)
+        np.exp(softplus, out=softplus)
+        np.log1p(softplus, out=softplus)
+        softplus += np.maximum(d, 0.0, out=d)
+        del d
         if self._second_total is None:
             self._second_total = self.pairs.per_model(np.zeros(len(self.total)), self.total)
         wins = self.wins - 0.5 - self._second_total
@@ -282,6 +291,7 @@ class _PairState:
     ) -> np.ndarray:
         """Store the pair terms of per-model strengths and return u."""
         self.probabilities = False
+        self.s_i = None  # freed before its successor is made: one per-pair array fewer at peak
         self.s_i = np.repeat(strength, first_count)  # pairs are sorted by first model
         np.take(strength, pair_j, out=self.s_j, mode="clip")  # (valid indices: no checks)
         np.add(self.s_i, self.s_j, out=self.u)
