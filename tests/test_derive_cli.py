@@ -14,6 +14,7 @@ from analytics.llm import (
     leaderboard,
     planner_inputs,
     ratings,
+    speed_inputs,
 )
 from tests.fixtures.cli import run_main
 
@@ -32,10 +33,11 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     monkeypatch.setattr(ratings, "derive", step("ratings", ["r.parquet"]))
     monkeypatch.setattr(diff_inputs, "derive", step("changes", ["c.parquet"]))
     monkeypatch.setattr(leaderboard, "derive_inputs", step("board", ["b.parquet"]))
+    monkeypatch.setattr(speed_inputs, "derive", step("speeds", ["s.parquet"]))
     monkeypatch.setattr(planner_inputs, "derive", step("planner", ["p.parquet"]))
     monkeypatch.setattr(ratings, "stale_reason", step(f"check {ratings.__name__}", None))
     monkeypatch.setattr(diff_inputs, "stale_reason", step(f"check {diff_inputs.__name__}", None))
-    for module in (board_inputs, planner_inputs):
+    for module in (board_inputs, planner_inputs, speed_inputs):
         monkeypatch.setattr(module.TABLES, "stale_reason", step(f"check {module.__name__}", None))
     return seen
 
@@ -43,13 +45,15 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 def test_derive_runs_every_step_on_the_given_version(calls, capsys) -> None:
     rc, out, err = run_main(capsys, derive_cli.main, "derive", "v1")
     assert (rc, err) == (0, "")
-    assert out.splitlines() == ["r.parquet", "c.parquet", "b.parquet", "p.parquet"]
-    assert calls == [("ratings", "v1"), ("changes", "v1"), ("board", "v1"), ("planner", "v1")]
+    assert out.splitlines() == ["r.parquet", "c.parquet", "b.parquet", "s.parquet", "p.parquet"]
+    steps = ["ratings", "changes", "board", "speeds", "planner"]
+    assert calls == [(step, "v1") for step in steps]
 
 
 def test_without_a_version_the_current_snapshot_is_derived(calls, capsys) -> None:
     rc, *_ = run_main(capsys, derive_cli.main, "derive", "--planner-only")
-    assert rc == 0 and calls == [("board", "vcurrent"), ("planner", "vcurrent")]
+    v = "vcurrent"
+    assert rc == 0 and calls == [("board", v), ("speeds", v), ("planner", v)]
 
 
 def test_check_writes_nothing(calls, capsys, tmp_path, monkeypatch) -> None:
@@ -58,7 +62,8 @@ def test_check_writes_nothing(calls, capsys, tmp_path, monkeypatch) -> None:
     assert rc == 0 and out.strip() == f"{tmp_path / 'v1'}: up to date"
     assert [name for name, _ in calls] == [
         "check analytics.llm.planner_inputs", "check analytics.llm.board_inputs",
-        "check analytics.llm.ratings", "check analytics.llm.diff_inputs",
+        "check analytics.llm.speed_inputs", "check analytics.llm.ratings",
+        "check analytics.llm.diff_inputs",
     ]
     calls.clear()
     assert run_main(capsys, derive_cli.main, "derive", "v1", "--planner-only", "--check")[0] == 0

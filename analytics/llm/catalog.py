@@ -34,6 +34,19 @@ DEFAULT_GPU = "rtx-4090"  # preselected on the pages when the catalog has it
 WONT_FIT = "won't fit"
 FITS = "fits"
 TABLES = ("models", "gpus", "throughput", "scores", "benchmarks", "finetune_memory")
+SOURCES = (
+    "analytics/core/db.py",
+    "analytics/core/hashing.py",  # the snapshot check db.connect runs
+    "analytics/core/licences.py",
+    "analytics/core/problems.py",
+    "analytics/core/schema.py",
+    "analytics/llm/catalog.py",
+    "analytics/llm/fit.py",
+    "analytics/llm/ingest/__init__.py",
+    "analytics/llm/ingest/roofline.py",  # fit.py reads its bits-per-weight table
+)
+"""The modules reading the catalog through this module runs: the start of the code-hash list
+of every derived table computed from it (``planner_inputs``, ``speed_inputs``)."""
 MIN_PRICE_SOURCES = 2  # fewer provider catalogs behind a $/h -> "thin"
 MIN_PRICE_OFFERS = 2  # fewer on-demand offers behind a $/h (when counted) -> "thin"
 APPLE_TIERS = ("pro", "max", "ultra")  # chip tiers above the base chip
@@ -115,21 +128,25 @@ class Catalog:
     finetune_memory: pd.DataFrame  # measured fine-tune peak memory (extra catalog table)
 
 
-def load_catalog(con: duckdb.DuckDBPyConnection) -> Catalog:
-    """Read the calculators' tables from a snapshot connection (absent ones are empty)."""
+def load_catalog(con: duckdb.DuckDBPyConnection, tables: tuple[str, ...] = TABLES) -> Catalog:
+    """Read the calculators' tables from a snapshot connection (absent ones are empty, and so
+    are those not in ``tables``: a caller that reads only some skips the rest)."""
+    unknown = set(tables) - set(TABLES)
+    if unknown:
+        raise ValueError(f"load_catalog: unknown tables {sorted(unknown)}; fix: one of {TABLES}")
     frames = {}
     for name in TABLES:
-        has = db.has_table(con, name)
+        has = name in tables and db.has_table(con, name)
         frames[name] = db.query(con, f"SELECT * FROM {name}") if has else pd.DataFrame()
     return Catalog(**frames)
 
 
-def of_version(version: str) -> Catalog:
+def of_version(version: str, tables: tuple[str, ...] = TABLES) -> Catalog:
     """:func:`load_catalog` of a built snapshot version (its own connection, snapshot tables
     only, closed after)."""
     con = db.connect(version, runs=False)
     try:
-        return load_catalog(con)
+        return load_catalog(con, tables)
     finally:
         con.close()
 

@@ -1,11 +1,11 @@
 """``python -m analytics derive [VERSION] [--check] [--planner-only] [--force]``: bring up to
 date (or, with ``--check``, only verify) a snapshot's derived files: its cached ratings
 (``ratings``), the snapshot changes and freshness computed from them (``diff_inputs``), the
-leaderboard's lineage and profiles (``board_inputs``) and the fine-tune planner's version-level
-inputs (``planner_inputs``). A file written by the current code whose
-recorded hash verifies is kept, so a derive with nothing changed costs about what ``--check``
-costs; ``--force`` recomputes the ratings anyway. ``--planner-only`` skips the ratings (and the
-snapshot changes, computed from them)."""
+leaderboard's lineage and profiles (``board_inputs``), every hardware's measured speeds
+(``speed_inputs``) and the fine-tune planner's version-level inputs (``planner_inputs``). A
+file written by the current code whose recorded hash verifies is kept, so a derive with nothing
+changed costs about what ``--check`` costs; ``--force`` recomputes the ratings anyway.
+``--planner-only`` skips the ratings (and the snapshot changes, computed from them)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,14 @@ import argparse
 import sys
 
 from analytics.core import db, derived, problems
-from analytics.llm import board_inputs, diff_inputs, leaderboard, planner_inputs, ratings
+from analytics.llm import (
+    board_inputs,
+    diff_inputs,
+    leaderboard,
+    planner_inputs,
+    ratings,
+    speed_inputs,
+)
 
 PROG = ratings.REGENERATE  # "python -m analytics derive"
 USAGE = f"{PROG} [VERSION] [--check] [--planner-only] [--force]"
@@ -79,6 +86,7 @@ def main(argv: list[str]) -> int:
         written = [] if args.planner_only else ratings.derive(version, force=args.force)
         written += [] if args.planner_only else diff_inputs.derive(version)  # reads the ratings
         written += leaderboard.derive_inputs(version)
+        written += speed_inputs.derive(version)
         for path in [*written, *planner_inputs.derive(version)]:
             print(path)
     except FileNotFoundError as exc:
@@ -88,7 +96,7 @@ def main(argv: list[str]) -> int:
 
 
 def _check(version: str, planner_only: bool) -> int:
-    sets = (planner_inputs.TABLES, board_inputs.TABLES)
+    sets = (planner_inputs.TABLES, board_inputs.TABLES, speed_inputs.TABLES)
     reason = next(filter(None, (tables.stale_reason(version) for tables in sets)), None)
     if not planner_only:
         reason = ratings.stale_reason(version) or diff_inputs.stale_reason(version) or reason

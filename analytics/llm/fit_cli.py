@@ -33,7 +33,7 @@ import pandas as pd
 
 from analytics.core import db, paths, snapshot
 from analytics.core.problems import Problem
-from analytics.llm import catalog, finetune, finetune_view, throughput
+from analytics.llm import catalog, finetune, finetune_view, speed_inputs, throughput
 from analytics.llm import fit as hwfit
 
 
@@ -145,19 +145,27 @@ class _Snapshot:
     model_names: dict[str, str]
     gpu_names: dict[str, str]
     models_by_id: pd.DataFrame
-    configs: list[catalog.Hardware]
 
     def source(self, table: str) -> str:
         return _catalog_source(table, self.version)
+
+    @functools.cached_property
+    def configs(self) -> list[catalog.Hardware]:
+        """The rentable configurations (only a fine-tune's pricing reads them)."""
+        return finetune_view.rentable_configs(self.tables.gpus)
+
+
+_TABLES_READ = ("models", "gpus", "throughput")
+"""The catalog tables the commands read (the scores, the largest, are not among them)."""
 
 
 @functools.lru_cache(maxsize=2)
 def _load(version: str) -> _Snapshot:
     """The tables and lookups of one snapshot version (a version is a content hash: cacheable)."""
-    tables = catalog.of_version(version)
+    tables = catalog.of_version(version, _TABLES_READ)
     return _Snapshot(
         version, tables, catalog.model_names(tables.models), catalog.gpu_names(tables.gpus),
-        tables.models.set_index("model_id"), finetune_view.rentable_configs(tables.gpus),
+        tables.models.set_index("model_id"),
     )
 
 
@@ -365,9 +373,9 @@ def _quants(model: _Model, budget: float, kv: float | None, context: int | None)
 
 @functools.lru_cache(maxsize=64)
 def _speeds_on(version: str, gpu_id: str, count: int) -> pd.DataFrame:
-    """The page's measured speeds on one hardware of one snapshot (a version never changes)."""
-    tables = _load(version).tables
-    return throughput.measured_speeds(tables.throughput, tables.models, gpu_id, count)
+    """The page's measured speeds on one hardware of one snapshot (a version never changes):
+    the snapshot's stored table (``speed_inputs``), else computed."""
+    return speed_inputs.speeds_on(version, gpu_id, count, lambda: _load(version).tables)
 
 
 def measured_speeds(

@@ -28,18 +28,11 @@ from analytics.llm import catalog as cat
 from analytics.llm import finetune_view, quality, ratings
 
 SOURCES = (
-    "analytics/core/db.py",
-    "analytics/core/hashing.py",  # the snapshot check db.connect runs
-    "analytics/core/licences.py",
-    "analytics/core/problems.py",
-    "analytics/core/schema.py",
-    "analytics/llm/catalog.py",
+    *cat.SOURCES,
     "analytics/llm/checkpoints.py",
     *ratings.ELO_SOURCES,
     "analytics/llm/finetune.py",
     "analytics/llm/finetune_view.py",
-    "analytics/llm/fit.py",
-    "analytics/llm/ingest/roofline.py",  # fit.py reads its bits-per-weight table
     "analytics/llm/planner_inputs.py",
     "analytics/llm/profiles.py",
     "analytics/llm/quality.py",
