@@ -15,8 +15,9 @@ from analytics.core import db, paths, run_unit, snapshot
 
 
 @st.cache_resource(show_spinner="Building the catalog snapshot…", max_entries=4)
-def _connection(version: str, runs_key: str) -> duckdb.DuckDBPyConnection:
-    return db.connect(version)
+def _connection(version: str, runs_key: str | None) -> duckdb.DuckDBPyConnection:
+    """``runs_key`` None: the snapshot's tables only (no measured run listed or checked)."""
+    return db.connect(version, runs=runs_key is not None)
 
 
 def _runs_key() -> str:
@@ -69,7 +70,9 @@ def connection() -> duckdb.DuckDBPyConnection:
     return version_cursor(snapshot_version())
 
 
-def version_cursor(version: str) -> duckdb.DuckDBPyConnection:
-    """A cursor on the cached connection of one snapshot version (thread-safe use)."""
-    return _connection(version, _runs_key()).cursor()
+def version_cursor(version: str, *, runs: bool = True) -> duckdb.DuckDBPyConnection:
+    """A cursor on the cached connection of one snapshot version (thread-safe use); ``runs=False``
+    for a reader of snapshot tables alone (the LLM pages): its connection neither lists nor
+    checks the measured runs, whose state then does not key it either."""
+    return _connection(version, _runs_key() if runs else None).cursor()
 

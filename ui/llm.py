@@ -41,8 +41,9 @@ FITTING = "Fitting Elo ratings for this snapshot…"
 
 def _read(version: str, read: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
     """``read`` on a cursor of the version's cached connection (``ui.data``; opening a new
-    one costs ~0.1 s of views and checks), closed afterwards."""
-    con = ui.data.version_cursor(version)
+    one costs ~0.1 s of views and checks), closed afterwards. The LLM track reads snapshot
+    tables only, so its connection lists no measured run."""
+    con = ui.data.version_cursor(version, runs=False)
     try:
         return read(con)
     finally:

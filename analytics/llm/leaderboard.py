@@ -331,9 +331,13 @@ def group_variants(rows: pd.DataFrame) -> pd.DataFrame:
     ).sort_values(["_ranked", "_r", "model_id"], ascending=[False, False, True], kind="mergesort")
     reps = order.drop_duplicates("_ck")
     others = order[~order.index.isin(reps.index)]
-    names = others.groupby("_ck")["display_name"].agg(lambda s: ", ".join(s.astype(str)))
+    names: dict[object, list[str]] = {}  # a plain pass: a groupby lambda per checkpoint cost more
+    for key, name in zip(others["_ck"], others["display_name"].astype(str), strict=True):
+        names.setdefault(key, []).append(name)
+    joined = {key: ", ".join(values) for key, values in names.items()}
     counts = order.groupby("_ck").size()
-    out = reps.assign(variants=reps["_ck"].map(names), n_variants=reps["_ck"].map(counts))
+    variants = reps["_ck"].map(joined).astype(others["display_name"].dtype)
+    out = reps.assign(variants=variants, n_variants=reps["_ck"].map(counts))
     out = out.drop(columns=["_ck", "_ranked", "_r"])
     ranked = out["eligible"].astype(bool)
     ordered = out.assign(_e=~ranked).sort_values(
