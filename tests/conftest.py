@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from analytics.core import paths
-from tests.fixtures import catalogs, notebooks
+from tests.fixtures import apptest, catalogs, notebooks
 from tests.fixtures.store import StorePaths
 
 REPO_ROOT = paths.REPO_ROOT
@@ -36,6 +36,13 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "modelatlas"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_component_scan() -> None:
+    """Every AppTest of a test process shares one scan for installed Streamlit components (a
+    server scans once; AppTest scanned per instance, ~0.45 CPU-s each: apptest module)."""
+    apptest.scan_components_once()
 
 
 @pytest.fixture(autouse=True, scope="session")

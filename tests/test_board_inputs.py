@@ -93,3 +93,33 @@ def test_derive_check_names_a_missing_board_table(version: str, capsys) -> None:
     assert derive_cli.main(["derive", version, "--check", "--planner-only"]) == 1
     err = capsys.readouterr().err.strip()
     assert "profiles_" in err and err.endswith(f"fix: python -m analytics derive {version}")
+
+
+def test_rated_sources_cover_every_module_the_board_is_computed_with() -> None:
+    seen = computation_modules("analytics/llm/leaderboard.py")
+    assert seen <= set(board_inputs.RATED_SOURCES), sorted(seen - set(board_inputs.RATED_SOURCES))
+
+
+def test_committed_board_and_flagged_scores_are_current_and_equal_a_fresh_build(
+    monkeypatch,
+) -> None:
+    """The first render of a leaderboard page reads the ranked table, the flagged scores and the
+    API facts (the scores then not read at all); built afresh from the stored ratings they are
+    equal."""
+    version = db.current_version()
+    assert board_inputs.RATED.stale_reason(version) is None
+    con = db.connect(version, runs=False)
+    try:
+        with monkeypatch.context() as m:
+            m.setattr(ratings, "load_scores", pytest.fail)  # stored: the scores are not read
+            read = leaderboard.build(con, version)
+        m = monkeypatch
+        m.setattr(board_inputs, "rated_of", lambda version, name, compute: compute())
+        fresh = leaderboard.build(con, version)
+    finally:
+        con.close()
+    pd.testing.assert_frame_equal(read.table, fresh.table)
+    pd.testing.assert_frame_equal(read.scores, fresh.scores)
+    pd.testing.assert_frame_equal(read.api, fresh.api)
+    assert len(read.api) > 100
+    assert read.table["eligible"].sum() > 100 and read.scores["is_headline"].sum() > 1000

@@ -33,20 +33,23 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     monkeypatch.setattr(ratings, "derive", step("ratings", ["r.parquet"]))
     monkeypatch.setattr(diff_inputs, "derive", step("changes", ["c.parquet"]))
     monkeypatch.setattr(leaderboard, "derive_inputs", step("board", ["b.parquet"]))
+    monkeypatch.setattr(leaderboard, "derive_rated", step("board table", ["t.parquet"]))
     monkeypatch.setattr(speed_inputs, "derive", step("speeds", ["s.parquet"]))
     monkeypatch.setattr(planner_inputs, "derive", step("planner", ["p.parquet"]))
     monkeypatch.setattr(ratings, "stale_reason", step(f"check {ratings.__name__}", None))
     monkeypatch.setattr(diff_inputs, "stale_reason", step(f"check {diff_inputs.__name__}", None))
     for module in (board_inputs, planner_inputs, speed_inputs):
         monkeypatch.setattr(module.TABLES, "stale_reason", step(f"check {module.__name__}", None))
+    monkeypatch.setattr(board_inputs.RATED, "stale_reason", step("check board table", None))
     return seen
 
 
 def test_derive_runs_every_step_on_the_given_version(calls, capsys) -> None:
     rc, out, err = run_main(capsys, derive_cli.main, "derive", "v1")
     assert (rc, err) == (0, "")
-    assert out.splitlines() == ["r.parquet", "c.parquet", "b.parquet", "s.parquet", "p.parquet"]
-    steps = ["ratings", "changes", "board", "speeds", "planner"]
+    files = ["r.parquet", "c.parquet", "b.parquet", "t.parquet", "s.parquet", "p.parquet"]
+    assert out.splitlines() == files
+    steps = ["ratings", "changes", "board", "board table", "speeds", "planner"]
     assert calls == [(step, "v1") for step in steps]
 
 
@@ -63,11 +66,12 @@ def test_check_writes_nothing(calls, capsys, tmp_path, monkeypatch) -> None:
     assert [name for name, _ in calls] == [
         "check analytics.llm.planner_inputs", "check analytics.llm.board_inputs",
         "check analytics.llm.speed_inputs", "check analytics.llm.ratings",
-        "check analytics.llm.diff_inputs",
+        "check analytics.llm.diff_inputs", "check board table",
     ]
     calls.clear()
     assert run_main(capsys, derive_cli.main, "derive", "v1", "--planner-only", "--check")[0] == 0
-    assert {"check analytics.llm.ratings", "check analytics.llm.diff_inputs"}.isdisjoint(
+    planner_only = {"check analytics.llm.ratings", "check analytics.llm.diff_inputs"}
+    assert (planner_only | {"check board table"}).isdisjoint(
         name for name, _ in calls
     )
 

@@ -258,7 +258,8 @@ def test_stale_derived_files_are_reported_and_regenerated(
     assert derive_cli.main(["derive", NEW]) == 0
     written = capsys.readouterr().out.splitlines()  # + categories, changes, board's, speeds,
     want = len(ratings.SERVED) + 1 + len(diff_inputs.NAMES) + len(board_inputs.NAMES)  # planner's
-    want += len(speed_inputs.TABLES.names) + len(planner_inputs.NAMES)
+    want += len(board_inputs.RATED_NAMES) + len(speed_inputs.TABLES.names)
+    want += len(planner_inputs.NAMES)
     assert len(written) == want
     assert derive_cli.main(["derive", NEW, "--check"]) == 0
     monkeypatch.setattr(ratings, "source_hash", lambda: "edited rating code")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import io
 import json
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -105,6 +106,16 @@ def read_verified(path: Path) -> pd.DataFrame | None:
         return pd.read_parquet(path)
     except (OSError, ValueError):  # damaged (pyarrow's ArrowInvalid is a ValueError)
         return None
+
+
+def as_stored(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` as its stored file reads back (a Parquet round trip in memory: text columns of
+    Python objects come back as strings, for one): a table some readers compute and others
+    read from its file is then the same frame either way."""
+    buffer = io.BytesIO()
+    table.to_parquet(buffer, index=False)
+    buffer.seek(0)
+    return pd.read_parquet(buffer)
 
 
 def store(path: Path, table: pd.DataFrame) -> bool:

@@ -1,7 +1,8 @@
 """``python -m analytics derive [VERSION] [--check] [--planner-only] [--force]``: bring up to
 date (or, with ``--check``, only verify) a snapshot's derived files: its cached ratings
 (``ratings``), the snapshot changes and freshness computed from them (``diff_inputs``), the
-leaderboard's lineage and profiles (``board_inputs``), every hardware's measured speeds
+leaderboard's lineage and profiles and, from the ratings, its ranked table and flagged scores
+(``board_inputs``), every hardware's measured speeds
 (``speed_inputs``) and the fine-tune planner's version-level inputs (``planner_inputs``). A
 file written by the current code whose recorded hash verifies is kept, so a derive with nothing
 changed costs about what ``--check`` costs; ``--force`` recomputes the ratings anyway.
@@ -86,6 +87,7 @@ def main(argv: list[str]) -> int:
         written = [] if args.planner_only else ratings.derive(version, force=args.force)
         written += [] if args.planner_only else diff_inputs.derive(version)  # reads the ratings
         written += leaderboard.derive_inputs(version)
+        written += [] if args.planner_only else leaderboard.derive_rated(version)  # the ratings'
         written += speed_inputs.derive(version)
         for path in [*written, *planner_inputs.derive(version)]:
             print(path)
@@ -99,7 +101,8 @@ def _check(version: str, planner_only: bool) -> int:
     sets = (planner_inputs.TABLES, board_inputs.TABLES, speed_inputs.TABLES)
     reason = next(filter(None, (tables.stale_reason(version) for tables in sets)), None)
     if not planner_only:
-        reason = ratings.stale_reason(version) or diff_inputs.stale_reason(version) or reason
+        reason = (ratings.stale_reason(version) or diff_inputs.stale_reason(version)
+                  or board_inputs.RATED.stale_reason(version) or reason)
     damaged = derived.damage_lines(derived.folder(version))  # every file, not the first
     if reason or damaged:
         for line in dict.fromkeys([*([reason] if reason else []), *damaged]):

@@ -14,7 +14,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from analytics.core import db
+from analytics.core import db, derived
 from analytics.core.licences import licence_class
 from analytics.core.schema import SOURCE_KINDS
 from analytics.llm import api_facts, board_inputs, catalog, elo, lineage, ratings
@@ -141,22 +141,43 @@ def build(
     bootstrap: int = ratings.BOOTSTRAP_ROUNDS,
     seed: int = ratings.BOOTSTRAP_SEED,
 ) -> Leaderboard:
-    """Fit the catalog on ``con`` and assemble the leaderboard."""
+    """Fit the catalog on ``con`` and assemble the leaderboard. With a version and the served
+    bootstrap, its ranked table and flagged scores are read from their derived files
+    (``board_inputs.RATED``; computed and stored when missing): the scores are then not read."""
     models, benchmarks = board_models(con), _benchmarks(con)
-    scores = ratings.load_scores(con)
-    headline = elo.rated_scores(scores)
-    fitted = ratings.cached(scores, version, bootstrap=bootstrap, seed=seed)
-    table = _assemble(fitted, models, headline)
-    flagged = _flag_headline(scores, headline)
+    found: dict[str, pd.DataFrame] = {}
+
+    def scores() -> pd.DataFrame:
+        if "scores" not in found:
+            found["scores"] = ratings.load_scores(con)
+        return found["scores"]
+
+    def headline() -> pd.DataFrame:
+        if "headline" not in found:
+            found["headline"] = elo.rated_scores(scores())
+        return found["headline"]
+
+    def table() -> pd.DataFrame:
+        fitted = ratings.cached(scores, version, bootstrap=bootstrap, seed=seed)
+        return derived.as_stored(_assemble(fitted, models, headline()))
+
+    def flagged() -> pd.DataFrame:
+        return derived.as_stored(_flag_headline(scores(), headline()))
+
+    def api() -> pd.DataFrame:
+        return derived.as_stored(api_facts.model_api(con))
+
+    served = (bootstrap, seed) == (ratings.BOOTSTRAP_ROUNDS, ratings.BOOTSTRAP_SEED)
+    stored = served and bool(version)
     return Leaderboard(
         version=version,
-        table=table,
-        scores=flagged,
+        table=board_inputs.rated_of(version, "board", table) if stored else table(),
+        scores=board_inputs.rated_of(version, "flagged_scores", flagged) if stored else flagged(),
         models=models,
-        profiles=board_inputs.profiles_of(version, lambda: headline, lambda: benchmarks),
+        profiles=board_inputs.profiles_of(version, headline, lambda: benchmarks),
         lineage=board_inputs.lineage_of(version, lambda: models),
         categories=tuple(sorted(benchmarks["category"].unique())),
-        api=api_facts.model_api(con),
+        api=board_inputs.rated_of(version, "api", api) if stored else api(),
     )
 
 
@@ -187,6 +208,20 @@ def derive_inputs(version: str) -> list[Path]:
     finally:
         con.close()
     return board_inputs.TABLES.remove_older(version)
+
+
+def derive_rated(version: str) -> list[Path]:
+    """``board_inputs.RATED``'s tables of ``version`` for the current code, from its served
+    ratings (read, or computed and stored when missing); older ones removed after. Nothing is
+    opened when both are current and intact."""
+    if board_inputs.RATED.stale_reason(version) is None:
+        return board_inputs.RATED.remove_older(version)
+    con = db.connect(version, runs=False)
+    try:
+        build(con, version)
+    finally:
+        con.close()
+    return board_inputs.RATED.remove_older(version)
 
 
 def board_models(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
