@@ -29,7 +29,7 @@ def test_committed_tables_equal_a_fresh_computation() -> None:
     version = db.current_version()
     con = db.connect(version)
     try:
-        models, benchmarks = leaderboard.board_models(con), leaderboard._benchmarks(con)
+        models, benchmarks = leaderboard.board_models(con), leaderboard.benchmarks_table(con)
         headline = elo.rated_scores(ratings.load_scores(con))  # one view per family
     finally:
         con.close()
@@ -47,7 +47,7 @@ def version(tiny_store: Path) -> str:
 
 
 def test_derive_writes_the_tables_and_the_board_reads_them(version: str, monkeypatch) -> None:
-    written = leaderboard.derive_inputs(version)
+    written = derive_cli.board_inputs_of(version)
     assert [p.name.split("_")[0] for p in written] == ["lineage", "profiles"]
     assert all(p.exists() for p in written)
     assert not ratings.cache_path(version, 0, 0).exists()  # the ratings are not computed
@@ -60,7 +60,7 @@ def test_derive_writes_the_tables_and_the_board_reads_them(version: str, monkeyp
 
 
 def test_other_code_never_reads_the_old_files(version: str, monkeypatch) -> None:
-    first = leaderboard.derive_inputs(version)
+    first = derive_cli.board_inputs_of(version)
     before = leaderboard.for_version(version, bootstrap=0)
     monkeypatch.setattr(board_inputs.TABLES, "source_hash", lambda: "edited-code")
     assert board_inputs.TABLES.stale_reason(version).endswith(f"derive {version}")

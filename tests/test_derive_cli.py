@@ -11,7 +11,6 @@ from analytics.llm import (
     board_inputs,
     derive_cli,
     diff_inputs,
-    leaderboard,
     planner_inputs,
     ratings,
     speed_inputs,
@@ -32,8 +31,8 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     monkeypatch.setattr(db, "ensure_snapshot", lambda: "vcurrent")
     monkeypatch.setattr(ratings, "derive", step("ratings", ["r.parquet"]))
     monkeypatch.setattr(diff_inputs, "derive", step("changes", ["c.parquet"]))
-    monkeypatch.setattr(leaderboard, "derive_inputs", step("board", ["b.parquet"]))
-    monkeypatch.setattr(leaderboard, "derive_rated", step("board table", ["t.parquet"]))
+    monkeypatch.setattr(derive_cli, "board_inputs_of", step("board", ["b.parquet"]))
+    monkeypatch.setattr(derive_cli, "board_table_of", step("board table", ["t.parquet"]))
     monkeypatch.setattr(speed_inputs, "derive", step("speeds", ["s.parquet"]))
     monkeypatch.setattr(planner_inputs, "derive", step("planner", ["p.parquet"]))
     monkeypatch.setattr(ratings, "stale_reason", step(f"check {ratings.__name__}", None))

@@ -34,7 +34,7 @@ SOURCES = (
     "analytics/core/schema.py",
     "analytics/llm/board_inputs.py",
     *ratings.ELO_SOURCES,  # the headline pick (elo.headline_scores)
-    "analytics/llm/leaderboard.py",  # the models and benchmarks tables read (derive_inputs)
+    "analytics/llm/leaderboard.py",  # the models and benchmarks tables it reads
     "analytics/llm/lineage.py",
     "analytics/llm/profiles.py",
     "analytics/llm/ratings.py",

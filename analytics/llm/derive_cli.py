@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from analytics.core import db, derived, problems
 from analytics.llm import (
     board_inputs,
     diff_inputs,
+    elo,
     leaderboard,
     planner_inputs,
     ratings,
@@ -86,8 +88,8 @@ def main(argv: list[str]) -> int:
             return _check(version, args.planner_only)
         written = [] if args.planner_only else ratings.derive(version, force=args.force)
         written += [] if args.planner_only else diff_inputs.derive(version)  # reads the ratings
-        written += leaderboard.derive_inputs(version)
-        written += [] if args.planner_only else leaderboard.derive_rated(version)  # the ratings'
+        written += board_inputs_of(version)
+        written += [] if args.planner_only else board_table_of(version)  # from the ratings
         written += speed_inputs.derive(version)
         for path in [*written, *planner_inputs.derive(version)]:
             print(path)
@@ -95,6 +97,39 @@ def main(argv: list[str]) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def board_inputs_of(version: str) -> list[Path]:
+    """``board_inputs``' tables of a built snapshot ``version`` for the current code (a missing
+    or damaged one recomputed; older ones removed after; the ratings are neither read nor
+    computed): the leaderboard's first render reads them. Nothing is opened when every table is
+    current and intact."""
+    if board_inputs.TABLES.stale_reason(version) is None:
+        return board_inputs.TABLES.remove_older(version)
+    con = db.connect(version)
+    try:
+        board_inputs.lineage_of(version, lambda: leaderboard.board_models(con))
+        board_inputs.profiles_of(
+            version, lambda: elo.rated_scores(ratings.load_scores(con)),
+            lambda: leaderboard.benchmarks_table(con),
+        )
+    finally:
+        con.close()
+    return board_inputs.TABLES.remove_older(version)
+
+
+def board_table_of(version: str) -> list[Path]:
+    """``board_inputs.RATED``'s tables of ``version`` for the current code, from its served
+    ratings (read, or computed and stored when missing); older ones removed after. Nothing is
+    opened when both are current and intact."""
+    if board_inputs.RATED.stale_reason(version) is None:
+        return board_inputs.RATED.remove_older(version)
+    con = db.connect(version, runs=False)
+    try:
+        leaderboard.build(con, version)
+    finally:
+        con.close()
+    return board_inputs.RATED.remove_older(version)
 
 
 def _check(version: str, planner_only: bool) -> int:

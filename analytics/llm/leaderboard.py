@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -144,7 +143,7 @@ def build(
     """Fit the catalog on ``con`` and assemble the leaderboard. With a version and the served
     bootstrap, its ranked table and flagged scores are read from their derived files
     (``board_inputs.RATED``; computed and stored when missing): the scores are then not read."""
-    models, benchmarks = board_models(con), _benchmarks(con)
+    models, benchmarks = board_models(con), benchmarks_table(con)
     found: dict[str, pd.DataFrame] = {}
 
     def scores() -> pd.DataFrame:
@@ -192,38 +191,6 @@ def for_version(
         con.close()
 
 
-def derive_inputs(version: str) -> list[Path]:
-    """``board_inputs``' tables of a built snapshot ``version`` for the current code (a missing
-    or damaged one recomputed; older ones removed after; the ratings are neither read nor
-    computed): the leaderboard's first render reads them. Nothing is opened when every table is
-    current and intact."""
-    if board_inputs.TABLES.stale_reason(version) is None:
-        return board_inputs.TABLES.remove_older(version)
-    con = db.connect(version)
-    try:
-        board_inputs.lineage_of(version, lambda: board_models(con))
-        board_inputs.profiles_of(
-            version, lambda: elo.rated_scores(ratings.load_scores(con)), lambda: _benchmarks(con)
-        )
-    finally:
-        con.close()
-    return board_inputs.TABLES.remove_older(version)
-
-
-def derive_rated(version: str) -> list[Path]:
-    """``board_inputs.RATED``'s tables of ``version`` for the current code, from its served
-    ratings (read, or computed and stored when missing); older ones removed after. Nothing is
-    opened when both are current and intact."""
-    if board_inputs.RATED.stale_reason(version) is None:
-        return board_inputs.RATED.remove_older(version)
-    con = db.connect(version, runs=False)
-    try:
-        build(con, version)
-    finally:
-        con.close()
-    return board_inputs.RATED.remove_older(version)
-
-
 def board_models(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """The board's model facts. ``release_date`` is a stated release only (lineage and movers
     read it); ``listed_release_date`` is what the board's "Released" column shows: the stated
@@ -241,7 +208,8 @@ def board_models(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     return models
 
 
-def _benchmarks(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+def benchmarks_table(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """The snapshot's benchmarks table, by id."""
     return db.query(con, "SELECT * FROM benchmarks ORDER BY benchmark_id")
 
 
