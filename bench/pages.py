@@ -131,14 +131,11 @@ def import_app() -> None:
     figure; and Streamlit's one scan for installed components, which AppTest would otherwise
     repeat for every app instance), before the clock starts: what ``python -m ui.server`` does
     before any visitor."""
-    from streamlit.components.v2 import manifest_scanner
-
     from tests.fixtures.apptest import scan_components_once
     from ui import server
 
     server.prepare()
     scan_components_once()
-    manifest_scanner.scan_component_manifests()  # the one scan, before any clock starts
 
 
 def one(page: str, query: list[str], version: str | None) -> int:

@@ -257,6 +257,20 @@ class TableSet:
         (:func:`cached_table`); no version: computed, not stored."""
         return cached_table(self.path(version, name) if version else None, compute)
 
+    def stored(self, version: str, name: str) -> pd.DataFrame | None:
+        """The stored table ``name`` of ``version`` for the current code when it is there and
+        intact, else None (nothing computed: for a reader that must not write)."""
+        path = self.path(version, name)
+        return read_verified(path) if path.exists() else None
+
+    def refresh(self, version: str, write: Callable[[], object]) -> list[Path]:
+        """``derive``'s step for this set: ``write()`` (which stores the tables) only when one
+        is stale or damaged, then the files of other code removed; returns the current files.
+        Nothing is read when every table is current and intact."""
+        if self.stale_reason(version) is not None:
+            write()
+        return self.remove_older(version)
+
     def remove_older(self, version: str) -> list[Path]:
         """Delete the stored tables of ``version`` written by other code (other hashes), after
         the current ones are written; returns the current files."""

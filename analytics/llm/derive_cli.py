@@ -104,32 +104,32 @@ def board_inputs_of(version: str) -> list[Path]:
     or damaged one recomputed; older ones removed after; the ratings are neither read nor
     computed): the leaderboard's first render reads them. Nothing is opened when every table is
     current and intact."""
-    if board_inputs.TABLES.stale_reason(version) is None:
-        return board_inputs.TABLES.remove_older(version)
-    con = db.connect(version)
-    try:
-        board_inputs.lineage_of(version, lambda: leaderboard.board_models(con))
-        board_inputs.profiles_of(
-            version, lambda: elo.rated_scores(ratings.load_scores(con)),
-            lambda: leaderboard.benchmarks_table(con),
-        )
-    finally:
-        con.close()
-    return board_inputs.TABLES.remove_older(version)
+    def write() -> None:
+        con = db.connect(version)
+        try:
+            board_inputs.lineage_of(version, lambda: leaderboard.board_models(con))
+            board_inputs.profiles_of(
+                version, lambda: elo.rated_scores(ratings.load_scores(con)),
+                lambda: leaderboard.benchmarks_table(con),
+            )
+        finally:
+            con.close()
+
+    return board_inputs.TABLES.refresh(version, write)
 
 
 def board_table_of(version: str) -> list[Path]:
     """``board_inputs.RATED``'s tables of ``version`` for the current code, from its served
     ratings (read, or computed and stored when missing); older ones removed after. Nothing is
     opened when both are current and intact."""
-    if board_inputs.RATED.stale_reason(version) is None:
-        return board_inputs.RATED.remove_older(version)
-    con = db.connect(version, runs=False)
-    try:
-        leaderboard.build(con, version)
-    finally:
-        con.close()
-    return board_inputs.RATED.remove_older(version)
+    def write() -> None:
+        con = db.connect(version, runs=False)
+        try:
+            leaderboard.build(con, version)
+        finally:
+            con.close()
+
+    return board_inputs.RATED.refresh(version, write)
 
 
 def _check(version: str, planner_only: bool) -> int:

@@ -46,15 +46,10 @@ OLD = "old_version"
 """The ``changes`` column naming the snapshot the changes are from."""
 
 
-def _stored(version: str, name: str) -> pd.DataFrame | None:
-    path = TABLES.path(version, name)
-    return derived.read_verified(path) if path.exists() else None
-
-
 def changes(old: str, new: str) -> pd.DataFrame:
     """``snapshot_diff.diff_versions(old, new)``: ``new``'s stored table when it holds that
     pair, else computed (and not stored: the file keeps the pair the section opens on)."""
-    stored = _stored(new, "changes")
+    stored = TABLES.stored(new, "changes")
     if stored is not None and len(stored) and stored[OLD].eq(old).all():
         return stored.drop(columns=OLD)
     return snapshot_diff.diff_versions(old, new)
@@ -63,7 +58,7 @@ def changes(old: str, new: str) -> pd.DataFrame:
 def freshness(version: str) -> dict[str, overview.Freshness]:
     """version -> ``overview.Freshness`` of every snapshot ``version``'s stored table holds
     (empty when it holds none)."""
-    stored = _stored(version, "freshness")
+    stored = TABLES.stored(version, "freshness")
     if stored is None:
         return {}
     rows = zip(stored["version"], stored["data_through"], stored["sources_as_of"], strict=True)
@@ -86,7 +81,7 @@ def stale_reason(version: str) -> str | None:
     reason = TABLES.stale_reason(version)
     if reason:
         return reason
-    stored = _stored(version, "changes")
+    stored = TABLES.stored(version, "changes")
     have = str(stored[OLD].iloc[0]) if stored is not None and len(stored) else None
     want = _old_version(version)
     if have == want:

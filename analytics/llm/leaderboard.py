@@ -7,6 +7,7 @@ Everything here is a pure function of the snapshot version, so callers may cache
 from __future__ import annotations
 
 import difflib
+import functools
 from dataclasses import dataclass, field
 
 import duckdb
@@ -144,17 +145,14 @@ def build(
     bootstrap, its ranked table and flagged scores are read from their derived files
     (``board_inputs.RATED``; computed and stored when missing): the scores are then not read."""
     models, benchmarks = board_models(con), benchmarks_table(con)
-    found: dict[str, pd.DataFrame] = {}
 
+    @functools.cache  # read only when a table below is computed, then once
     def scores() -> pd.DataFrame:
-        if "scores" not in found:
-            found["scores"] = ratings.load_scores(con)
-        return found["scores"]
+        return ratings.load_scores(con)
 
+    @functools.cache
     def headline() -> pd.DataFrame:
-        if "headline" not in found:
-            found["headline"] = elo.rated_scores(scores())
-        return found["headline"]
+        return elo.rated_scores(scores())
 
     def table() -> pd.DataFrame:
         fitted = ratings.cached(scores, version, bootstrap=bootstrap, seed=seed)

@@ -96,12 +96,12 @@ def derive(version: str) -> list[Path]:
     """The tables of ``version`` for the current code (a missing or damaged one recomputed),
     then older files (other code hashes) removed: a reader always finds a file. Nothing is read
     when every table is current and intact."""
-    if TABLES.stale_reason(version) is None:
-        return TABLES.remove_older(version)
-    tables = cat.of_version(version)
-    model_options(version, lambda: tables, lambda: ratings.of_version(version))
-    axis_values(version, lambda: tables)
-    measured_ids(version, lambda: tables)
-    return TABLES.remove_older(version)
+    def write() -> None:
+        tables = cat.of_version(version)
+        model_options(version, lambda: tables, lambda: ratings.of_version(version))
+        axis_values(version, lambda: tables)
+        measured_ids(version, lambda: tables)
+
+    return TABLES.refresh(version, write)
 
 

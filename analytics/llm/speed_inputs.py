@@ -77,8 +77,7 @@ def _empty() -> pd.DataFrame:
 
 def stored(version: str) -> pd.DataFrame | None:
     """The stored table of ``version`` when it is current and intact, else None."""
-    path = TABLES.path(version, NAME)
-    return derived.read_verified(path) if path.exists() else None
+    return TABLES.stored(version, NAME)
 
 
 def speeds_on(
@@ -97,7 +96,7 @@ def speeds_on(
 def derive(version: str) -> list[Path]:
     """The table of ``version`` for the current code (missing or damaged: recomputed), then
     older files removed. Nothing is read when it is current and intact."""
-    if TABLES.stale_reason(version) is None:
-        return TABLES.remove_older(version)
-    TABLES.cached(version, NAME, lambda: compute(cat.of_version(version, TABLES_READ)))
-    return TABLES.remove_older(version)
+    def write() -> None:
+        TABLES.cached(version, NAME, lambda: compute(cat.of_version(version, TABLES_READ)))
+
+    return TABLES.refresh(version, write)
