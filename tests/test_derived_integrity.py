@@ -15,7 +15,16 @@ import pytest
 
 from analytics.core import db, derived
 from analytics.core.snapshot import cli as snapshot_cli
-from analytics.llm import board_inputs, derive_cli, elo, leaderboard, ratings
+from analytics.llm import (
+    board_inputs,
+    catalog,
+    derive_cli,
+    elo,
+    leaderboard,
+    ratings,
+    speed_inputs,
+    throughput,
+)
 from tests.fixtures.apptest import fresh_caches, run_page, tables
 from tests.fixtures.catalogs import LLM_NEW as NEW
 from tests.fixtures.catalogs import LLM_OLD as OLD
@@ -82,6 +91,26 @@ def test_a_truncated_file_is_recomputed_for_every_reader(store) -> None:
     board = leaderboard.for_version(NEW, bootstrap=0)  # reads the lineage: recomputed
     assert set(board.lineage.columns) == {"model_id", "predecessor_id"}
     assert derived.damage(lineage) is None
+
+
+def test_a_truncated_board_table_is_recomputed_and_a_truncated_speed_table_never_served(
+    store,
+) -> None:
+    """The board's tables (read by every leaderboard page) are recomputed and stored again; the
+    command line's speed table is computed instead, and the command writes nothing."""
+    board_file = board_inputs.RATED.path(NEW, "board")
+    speeds_file = speed_inputs.TABLES.path(NEW, speed_inputs.NAME)
+    want = leaderboard.for_version(NEW).table
+    tables = catalog.of_version(NEW)
+    gpu = "rtx-4090"  # this small catalog measured no speed: the file is read, or not, all the same
+    fresh = throughput.measured_speeds(tables.throughput, tables.models, gpu, 1)
+    _truncate(board_file)
+    _truncate(speeds_file)
+    pd.testing.assert_frame_equal(leaderboard.for_version(NEW).table, want)
+    assert derived.damage(board_file) is None
+    assert speed_inputs.stored(NEW) is None
+    pd.testing.assert_frame_equal(speed_inputs.speeds_on(NEW, gpu, 1, lambda: tables), fresh)
+    assert derived.damage(speeds_file) is not None  # not rewritten by a reader
 
 
 @pytest.mark.parametrize("page", ["llm/leaderboard.py", "llm/model.py", "llm/movers.py"])
