@@ -441,15 +441,18 @@ def config_options(
     return tuple(out)
 
 
-def options_table(options: tuple[ConfigOption, ...]) -> pd.DataFrame:
-    """One row per option: role, config, method, gpu_hours, wall_clock_hours, cost_usd,
-    usd_per_gpu_hour, price_date (None: the source records none) and price (its basis)."""
-    columns = ["role", "config", "method", "gpu_hours", "wall_clock_hours", "cost_usd",
-               "usd_per_gpu_hour", "price_date", "price"]
+_OPTION_COLUMNS = ["role", "config", "method", "gpu_hours", "wall_clock_hours", "cost_usd",
+                   "usd_per_gpu_hour", "price_date", "price"]
+_OPTION_NUMBERS = ("gpu_hours", "wall_clock_hours", "cost_usd", "usd_per_gpu_hour")
+
+
+def option_records(options: tuple[ConfigOption, ...]) -> list[dict]:
+    """One record per option (:func:`options_table`'s rows): numbers as floats, None where
+    there is none (a missing or non-finite figure)."""
     rows = []
     for o in options:
         cost = o.cost
-        rows.append({
+        row = {
             "role": o.role, "config": o.hardware.label, "method": o.method,
             "gpu_hours": cost.gpu_hours if cost else None,
             "wall_clock_hours": cost.wall_clock_hours if cost else None,
@@ -457,10 +460,19 @@ def options_table(options: tuple[ConfigOption, ...]) -> pd.DataFrame:
             "usd_per_gpu_hour": o.hardware.usd_per_hour,
             "price_date": o.hardware.price.date if o.hardware.price else None,
             "price": price_label(o.hardware),
-        })
-    table = pd.DataFrame(rows, columns=columns)
-    numbers = ["gpu_hours", "wall_clock_hours", "cost_usd", "usd_per_gpu_hour"]
-    return table.astype({c: "float64" for c in numbers})
+        }
+        for column in _OPTION_NUMBERS:
+            value = row[column]
+            row[column] = None if value is None or value != value else float(value)
+        rows.append(row)
+    return rows
+
+
+def options_table(options: tuple[ConfigOption, ...]) -> pd.DataFrame:
+    """One row per option: role, config, method, gpu_hours, wall_clock_hours, cost_usd,
+    usd_per_gpu_hour, price_date (None: the source records none) and price (its basis)."""
+    table = pd.DataFrame(option_records(options), columns=_OPTION_COLUMNS)
+    return table.astype({c: "float64" for c in _OPTION_NUMBERS})
 
 
 @dataclass(frozen=True)

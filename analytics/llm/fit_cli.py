@@ -474,8 +474,7 @@ def _config_options(
     options = finetune_view.config_options(
         served().configs, model.params_b, compute, args.recipe, args.method, args.samples
     )
-    table = finetune_view.options_table(options).astype(object)
-    return table.where(table.notna(), None).to_dict("records")
+    return finetune_view.option_records(options)
 
 
 def _priced(
