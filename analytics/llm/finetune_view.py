@@ -447,25 +447,19 @@ _OPTION_NUMBERS = ("gpu_hours", "wall_clock_hours", "cost_usd", "usd_per_gpu_hou
 
 
 def option_records(options: tuple[ConfigOption, ...]) -> list[dict]:
-    """One record per option (:func:`options_table`'s rows): numbers as floats, None where
-    there is none (a missing or non-finite figure)."""
-    rows = []
-    for o in options:
-        cost = o.cost
-        row = {
-            "role": o.role, "config": o.hardware.label, "method": o.method,
-            "gpu_hours": cost.gpu_hours if cost else None,
-            "wall_clock_hours": cost.wall_clock_hours if cost else None,
-            "cost_usd": cost.cost_usd if cost else None,
-            "usd_per_gpu_hour": o.hardware.usd_per_hour,
-            "price_date": o.hardware.price.date if o.hardware.price else None,
-            "price": price_label(o.hardware),
-        }
-        for column in _OPTION_NUMBERS:
-            value = row[column]
-            row[column] = None if value is None or value != value else float(value)
-        rows.append(row)
-    return rows
+    """One record per option (:func:`options_table`'s rows), numbers as floats or None."""
+    def number(value: float | None) -> float | None:
+        return None if value is None or value != value else float(value)
+
+    return [{
+        "role": o.role, "config": o.hardware.label, "method": o.method,
+        "gpu_hours": number(o.cost.gpu_hours if o.cost else None),
+        "wall_clock_hours": number(o.cost.wall_clock_hours if o.cost else None),
+        "cost_usd": number(o.cost.cost_usd if o.cost else None),
+        "usd_per_gpu_hour": number(o.hardware.usd_per_hour),
+        "price_date": o.hardware.price.date if o.hardware.price else None,
+        "price": price_label(o.hardware),
+    } for o in options]
 
 
 def options_table(options: tuple[ConfigOption, ...]) -> pd.DataFrame:
