@@ -11,9 +11,9 @@ from analytics.llm import (
     board_inputs,
     derive_cli,
     diff_inputs,
+    fit_inputs,
     planner_inputs,
     ratings,
-    speed_inputs,
 )
 from tests.fixtures.cli import run_main
 
@@ -33,12 +33,13 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     monkeypatch.setattr(diff_inputs, "derive", step("changes", ["c.parquet"]))
     monkeypatch.setattr(derive_cli, "board_inputs_of", step("board", ["b.parquet"]))
     monkeypatch.setattr(derive_cli, "board_table_of", step("board table", ["t.parquet"]))
-    monkeypatch.setattr(speed_inputs, "derive", step("speeds", ["s.parquet"]))
+    monkeypatch.setattr(fit_inputs, "derive", step("fit inputs", ["f.json"]))
     monkeypatch.setattr(planner_inputs, "derive", step("planner", ["p.parquet"]))
     monkeypatch.setattr(ratings, "stale_reason", step(f"check {ratings.__name__}", None))
     monkeypatch.setattr(diff_inputs, "stale_reason", step(f"check {diff_inputs.__name__}", None))
-    for module in (board_inputs, planner_inputs, speed_inputs):
+    for module in (board_inputs, planner_inputs):
         monkeypatch.setattr(module.TABLES, "stale_reason", step(f"check {module.__name__}", None))
+    monkeypatch.setattr(fit_inputs.FILES, "stale_reason", step("check fit inputs", None))
     monkeypatch.setattr(board_inputs.RATED, "stale_reason", step("check board table", None))
     return seen
 
@@ -46,16 +47,16 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 def test_derive_runs_every_step_on_the_given_version(calls, capsys) -> None:
     rc, out, err = run_main(capsys, derive_cli.main, "derive", "v1")
     assert (rc, err) == (0, "")
-    files = ["r.parquet", "c.parquet", "b.parquet", "t.parquet", "s.parquet", "p.parquet"]
+    files = ["r.parquet", "c.parquet", "b.parquet", "t.parquet", "f.json", "p.parquet"]
     assert out.splitlines() == files
-    steps = ["ratings", "changes", "board", "board table", "speeds", "planner"]
+    steps = ["ratings", "changes", "board", "board table", "fit inputs", "planner"]
     assert calls == [(step, "v1") for step in steps]
 
 
 def test_without_a_version_the_current_snapshot_is_derived(calls, capsys) -> None:
     rc, *_ = run_main(capsys, derive_cli.main, "derive", "--planner-only")
     v = "vcurrent"
-    assert rc == 0 and calls == [("board", v), ("speeds", v), ("planner", v)]
+    assert rc == 0 and calls == [("board", v), ("fit inputs", v), ("planner", v)]
 
 
 def test_check_writes_nothing(calls, capsys, tmp_path, monkeypatch) -> None:
@@ -64,7 +65,7 @@ def test_check_writes_nothing(calls, capsys, tmp_path, monkeypatch) -> None:
     assert rc == 0 and out.strip() == f"{tmp_path / 'v1'}: up to date"
     assert [name for name, _ in calls] == [
         "check analytics.llm.planner_inputs", "check analytics.llm.board_inputs",
-        "check analytics.llm.speed_inputs", "check analytics.llm.ratings",
+        "check fit inputs", "check analytics.llm.ratings",
         "check analytics.llm.diff_inputs", "check board table",
     ]
     calls.clear()

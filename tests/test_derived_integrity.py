@@ -20,10 +20,9 @@ from analytics.llm import (
     catalog,
     derive_cli,
     elo,
+    fit_inputs,
     leaderboard,
     ratings,
-    speed_inputs,
-    throughput,
 )
 from tests.fixtures.apptest import fresh_caches, run_page, tables
 from tests.fixtures.catalogs import LLM_NEW as NEW
@@ -93,24 +92,26 @@ def test_a_truncated_file_is_recomputed_for_every_reader(store) -> None:
     assert derived.damage(lineage) is None
 
 
-def test_a_truncated_board_table_is_recomputed_and_a_truncated_speed_table_never_served(
+def test_a_truncated_board_table_is_recomputed_and_a_truncated_fit_file_never_served(
     store,
 ) -> None:
     """The board's tables (read by every leaderboard page) are recomputed and stored again; the
-    command line's speed table is computed instead, and the command writes nothing."""
+    command line's inputs are computed instead (the same content), and the command writes
+    nothing."""
     board_file = board_inputs.RATED.path(NEW, "board")
-    speeds_file = speed_inputs.TABLES.path(NEW, speed_inputs.NAME)
+    fit_file = fit_inputs.FILES.path(NEW, fit_inputs.NAME)
     want = leaderboard.for_version(NEW).table
-    tables = catalog.of_version(NEW)
-    gpu = "rtx-4090"  # this small catalog measured no speed: the file is read, or not, all the same
-    fresh = throughput.measured_speeds(tables.throughput, tables.models, gpu, 1)
+    tables = catalog.of_version(NEW, fit_inputs.TABLES_READ)
+    fresh = fit_inputs.compute(tables)
+    assert fit_inputs.stored(NEW) == fresh
     _truncate(board_file)
-    _truncate(speeds_file)
+    _truncate(fit_file)
     pd.testing.assert_frame_equal(leaderboard.for_version(NEW).table, want)
     assert derived.damage(board_file) is None
-    assert speed_inputs.stored(NEW) is None
-    pd.testing.assert_frame_equal(speed_inputs.speeds_on(NEW, gpu, 1, lambda: tables), fresh)
-    assert derived.damage(speeds_file) is not None  # not rewritten by a reader
+    assert fit_inputs.stored(NEW) is None
+    assert fit_inputs.of_version(NEW, lambda: tables) == fresh
+    assert derived.damage(fit_file) is not None  # not rewritten by a reader
+    assert any(str(fit_file.name) in line for line in derived.damage_lines(fit_file.parent))
 
 
 @pytest.mark.parametrize("page", ["llm/leaderboard.py", "llm/model.py", "llm/movers.py"])

@@ -22,11 +22,11 @@ from analytics.llm import (
     diff_inputs,
     elo,
     elo_cli,
+    fit_inputs,
     leaderboard,
     planner_inputs,
     ratings,
     snapshot_diff,
-    speed_inputs,
 )
 from tests.fixtures.apptest import (
     run_page,
@@ -256,9 +256,9 @@ def test_stale_derived_files_are_reported_and_regenerated(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"fix: python -m analytics derive {NEW}" in err[0]
     assert derive_cli.main(["derive", NEW]) == 0
-    written = capsys.readouterr().out.splitlines()  # + categories, changes, board's, speeds,
+    written = capsys.readouterr().out.splitlines()  # + categories, changes, board's, fit inputs,
     want = len(ratings.SERVED) + 1 + len(diff_inputs.NAMES) + len(board_inputs.NAMES)  # planner's
-    want += len(board_inputs.RATED_NAMES) + len(speed_inputs.TABLES.names)
+    want += len(board_inputs.RATED_NAMES) + len(fit_inputs.FILES.names)
     want += len(planner_inputs.NAMES)
     assert len(written) == want
     assert derive_cli.main(["derive", NEW, "--check"]) == 0

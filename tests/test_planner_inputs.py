@@ -87,7 +87,7 @@ def test_derive_planner_only_and_check(version: str, capsys) -> None:
     assert derive_cli.main(["derive", version, "--planner-only"]) == 0
     out = capsys.readouterr().out.splitlines()
     names = [Path(line).name.split("_")[0] for line in out]
-    assert names == ["lineage", "profiles", "measured", "planner", "axis", "measured"]
+    assert names == ["lineage", "profiles", "fit", "planner", "axis", "measured"]
     assert derive_cli.main(["derive", version, "--check", "--planner-only"]) == 0
     assert derive_cli.main(["derive", version, "--check"]) == 1  # the ratings were not derived
     assert derive_cli.main(["derive", "a", "b"]) == 2  # tests/test_derive_cli.py: its message

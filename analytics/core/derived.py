@@ -22,17 +22,21 @@ import fcntl
 import hashlib
 import io
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from analytics.core import atomic, paths
 from analytics.core.hashing import by_stamps, file_sha256
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 HASH_DIGITS = 12  # hex digits of the code hash in a file name
+PARQUET, JSON = ".parquet", ".json"  # the two kinds of stored file
 DIGESTS = "DIGESTS.json"
 """name -> sha256 of every stored file of one derived folder."""
 REGENERATE = "python -m analytics derive"
@@ -96,12 +100,19 @@ def damage(path: Path) -> str | None:
     return None
 
 
-def read_verified(path: Path) -> pd.DataFrame | None:
-    """The table at ``path`` when it matches its recorded hash (or, with none recorded, when it
-    reads); None when it is missing or damaged."""
+def read_verified(path: Path) -> pd.DataFrame | Any | None:
+    """The table at ``path`` (a ``.json`` file: its parsed value) when it matches its recorded
+    hash (or, with none recorded, when it reads); None when it is missing or damaged."""
     reason = damage(path)
     if reason and reason != "no content hash recorded":
         return None
+    if path.suffix == JSON:
+        try:
+            return json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError):
+            return None
+    import pandas as pd  # here, not at the top: a command reading only JSON skips pandas
+
     try:
         return pd.read_parquet(path)
     except (OSError, ValueError):  # damaged (pyarrow's ArrowInvalid is a ValueError)
@@ -112,17 +123,23 @@ def as_stored(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` as its stored file reads back (a Parquet round trip in memory: text columns of
     Python objects come back as strings, for one): a table some readers compute and others
     read from its file is then the same frame either way."""
+    import pandas as pd
+
     buffer = io.BytesIO()
     table.to_parquet(buffer, index=False)
     buffer.seek(0)
     return pd.read_parquet(buffer)
 
 
-def store(path: Path, table: pd.DataFrame) -> bool:
-    """Write a table atomically (beside the old file, then renamed over it) and record its
-    hash; whether it was stored (a read-only checkout stores nothing)."""
+def store(path: Path, table: pd.DataFrame | Any) -> bool:
+    """Write a table (to a ``.json`` path: a JSON value, compact) atomically (beside the old
+    file, then renamed over it) and record its hash; whether it was stored (a read-only
+    checkout stores nothing)."""
     try:
-        atomic.write_parquet(path, table)
+        if path.suffix == JSON:
+            atomic.write_json(path, table, indent=None, allow_nan=False)  # keys in written order
+        else:
+            atomic.write_parquet(path, table)
         record_digest(path)
     except OSError:
         return False
@@ -130,11 +147,16 @@ def store(path: Path, table: pd.DataFrame) -> bool:
 
 
 def damage_lines(folder: Path) -> list[str]:
-    """One problem line per damaged Parquet file of a derived folder (see :func:`damage`)."""
+    """One problem line per damaged stored file of a derived folder (see :func:`damage`): every
+    Parquet file, and every JSON file under a code-hashed name (not the folder's digests or
+    the ratings' manifest)."""
     if not folder.is_dir():
         return []
+    hashed = re.compile(rf"_[0-9a-f]{{{HASH_DIGITS}}}\{JSON}$")
+    tables = [p for p in folder.glob("*.json") if hashed.search(p.name)]
+    files = [*folder.glob(f"*{PARQUET}"), *tables]
     out = []
-    for path in sorted(folder.glob("*.parquet")):
+    for path in sorted(files):
         reason = damage(path)
         if reason:
             where = path.relative_to(paths.SNAPSHOTS_DIR.parent) if _under_data(path) else path
@@ -172,18 +194,20 @@ def _code_hash(sources: tuple[str, ...], extra: bytes, digits: int) -> str:
     return digest.hexdigest()[:digits]
 
 
-def table_path(folder: Path, name: str, digest: str) -> Path:
+def table_path(folder: Path, name: str, digest: str, suffix: str = PARQUET) -> Path:
     """Where table ``name`` computed by code of hash ``digest`` is stored in ``folder``."""
-    return folder / f"{name}_{digest}.parquet"
+    return folder / f"{name}_{digest}{suffix}"
 
 
-def remove_tables(folder: Path, names: Iterable[str], keep: Iterable[Path] = ()) -> None:
+def remove_tables(
+    folder: Path, names: Iterable[str], keep: Iterable[Path] = (), suffix: str = PARQUET
+) -> None:
     """Delete every stored version (any code hash) of the tables ``names`` in ``folder``
     except ``keep`` (the current ones, written first: a reader always finds a file)."""
     kept = {Path(p).name for p in keep}
     gone = []
     for name in names:
-        for old in folder.glob(f"{name}_*.parquet"):
+        for old in folder.glob(f"{name}_*{suffix}"):
             if old.name not in kept:
                 old.unlink()
                 gone.append(old.name)
@@ -227,7 +251,8 @@ def missing_reason(targets: Iterable[Path], what: str, fix: str) -> str | None:
 @dataclass
 class TableSet:
     """Tables of one snapshot version computed by one body of code: stored as
-    ``<name>_<code hash>.parquet`` in :func:`folder`, so changed code never serves an old file.
+    ``<name>_<code hash>.parquet`` (or ``.json``) in :func:`folder`, so changed code never serves
+    an old file.
 
     ``sources`` are the repository files whose code computes them (a test checks each set's list
     against the imports of the code that computes it); ``what`` names the tables in a problem
@@ -236,6 +261,7 @@ class TableSet:
     names: tuple[str, ...]
     sources: tuple[str, ...]
     what: str
+    suffix: str = PARQUET  # JSON: each "table" is one JSON value (``read_verified``, ``store``)
 
     def source_hash(self) -> str:
         """Short hash of :attr:`sources` (:func:`code_hash`)."""
@@ -243,12 +269,12 @@ class TableSet:
 
     def path(self, version: str, name: str) -> Path:
         """The file of table ``name`` for ``version`` and the current code."""
-        return table_path(folder(version), name, self.source_hash())
+        return table_path(folder(version), name, self.source_hash(), self.suffix)
 
     def paths(self, version: str) -> list[Path]:
         """Every table's file for ``version`` and the current code, in :attr:`names` order."""
         digest = self.source_hash()
-        return [table_path(folder(version), name, digest) for name in self.names]
+        return [table_path(folder(version), name, digest, self.suffix) for name in self.names]
 
     def cached(
         self, version: str | None, name: str, compute: Callable[[], pd.DataFrame]
@@ -275,7 +301,7 @@ class TableSet:
         """Delete the stored tables of ``version`` written by other code (other hashes), after
         the current ones are written; returns the current files."""
         current = self.paths(version)
-        remove_tables(folder(version), self.names, keep=current)
+        remove_tables(folder(version), self.names, keep=current, suffix=self.suffix)
         return current
 
     def stale_reason(self, version: str) -> str | None:

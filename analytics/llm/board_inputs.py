@@ -50,6 +50,7 @@ RATED_SOURCES = (
     "analytics/llm/api_facts.py",  # imported by the leaderboard module, as are the next ones
     "analytics/llm/catalog.py",
     "analytics/llm/fit.py",
+    "analytics/llm/hardware.py",
     "analytics/llm/ingest/__init__.py",
     "analytics/llm/ingest/roofline.py",
 )

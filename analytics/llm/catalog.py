@@ -16,7 +16,6 @@ for the cheapest config only when no config with a better-supported price fits.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,10 +23,14 @@ from dataclasses import dataclass
 import duckdb
 import pandas as pd
 
-from analytics.core import db, problems
+from analytics.core import db
 from analytics.core.licences import licence_class
-from analytics.llm import fit as hwfit
+from analytics.llm import hardware as hw
 
+# The pages and views name the hardware types and price rules through this module.
+Hardware, Price = hw.Hardware, hw.Price
+MIN_PRICE_SOURCES, MIN_PRICE_OFFERS = hw.MIN_PRICE_SOURCES, hw.MIN_PRICE_OFFERS
+norm_name = hw.norm_name
 RENTABLE_KINDS = ("datacenter", "consumer")
 RENTABLE_COUNTS = (1, 2, 4, 8)
 DEFAULT_GPU = "rtx-4090"  # preselected on the pages when the catalog has it
@@ -42,78 +45,13 @@ SOURCES = (
     "analytics/core/schema.py",
     "analytics/llm/catalog.py",
     "analytics/llm/fit.py",
+    "analytics/llm/hardware.py",
     "analytics/llm/ingest/__init__.py",
     "analytics/llm/ingest/roofline.py",  # fit.py reads its bits-per-weight table
 )
 """The modules reading the catalog through this module runs: the start of the code-hash list
-of every derived table computed from it (``planner_inputs``, ``speed_inputs``)."""
-MIN_PRICE_SOURCES = 2  # fewer provider catalogs behind a $/h -> "thin"
-MIN_PRICE_OFFERS = 2  # fewer on-demand offers behind a $/h (when counted) -> "thin"
+of every derived table computed from it (``planner_inputs``; ``fit_inputs`` writes it out)."""
 APPLE_TIERS = ("pro", "max", "ultra")  # chip tiers above the base chip
-
-
-@dataclass(frozen=True)
-class Price:
-    """A rental $/GPU-hour and what backs it: provider catalogs (URLs) and the date, if any.
-    The number of offers behind it is not in the catalog (``offers`` is None)."""
-
-    usd_per_hour: float
-    source_urls: tuple[str, ...] = ()
-    date: str | None = None
-    offers: int | None = None
-
-    @property
-    def sources(self) -> int:
-        return len(self.source_urls)
-
-    @property
-    def thin(self) -> bool:
-        """Backed by fewer than MIN_PRICE_SOURCES provider catalogs, or (where the offers are
-        counted) by fewer than MIN_PRICE_OFFERS offers."""
-        few = self.offers is not None and self.offers < MIN_PRICE_OFFERS
-        return few or self.sources < MIN_PRICE_SOURCES
-
-    def provenance(self) -> str:
-        """'2 provider catalogs (lambda, vast) · date not recorded · offers not recorded'."""
-        names = ", ".join(_provider(u) for u in self.source_urls) or "no source"
-        n = f"{self.sources} provider catalog{'s' if self.sources != 1 else ''} ({names})"
-        thin = " · thin" if self.thin else ""
-        date = f"as of {self.date}" if self.date else "date not recorded"
-        offers = f"{self.offers} offers" if self.offers is not None else "offers not recorded"
-        return f"{n}{thin} · {date} · {offers}"
-
-
-def _provider(url: str) -> str:
-    """The provider a SkyPilot catalog URL is for ('.../catalogs/v8/vast/vms.csv' -> 'vast')."""
-    parts = url.rstrip("/").split("/")
-    return parts[-2] if len(parts) >= 2 and parts[-1].endswith(".csv") else url
-
-
-@dataclass(frozen=True)
-class Hardware:
-    """The user's hardware: one catalog GPU (or Apple profile) times a count."""
-
-    gpu_id: str
-    name: str
-    kind: str
-    memory_gb: float
-    count: int = 1
-    bf16_tflops: float | None = None
-    usd_per_hour: float | None = None
-    price: Price | None = None  # the $/h with its provenance (catalog GPUs)
-
-    @property
-    def budget_gb(self) -> float:
-        """count x memory (Apple memory is already the discounted unified-memory budget)."""
-        return hwfit.budget_gb(self.memory_gb, self.count)
-
-    @property
-    def is_apple(self) -> bool:
-        return self.kind == "apple"
-
-    @property
-    def label(self) -> str:
-        return f"{self.count}× {self.name}"
 
 
 @dataclass(frozen=True)
@@ -156,48 +94,14 @@ def hardware(gpus: pd.DataFrame, gpu_id: str, count: int = 1) -> Hardware:
     rows = gpus[gpus["gpu_id"] == gpu_id]
     if rows.empty:
         raise KeyError(f"gpus table: no gpu_id {gpu_id!r}")
-    return _hardware_of(rows.iloc[0].to_dict(), count)
-
-
-def _hardware_of(row: dict, count: int = 1) -> Hardware:
-    """:func:`hardware` of one gpus row (a dict)."""
-    gpu_id = str(row["gpu_id"])
-    kind = str(row["kind"])
-    return Hardware(
-        gpu_id=gpu_id,
-        name=str(row["name"]),
-        kind=kind,
-        memory_gb=float(row["memory_gb"]),
-        count=1 if kind == "apple" else int(count),
-        bf16_tflops=_num(row.get("bf16_tflops_dense")),
-        usd_per_hour=_num(row.get("usd_per_hour")),
-        price=_price(row),
-    )
-
-
-def _price(row: pd.Series) -> Price | None:
-    """The row's $/h with its provider catalogs and date; None without a price."""
-    usd = _num(row.get("usd_per_hour"))
-    if usd is None:
-        return None
-    urls = _text(row.get("price_source_url"))
-    date = _text(row.get("price_date"))
-    return Price(usd, tuple(u.strip() for u in urls.split(";") if u.strip()), date or None)
-
-
-def _num(value: object) -> float | None:
-    return None if value is None or pd.isna(value) else float(value)
-
-
-def _text(value: object) -> str:
-    return "" if value is None or (not isinstance(value, str) and pd.isna(value)) else str(value)
+    return hw.hardware_of(rows.iloc[0].to_dict(), count)
 
 
 def rentable_configs(gpus: pd.DataFrame) -> list[Hardware]:
     """Every rentable GPU x count (1, 2, 4, 8), cheapest per hour first, fewer GPUs on ties."""
     kinds = gpus["kind"].isin(RENTABLE_KINDS)
     priced = gpus[kinds & gpus["usd_per_hour"].notna() & (gpus["memory_gb"] > 0)]
-    single = [_hardware_of(row) for row in priced.to_dict("records")]  # one pass over rows
+    single = [hw.hardware_of(row) for row in priced.to_dict("records")]  # one pass over rows
     configs = [h if n == 1 else dataclasses.replace(h, count=n) for h in single
                for n in RENTABLE_COUNTS]
     return sorted(configs, key=lambda h: (h.count * h.usd_per_hour, h.count, h.gpu_id))
@@ -267,36 +171,16 @@ def filtered_models(catalog: Catalog, flt: ModelFilter) -> pd.DataFrame:
     return filter_models(catalog.models, lic, flt.params_range_b, flt.open_weights_only)
 
 
-def norm_name(name: str) -> str:
-    """A typed name as the lookups compare it: case- and separator-insensitive."""
-    return re.sub(r"[\s_\-]+", "-", str(name).strip().casefold()).strip("-")
-
-
 def gpu_names(gpus: pd.DataFrame) -> dict[str, str]:
-    """Every accepted spelling (gpu_id, name, aliases; case- and separator-insensitive) -> id."""
-    names: dict[str, str] = {}
-    for row in gpus.to_dict("records"):
-        aliases = str(row.get("aliases") or "")
-        aliases = "" if aliases == "nan" else aliases
-        for label in [row["gpu_id"], row["name"], *aliases.split(";")]:
-            if str(label).strip():
-                names.setdefault(norm_name(label), row["gpu_id"])
-    return names
+    """:func:`hardware.gpu_names` of the ``gpus`` table."""
+    return hw.gpu_names(gpus.to_dict("records"))
 
 
 def resolve_gpu(gpus: pd.DataFrame, name: str, names: dict[str, str] | None = None) -> str:
-    """The gpu_id a user-typed name refers to; raises LookupError naming the closest names.
-    ``names`` is ``gpu_names(gpus)`` when the caller has it already."""
+    """The gpu_id a user-typed name refers to (:func:`hardware.resolve_gpu`); ``names`` is
+    ``gpu_names(gpus)`` when the caller has it already."""
     names = gpu_names(gpus) if names is None else names
-    key = norm_name(name)
-    if key in names:
-        return names[key]
-    close = difflib.get_close_matches(key, list(names), n=5, cutoff=0.4)
-    shown = list(dict.fromkeys(names[c] for c in close)) or sorted(gpus["gpu_id"])[:8]
-    fix = "pass a catalog gpu_id, name or alias (gpus.csv) or --vram-gb"
-    raise LookupError(
-        f"unknown GPU {problems.quote(name)}; closest known: {', '.join(shown)}; fix: {fix}"
-    )
+    return hw.resolve_gpu(names, name, gpus["gpu_id"])
 
 
 def model_names(models: pd.DataFrame) -> dict[str, str]:
@@ -315,18 +199,10 @@ def model_names(models: pd.DataFrame) -> dict[str, str]:
 
 
 def resolve_model(models: pd.DataFrame, name: str, names: dict[str, str] | None = None) -> str:
-    """The model_id a user-typed name or alias refers to; raises LookupError (one line) naming
-    the closest catalog ids. ``names`` is ``model_names(models)`` when the caller has it."""
+    """The model_id a user-typed name or alias refers to (:func:`hardware.resolve_model`);
+    ``names`` is ``model_names(models)`` when the caller has it."""
     names = model_names(models) if names is None else names
-    key = norm_name(name)
-    if key in names:
-        return names[key]
-    close = difflib.get_close_matches(key, list(names), n=8, cutoff=0.5)
-    shown = list(dict.fromkeys(names[c] for c in close))[:5] or sorted(models["model_id"])[:5]
-    fix = "pass a catalog model_id (models.csv) or --params-b"
-    raise LookupError(
-        f"unknown model {problems.quote(name)}; closest known: {', '.join(shown)}; fix: {fix}"
-    )
+    return hw.resolve_model(names, name, models["model_id"])
 
 
 def model_aliases(models: pd.DataFrame) -> dict[str, list[str]]:

@@ -2,8 +2,8 @@
 date (or, with ``--check``, only verify) a snapshot's derived files: its cached ratings
 (``ratings``), the snapshot changes and freshness computed from them (``diff_inputs``), the
 leaderboard's lineage and profiles and, from the ratings, its ranked table and flagged scores
-(``board_inputs``), every hardware's measured speeds
-(``speed_inputs``) and the fine-tune planner's version-level inputs (``planner_inputs``). A
+(``board_inputs``), the calculators' command-line inputs with every hardware's measured speeds
+(``fit_inputs``) and the fine-tune planner's version-level inputs (``planner_inputs``). A
 file written by the current code whose recorded hash verifies is kept, so a derive with nothing
 changed costs about what ``--check`` costs; ``--force`` recomputes the ratings anyway.
 ``--planner-only`` skips the ratings (and the snapshot changes, computed from them)."""
@@ -19,10 +19,10 @@ from analytics.llm import (
     board_inputs,
     diff_inputs,
     elo,
+    fit_inputs,
     leaderboard,
     planner_inputs,
     ratings,
-    speed_inputs,
 )
 
 PROG = ratings.REGENERATE  # "python -m analytics derive"
@@ -90,7 +90,7 @@ def main(argv: list[str]) -> int:
         written += [] if args.planner_only else diff_inputs.derive(version)  # reads the ratings
         written += board_inputs_of(version)
         written += [] if args.planner_only else board_table_of(version)  # from the ratings
-        written += speed_inputs.derive(version)
+        written += fit_inputs.derive(version)
         for path in [*written, *planner_inputs.derive(version)]:
             print(path)
     except FileNotFoundError as exc:
@@ -133,7 +133,7 @@ def board_table_of(version: str) -> list[Path]:
 
 
 def _check(version: str, planner_only: bool) -> int:
-    sets = (planner_inputs.TABLES, board_inputs.TABLES, speed_inputs.TABLES)
+    sets = (planner_inputs.TABLES, board_inputs.TABLES, fit_inputs.FILES)
     reason = next(filter(None, (tables.stale_reason(version) for tables in sets)), None)
     if not planner_only:
         reason = (ratings.stale_reason(version) or diff_inputs.stale_reason(version)

@@ -34,6 +34,7 @@ SOURCES = (
     "analytics/llm/catalog.py",  # the new snapshot's names: renames and merges
     "analytics/llm/diff_inputs.py",
     "analytics/llm/fit.py",
+    "analytics/llm/hardware.py",
     "analytics/llm/ingest/roofline.py",
     "analytics/llm/overview.py",
     "analytics/llm/snapshot_diff.py",

@@ -12,8 +12,7 @@ infinity raises ValueError with one line instead of reaching a verdict or a cost
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from analytics.llm.fit import (
     FITS_MAX_RATIO,
@@ -24,7 +23,11 @@ from analytics.llm.fit import (
     budget_gb,
     checked,
     grade,
+    is_missing,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 METHODS: tuple[str, ...] = ("full", "lora", "qlora")
 """Fine-tune methods, highest fidelity first (the auto pick takes the first that fits)."""
@@ -192,7 +195,7 @@ def active_above_total(where: str, total_name: str, total: float) -> str:
 
 def _unknown(value: object) -> bool:
     """None or NaN: a figure the catalog does not have."""
-    return value is None or (not isinstance(value, str) and bool(pd.isna(value)))
+    return is_missing(value)
 
 
 def _optional(name: str, value: object, hi: float) -> float | None:

@@ -20,6 +20,7 @@ import pandas as pd
 
 from analytics.llm import catalog as cat
 from analytics.llm import checkpoints, finetune, quality
+from analytics.llm import hardware as hw_rows
 
 DEFAULT_MODEL_PARAMS_B = (7.0, 9.0)  # the planner's default: a 7-9 B model (one GPU, LoRA)
 INSTRUCT_WORDS = ("instruct", "chat")  # a tuned-for-use release, the usual fine-tune base
@@ -31,18 +32,13 @@ _COMMIT = re.compile(r"/blob/([0-9a-f]{7,40})/")
 # --- prices and configs ---------------------------------------------------------------------
 
 
-def _count(value: object) -> int | None:
-    return None if value is None or pd.isna(value) else int(value)
-
-
 def with_price_basis(hw: cat.Hardware, gpus: pd.DataFrame) -> cat.Hardware:
     """``hw`` with its price's offer count from ``gpus.price_offers`` (None when the catalog
-    does not record it); unchanged without a price."""
+    does not record it; :func:`hardware.with_offers`); unchanged without a price."""
     if hw.price is None or "price_offers" not in gpus:
         return hw
     rows = gpus.loc[gpus["gpu_id"] == hw.gpu_id, "price_offers"]
-    offers = _count(rows.iloc[0]) if not rows.empty else None
-    return dataclasses.replace(hw, price=dataclasses.replace(hw.price, offers=offers))
+    return hw_rows.with_offers(hw, None if rows.empty else rows.iloc[0])
 
 
 def hardware(gpus: pd.DataFrame, gpu_id: str, count: int = 1) -> cat.Hardware:

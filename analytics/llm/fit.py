@@ -27,11 +27,13 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 from numbers import Real
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from analytics.core import problems
 from analytics.llm.ingest import roofline
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RUNTIME_OVERHEAD = 1.08  # seed 002 "Hardware fit": KV-cache + runtime factor on Q4 weights
 Q4_BITS_PER_PARAM = 4.5  # seed 002: ~4.5 bits per parameter for Q4 quantisation
@@ -230,8 +232,19 @@ def kv_cache_gb(
     return values * bytes_per_value / BYTES_PER_GB
 
 
+def is_missing(value: object) -> bool:
+    """None or a missing-value marker (NaN of any float type, pandas' NA or NaT), tested
+    without importing pandas: the command line's fit answers from plain JSON values."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)  # only NaN and NaT differ from themselves
+    except TypeError:  # pandas' NA: its comparisons are NA, whose truth value raises
+        return True
+
+
 def _known(value: float | None) -> bool:
-    return value is not None and not pd.isna(value)
+    return not is_missing(value)
 
 
 def weights_gb(params_b: float | None, bits_per_param: float) -> float | None:
@@ -366,6 +379,8 @@ def fit_table(
     columns of :func:`quant_columns`. Models with neither a parameter count nor a ground-truth
     Q4 figure get no verdict (None). MoE models use total parameters throughout.
     """
+    import pandas as pd  # here: the command line's fit imports this module without pandas
+
     checked("budget", budget, MAX_BUDGET_GB)
     out = models.copy()
     records = out.to_dict("records")
@@ -407,6 +422,8 @@ def quant_columns(per_model: list[list[QuantFit]], index: pd.Index) -> pd.DataFr
     """Per :data:`QUANTS`: ``<quant>_gb`` (need at the context), ``<quant>_weights_gb``,
     ``<quant>_basis`` and ``<quant>_verdict``; then ``best_quant`` (:func:`best_quant_label`)
     and ``best_quant_bits`` (its bits per weight, the numeric sort key; empty when none fits)."""
+    import pandas as pd
+
     columns: dict[str, list] = {}
     for quant, prefix in QUANT_PREFIX.items():
         found = [next((q for q in fits_ if q.quant == quant), None) for fits_ in per_model]
@@ -440,7 +457,7 @@ def _context_verdict(
 
 def _get(row: dict, key: str) -> float | None:
     value = row.get(key)
-    return None if value is None or pd.isna(value) else value
+    return None if is_missing(value) else value
 
 
 def _row_kv(row: dict, context_tokens: int | None) -> float | None:

@@ -28,13 +28,15 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from analytics.core import db, paths, snapshot
+from analytics.core import paths, snapshot
 from analytics.core.problems import Problem
-from analytics.llm import catalog, finetune, finetune_view, speed_inputs, throughput
+from analytics.llm import finetune, fit_inputs, hardware
 from analytics.llm import fit as hwfit
+
+if TYPE_CHECKING:
+    from analytics.llm import finetune_view
 
 
 class _UsageError(Problem):
@@ -69,7 +71,7 @@ class _Model:
 class _Target:
     """The chosen hardware and where its figures come from."""
 
-    hardware: catalog.Hardware
+    hardware: hardware.Hardware
     source: str
     price_source: str | None
 
@@ -137,36 +139,57 @@ def _parser(command: str) -> _Parser:
 
 
 @dataclass(frozen=True)
-class _Snapshot:
-    """One snapshot version's tables and the lookups the commands use on them."""
+class _Inputs:
+    """One snapshot version's ``fit_inputs`` (models, GPUs, names, measured speeds)."""
 
     version: str
-    tables: catalog.Catalog
-    model_names: dict[str, str]
-    gpu_names: dict[str, str]
-    models_by_id: pd.DataFrame
+    data: dict[str, Any]
 
     def source(self, table: str) -> str:
         return _catalog_source(table, self.version)
 
-    @functools.cached_property
-    def configs(self) -> list[catalog.Hardware]:
-        """The rentable configurations (only a fine-tune's pricing reads them)."""
-        return finetune_view.rentable_configs(self.tables.gpus)
+    def on(self, gpu_id: str, count: int) -> hardware.Hardware:
+        """A catalog GPU x count, its price with the offer count."""
+        row = self.data["gpus"][gpu_id]
+        return hardware.with_offers(hardware.hardware_of(row, count), row["price_offers"])
 
-
-_TABLES_READ = ("models", "gpus", "throughput")
-"""The catalog tables the commands read (the scores, the largest, are not among them)."""
+    @property
+    def configs(self) -> list[hardware.Hardware]:
+        """The rentable configurations (only a fine-tune's pricing reads them, with pandas)."""
+        return _configs(self.version)
 
 
 @functools.lru_cache(maxsize=2)
-def _load(version: str) -> _Snapshot:
-    """The tables and lookups of one snapshot version (a version is a content hash: cacheable)."""
-    tables = catalog.of_version(version, _TABLES_READ)
-    return _Snapshot(
-        version, tables, catalog.model_names(tables.models), catalog.gpu_names(tables.gpus),
-        tables.models.set_index("model_id"),
-    )
+def _configs(version: str) -> list[hardware.Hardware]:
+    """``finetune_view.rentable_configs`` of one snapshot version (a version never changes)."""
+    from analytics.llm import catalog, finetune_view
+
+    return finetune_view.rentable_configs(catalog.of_version(version, ("gpus",)).gpus)
+
+
+def _inputs() -> _Inputs:
+    """The served snapshot's inputs. The current catalog's stored ``fit_inputs`` file when it is
+    current and intact (no pandas, no DuckDB: it was derived from a checked snapshot of exactly
+    this catalog); otherwise the served version as every page gets it (built, checked, or an
+    older one with a warning) and its file, or the same computed without storing it."""
+    try:
+        version = snapshot.catalog_version_stamped(paths.CATALOG_DIR)
+        found = fit_inputs.stored(version)
+    except (OSError, ValueError):  # an unreadable catalog: the full path says what is wrong
+        found = None
+    if found is not None:
+        return _Inputs(version, found)
+    version = _serving_version()
+    return _Inputs(version, _computed(version))
+
+
+@functools.lru_cache(maxsize=2)
+def _computed(version: str) -> dict[str, Any]:
+    """``fit_inputs`` of a version without a current stored file (a version never changes)."""
+    from analytics.llm import catalog
+
+    tables = fit_inputs.TABLES_READ
+    return fit_inputs.of_version(version, lambda: catalog.of_version(version, tables))
 
 
 def _stats(files: list[Path]) -> tuple[tuple[str, int, int], ...]:
@@ -185,6 +208,8 @@ def _serving_version() -> str:
     """``db.serving_version()``, remembered within one process while neither the catalog files
     nor the served snapshot's files change (the in-process runs over every checkpoint stay
     fast); a warning (a damaged snapshot) is printed and never remembered."""
+    from analytics.core import db
+
     catalog_dir, snapshots_dir = paths.CATALOG_DIR, paths.SNAPSHOTS_DIR
     key = (str(catalog_dir), str(snapshots_dir), _stats(snapshot.catalog_files(catalog_dir)))
     hit = _SERVED.get(key)
@@ -203,15 +228,15 @@ def _serving_version() -> str:
 
 
 class _Served:
-    """The served snapshot, looked up on first use and then kept for one command."""
+    """The served snapshot's inputs, looked up on first use and then kept for one command."""
 
     def __init__(self) -> None:
-        self._snapshot: _Snapshot | None = None
+        self._inputs: _Inputs | None = None
 
-    def __call__(self) -> _Snapshot:
-        if self._snapshot is None:
-            self._snapshot = _load(_serving_version())
-        return self._snapshot
+    def __call__(self) -> _Inputs:
+        if self._inputs is None:
+            self._inputs = _inputs()
+        return self._inputs
 
 
 def _catalog_source(table: str, version: str) -> str:
@@ -230,8 +255,9 @@ def _model(args: argparse.Namespace, command: str, served: _Served) -> _Model:
             flag = "--" + option.replace("_", "-")
             raise _UsageError(f"{flag} goes with --params-b; fix: drop it (--model reads it)")
     snap = served()
-    model_id = catalog.resolve_model(snap.tables.models, args.model, snap.model_names)
-    row = snap.models_by_id.loc[model_id]
+    models = snap.data["models"]
+    model_id = hardware.resolve_model(snap.data["model_names"], args.model, models)
+    row = models[model_id]
     arch = tuple(_figure(row, c) for c in ("n_layers", "n_kv_heads", "head_dim"))
     found = _Model(
         model_id, _figure(row, "total_params_b"), _figure(row, "active_params_b"),
@@ -242,28 +268,25 @@ def _model(args: argparse.Namespace, command: str, served: _Served) -> _Model:
     return _usable(found, command)
 
 
-def _figure(row: pd.Series, column: str) -> float | None:
+def _figure(row: dict, column: str) -> float | None:
     """A catalog number, None when absent."""
-    value = row.get(column)
-    return None if value is None or pd.isna(value) else float(value)
+    return hardware.number(row.get(column))
 
 
-def _text(row: pd.Series, column: str) -> str:
+def _text(row: dict, column: str) -> str:
     """A catalog text cell, "" when absent."""
-    value = row.get(column)
-    return "" if value is None or (not isinstance(value, str) and pd.isna(value)) else str(value)
+    return hardware.text(row.get(column))
 
 
-def _tri(row: pd.Series, column: str) -> bool | None:
+def _tri(row: dict, column: str) -> bool | None:
     """A catalog true / false / unknown flag (None when absent or empty)."""
     value = row.get(column)
-    return None if value is None or pd.isna(value) else bool(value)
+    return None if hwfit.is_missing(value) else bool(value)
 
 
-def _flag(row: pd.Series, column: str) -> bool:
+def _flag(row: dict, column: str) -> bool:
     """A catalog boolean, False when absent."""
-    value = row.get(column)
-    return False if value is None or pd.isna(value) else bool(value)
+    return bool(_tri(row, column))
 
 
 def _usable(model: _Model, command: str) -> _Model:
@@ -282,22 +305,15 @@ def _target(args: argparse.Namespace, served: _Served) -> _Target:
         tflops = getattr(args, "bf16_tflops", None)
         usd = getattr(args, "usd_per_hour", None)
         name = f"{args.vram_gb:g} GB"
-        hw = catalog.Hardware("custom", name, "custom", args.vram_gb, args.count, tflops, usd)
+        hw = hardware.Hardware("custom", name, "custom", args.vram_gb, args.count, tflops, usd)
         return _Target(hw, "command line", "--usd-per-hour" if usd is not None else None)
     snap = served()
-    gpus = snap.tables.gpus
-    gpu_id = catalog.resolve_gpu(gpus, args.gpu, snap.gpu_names)
-    hw = _hardware(snap.version, gpu_id, int(args.count))
+    gpu_id = hardware.resolve_gpu(snap.data["gpu_names"], args.gpu, snap.data["gpus"])
+    hw = snap.on(gpu_id, int(args.count))
     return _Target(hw, snap.source("gpus"), _price_source(snap, hw))
 
 
-@functools.lru_cache(maxsize=256)
-def _hardware(version: str, gpu_id: str, count: int) -> catalog.Hardware:
-    """A catalog GPU x count of one snapshot version, its price with the offer count."""
-    return finetune_view.hardware(_load(version).tables.gpus, gpu_id, count)
-
-
-def _price_source(snap: _Snapshot, hw: catalog.Hardware | None) -> str | None:
+def _price_source(snap: _Inputs, hw: hardware.Hardware | None) -> str | None:
     """Where a catalog GPU's $/h comes from: its price sources, via the snapshot."""
     if hw is None or hw.usd_per_hour is None:
         return None
@@ -335,9 +351,7 @@ def _fit(args: argparse.Namespace, job: _Job) -> dict:
         out.update(_context_fit(model, args.context, kv, weights, budget))
     out.update(_quants(model, budget, kv, args.context))
     if model.model_id and hw.gpu_id != "custom":
-        snap = job.served()
-        speeds = _speeds_on(snap.version, hw.gpu_id, hw.count)
-        out["measured_speeds"] = measured_speeds(snap.tables, model.model_id, hw, speeds)
+        out["measured_speeds"] = measured_speeds(job.served().data, model.model_id, hw)
     return out
 
 
@@ -371,43 +385,13 @@ def _quants(model: _Model, budget: float, kv: float | None, context: int | None)
     }
 
 
-@functools.lru_cache(maxsize=64)
-def _speeds_on(version: str, gpu_id: str, count: int) -> pd.DataFrame:
-    """The page's measured speeds on one hardware of one snapshot (a version never changes):
-    the snapshot's stored table (``speed_inputs``), else computed."""
-    return speed_inputs.speeds_on(version, gpu_id, count, lambda: _load(version).tables)
-
-
-def measured_speeds(
-    tables: catalog.Catalog, model_id: str, hw: catalog.Hardware,
-    speeds: pd.DataFrame | None = None,
-) -> list[dict]:
+def measured_speeds(data: dict[str, Any], model_id: str, hw: hardware.Hardware) -> list[dict]:
     """The measured generation speeds the hardware-fit page shows for this model's checkpoint on
-    exactly this GPU and count: one entry per kind (``throughput.THROUGHPUT_KINDS``), never
-    estimated."""
-    if speeds is None:
-        speeds = throughput.measured_speeds(tables.throughput, tables.models, hw.gpu_id, hw.count)
-    models = tables.models.set_index("model_id")
-    has = "checkpoint_id" in models
-    checkpoint = models["checkpoint_id"].get(model_id, model_id) if has else model_id
-    if checkpoint not in speeds.index:
-        return []
-    row = speeds.loc[checkpoint]
-    out = []
-    for kind in throughput.THROUGHPUT_KINDS:
-        prefix = throughput.KIND_PREFIX[kind]
-        value = row.get(f"{prefix}_tokens_per_s")
-        if value is None or pd.isna(value):
-            continue
-        entry = {"kind": kind}
-        for field in throughput.SPEED_FIELDS:
-            cell = row.get(f"{prefix}_{field}")
-            missing = cell is None or (not isinstance(cell, str) and pd.isna(cell))
-            if isinstance(cell, pd.Timestamp):
-                cell = cell.date().isoformat()
-            entry[field] = None if missing else (cell.item() if hasattr(cell, "item") else cell)
-        out.append(entry)
-    return out
+    exactly this GPU and count (``fit_inputs``: one entry per kind, never estimated)."""
+    model = data["models"].get(model_id, {})
+    checkpoint = model.get("checkpoint_id", model_id)
+    on = data["speeds"].get(str(hw.gpu_id).casefold(), {}).get(str(hw.count), {})
+    return on.get(checkpoint, [])
 
 
 def _finetune(args: argparse.Namespace, job: _Job) -> dict:
@@ -450,6 +434,8 @@ def _cost(args: argparse.Namespace, model: _Model, target: _Target, served: _Ser
         out["priced_on_note"] = priced.note
     if priced.hardware is None:
         return out
+    from analytics.llm import finetune_view
+
     on = priced.hardware
     out.update(priced_on=on.label, bf16_tflops=on.bf16_tflops, usd_per_hour=on.usd_per_hour)
     out["usd_per_hour_source"] = price_source
@@ -471,6 +457,8 @@ def _config_options(
 ) -> list[dict]:
     """The smallest, cheapest and fastest rentable configs that fit the job
     (``finetune_view.config_options``), whatever the chosen hardware, as JSON records."""
+    from analytics.llm import finetune_view
+
     options = finetune_view.config_options(
         served().configs, model.params_b, compute, args.recipe, args.method, args.samples
     )
@@ -481,6 +469,8 @@ def _priced(
     args: argparse.Namespace, model: _Model, target: _Target, served: _Served
 ) -> tuple[finetune_view.Pricing, str | None]:
     """Where to price (``finetune_view.pricing``) and the source of that $/h."""
+    from analytics.llm import finetune_view
+
     hw = target.hardware
     capacity = finetune.capacity_gb(hw.memory_gb, hw.count)
     if finetune.plan(model.params_b, args.recipe, capacity, args.method).fits:
