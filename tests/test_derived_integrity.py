@@ -8,12 +8,13 @@ The store is the LLM rating snapshot of ``tests/fixtures/catalogs.py`` (test dat
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from analytics.core import db, derived
+from analytics.core import db, derived, paths
 from analytics.core.snapshot import cli as snapshot_cli
 from analytics.llm import (
     board_inputs,
@@ -31,16 +32,36 @@ from tests.fixtures.catalogs import write_snapshot
 from tests.fixtures.store import StorePaths
 
 
-@pytest.fixture()
-def store(store_paths: StorePaths) -> StorePaths:
-    """Two snapshots (OLD, NEW), NEW served and derived."""
-    write_snapshot(store_paths.snapshots, OLD, old=True)
-    write_snapshot(store_paths.snapshots, NEW)
-    stamp = (store_paths.snapshots / OLD / "MANIFEST.json").stat().st_mtime
-    os.utime(store_paths.snapshots / NEW / "MANIFEST.json", (stamp + 10, stamp + 10))
-    store_paths.monkeypatch.setattr(db, "ensure_snapshot", lambda *args, **kwargs: NEW)
+def _serve_new(store: StorePaths) -> None:
+    store.monkeypatch.setattr(db, "ensure_snapshot", lambda *args, **kwargs: NEW)
     fresh_caches()
-    assert derive_cli.main(["derive", NEW]) == 0
+
+
+@pytest.fixture(scope="module")
+def derived_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two snapshots (OLD, NEW), NEW derived, built once for the module; each test damages a
+    copy (``store``)."""
+    root = tmp_path_factory.mktemp("derived-store")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        store = StorePaths(root, monkeypatch)
+        monkeypatch.setattr(paths, "SNAPSHOTS_DIR", store.snapshots)
+        monkeypatch.setattr(paths, "RUNS_DIR", store.runs)
+        write_snapshot(store.snapshots, OLD, old=True)
+        write_snapshot(store.snapshots, NEW)
+        stamp = (store.snapshots / OLD / "MANIFEST.json").stat().st_mtime
+        os.utime(store.snapshots / NEW / "MANIFEST.json", (stamp + 10, stamp + 10))
+        _serve_new(store)
+        assert derive_cli.main(["derive", NEW]) == 0
+    fresh_caches()
+    return root
+
+
+@pytest.fixture()
+def store(store_paths: StorePaths, derived_store: Path) -> StorePaths:
+    """A copy of ``derived_store`` (file times kept), NEW served."""
+    for folder in ("snapshots", "derived"):
+        shutil.copytree(derived_store / folder, store_paths.root / folder, dirs_exist_ok=True)
+    _serve_new(store_paths)
     return store_paths
 
 

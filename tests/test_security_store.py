@@ -184,6 +184,36 @@ def test_check_of_a_hand_made_snapshot_says_no_hashes_recorded(
     assert "scores.parquet: is damaged: it has no Parquet magic bytes" in out[0]
 
 
+def test_the_git_history_is_hashed_once_per_process(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A snapshot no commit of ``data/catalog`` matches walks the history; checking it again (or
+    another such snapshot) extracts no commit again: a commit's catalog never changes."""
+    from analytics.core.snapshot import verify
+
+    extracted: list[str] = []
+    real = verify._git_extract
+
+    def counting(repo: Path, commit: str, into: Path) -> Path | None:
+        extracted.append(commit)
+        return real(repo, commit, into)
+
+    newest = verify._git_catalogs(paths.REPO_ROOT)[:3]  # enough to count, cheap to hash
+    monkeypatch.setattr(verify, "_git_catalogs", lambda repo: newest)
+    monkeypatch.setattr(verify, "_git_extract", counting)
+    monkeypatch.setattr(verify, "_HISTORY", {})
+    snaps = tmp_path / "snapshots"
+    built = snapshot.build(small_catalog(tmp_path / "catalog"), tmp_path / "built")
+    shutil.copytree(built.path, snaps / "vhandmade")
+    (snaps / "vhandmade" / "MANIFEST.json").write_text('{"version": "vhandmade"}')
+    rc, out = _check(capsys, "--snapshots", str(snaps), "--catalog", str(tmp_path / "none"))
+    assert rc == 0 and "no hashes recorded" in out[0]
+    walked = len(extracted)
+    assert sorted(extracted) == sorted(newest) and len(newest) == 3
+    rc, again = _check(capsys, "--snapshots", str(snaps), "--catalog", str(tmp_path / "none"))
+    assert (rc, again) == (0, out) and len(extracted) == walked
+
+
 def test_connect_refuses_a_damaged_version(store: dict) -> None:
     snaps, current = store["snapshots"], store["current"]
     flip_byte(snaps / current / "scores.parquet")

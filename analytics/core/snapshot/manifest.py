@@ -40,7 +40,7 @@ STALE_TEMP_S = 600
 """A temp folder untouched this long (10 minutes) belongs to a build that was killed."""
 
 
-def _schema_fingerprint() -> bytes:
+def schema_fingerprint() -> bytes:
     spec = {
         name: [[c.name, c.dtype, c.required] for c in cols] for name, cols in schema.TABLES.items()
     }
@@ -53,7 +53,7 @@ def catalog_version(catalog_dir: Path) -> str:
     Hashes each CSV/JSON file's relative path and exact bytes (so line endings count, mtimes do
     not), sorted by path, plus the typed schema and builder format the snapshot is built with.
     """
-    digest = hashlib.sha256(_schema_fingerprint())
+    digest = hashlib.sha256(schema_fingerprint())
     for path in catalog_files(catalog_dir):
         data = path.read_bytes()
         rel = path.relative_to(catalog_dir).as_posix().encode()
@@ -66,7 +66,7 @@ def catalog_version_stamped(catalog_dir: Path) -> str:
     """:func:`catalog_version`, hashed again only when a catalog file's path, size, mtime or
     inode changes (``hashing.by_stamps``): every page run asks for the served version, and
     hashing the whole catalog read ~8 MB each time."""
-    key = ("catalog_version", str(catalog_dir.resolve()), _schema_fingerprint())
+    key = ("catalog_version", str(catalog_dir.resolve()), schema_fingerprint())
     return by_stamps(catalog_files(catalog_dir), key, lambda: catalog_version(catalog_dir))
 
 

@@ -39,6 +39,7 @@ from analytics.core.snapshot.manifest import (
     DamagedSnapshot,
     catalog_version,
     output_hashes,
+    schema_fingerprint,
     try_manifest,
 )
 
@@ -125,13 +126,35 @@ def matching_catalog(
             return
     with tempfile.TemporaryDirectory(prefix="modelatlas-catalog-") as tmp:
         for commit in _git_catalogs(paths.REPO_ROOT) if history else []:
+            key = (commit, schema_fingerprint())
+            if key in _HISTORY and version not in _HISTORY[key]:
+                continue  # hashed before in this process, to other versions
             found = _git_extract(paths.REPO_ROOT, commit, Path(tmp) / commit)
-            spec = _schema_for(found, version) if found is not None and found.is_dir() else None
-            if spec is not None:
-                with _schema(spec):
+            if found is None or not found.is_dir():
+                continue
+            versions = _HISTORY.setdefault(key, _versions_of(found))
+            if version in versions:
+                at = versions.index(version)
+                with _schema(PAST_SCHEMAS[at - 1] if at else {}):
                     yield found, f"{_GIT_CATALOG} at git commit {commit[:10]}"
                 return
         yield None
+
+
+_HISTORY: dict[tuple[str, bytes], tuple[str, ...]] = {}
+"""(git commit, today's schema) -> the versions that commit's catalog hashes to under today's
+schema and each of :data:`PAST_SCHEMAS`: a commit never changes, so a process that checks
+several snapshots against the history extracts and hashes each commit once, not once per
+snapshot (a snapshot no commit matches walked the whole history each time)."""
+
+
+def _versions_of(catalog_dir: Path) -> tuple[str, ...]:
+    """The catalog's version under today's schema, then under each of :data:`PAST_SCHEMAS`."""
+    found = [catalog_version(catalog_dir)]
+    for spec in PAST_SCHEMAS:
+        with schema.tables_as(spec):
+            found.append(catalog_version(catalog_dir))
+    return tuple(found)
 
 
 PAST_SCHEMAS = json.loads(Path(__file__).with_name("past_schemas.json").read_text("utf-8"))
