@@ -57,6 +57,10 @@ WIDTH_PX, HEIGHT_PX = 1400, 1800
 PHONE_WIDTH_PX, PHONE_HEIGHT_PX = 390, 1600  # a common phone viewport (CSS px)
 THEMES = ("light", "dark")
 START_TIMEOUT_S = 90.0
+STOP_GRACE_S = 0.5
+"""How long a stopped server or browser may take to exit before it is killed: both are throwaway
+(a temp profile, a store whose writes are atomic), and Streamlit's own shutdown spent about 2 s
+of each run waiting on nothing the screenshots need."""
 SETTLE_S = 0.8  # Streamlit fades elements in; wait this long after the page reports ready
 READY_JS = """(() => {
   const app = document.querySelector('[data-testid="stApp"]');
@@ -170,7 +174,7 @@ def stop(proc: subprocess.Popen) -> None:
         return
     os.killpg(proc.pid, signal.SIGTERM)
     try:
-        proc.wait(timeout=15)
+        proc.wait(timeout=STOP_GRACE_S)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=15)

@@ -45,6 +45,5 @@ if [ ! -d /usr/share/datasets/fashion-mnist ] && [ "$(id -u)" = 0 ] && command -
 fi
 "$VENV/bin/python" -m ruff check .
 # Two workers (pytest-xdist, pinned in requirements.txt), a test module's tests on one worker so
-# its module-scoped fixtures are built once, the slowest modules first (tests/durations.json,
-# tests/fixtures/order.py) so both finish together; pass -n 0 to run in one process.
-exec "$VENV/bin/python" -m pytest -n 2 --dist loadscope --no-loadscope-reorder "$@"
+# its module-scoped fixtures are built once; pass -n 0 to run in one process.
+exec "$VENV/bin/python" -m pytest -n 2 --dist loadscope "$@"

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from analytics.core import paths
-from tests.fixtures import apptest, catalogs, notebooks, order
+from tests.fixtures import apptest, catalogs, notebooks
 from tests.fixtures.store import StorePaths
 
 REPO_ROOT = paths.REPO_ROOT
@@ -101,16 +101,3 @@ def run_notebook(monkeypatch: pytest.MonkeyPatch) -> Callable[..., notebooks.Exe
     inherits this test's environment (and imports the repo); returns what it printed."""
     monkeypatch.setenv("PYTHONPATH", str(paths.REPO_ROOT))
     return notebooks.execute
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The slowest modules first (``tests/fixtures/order.py``): two workers finish together."""
-    items[:] = order.slowest_first(items, order.weights())
-
-
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    order.record(report)
-
-
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    order.store(session.config)

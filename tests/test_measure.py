@@ -174,15 +174,26 @@ def test_label_phases_golden():
     assert label_phases([0.0, 1.0], []) == ["idle", "idle"]
 
 
-def _sampler_children() -> list[psutil.Process]:
-    return [
-        p
-        for p in psutil.Process().children(recursive=True)
-        if "measure.sampler_proc" in " ".join(p.cmdline())
-    ]
+def _sampler_children(before: set[int]) -> list[psutil.Process]:
+    """Children of this process started since ``before`` (their pids) that are samplers, or
+    zombies: a process it exited without reaping. An earlier test's unreaped child in this
+    worker is not the measurement's (its cmdline cannot even be read)."""
+    found = []
+    for child in psutil.Process().children(recursive=True):
+        if child.pid in before:
+            continue
+        try:
+            if "measure.sampler_proc" in " ".join(child.cmdline()):
+                found.append(child)
+        except psutil.ZombieProcess:
+            found.append(child)
+        except psutil.NoSuchProcess:
+            continue  # gone and reaped
+    return found
 
 
 def test_sampler_process_is_gone_after_a_failed_load():
+    before = {child.pid for child in psutil.Process().children(recursive=True)}
     with pytest.raises(ImportError, match="imaginary_backbone"):
         measure_once(
             Crashing(),
@@ -192,7 +203,7 @@ def test_sampler_process_is_gone_after_a_failed_load():
             warmup=0,
             calls=1,
         )
-    assert _sampler_children() == []
+    assert _sampler_children(before) == []
 
 
 _ORPHAN = (

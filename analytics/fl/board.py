@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from analytics.core import paths
-from analytics.fl import cache, datasets, review, runner, scoring, seeds, store
+from analytics.fl import cache, datasets, review, scoring, seeds, store, training
 from analytics.fl.perturbations import NOMINAL_SETUP
 from analytics.fl.policy import Policy, load_policy
 from analytics.fl.submission import PROTOCOLS, Submission
@@ -263,20 +263,20 @@ def disclosures(board: Board) -> list[str]:
     setup = NOMINAL_SETUP
     names = [datasets.SOURCES.get(d, d) for d in board.policy.datasets]
     seeds_text = ", ".join(str(s) for s in board.seeds) or "none"
-    training = ", ".join(
-        f"{d}: B = {b}, E = {e}" for d, (b, e) in runner.LOCAL_TRAINING.items()
+    batches = ", ".join(
+        f"{d}: B = {b}, E = {e}" for d, (b, e) in training.LOCAL_TRAINING.items()
         if d in board.policy.datasets
     )
     return [
         "Datasets: " + "; ".join(names) + f". Every checkpoint is evaluated on the same fixed "
         f"sample of at most {datasets.EVAL_SAMPLES:,} test images.",
         "Models: a LeNet-5 CNN and the 2NN MLP (two layers of 200 units), float32, trained with "
-        f"SGD (lr {runner.LEARNING_RATE}; {training}).",
+        f"SGD (lr {training.LEARNING_RATE}; {batches}).",
         f"Clients: {setup.n_clients}, each with label proportions drawn from Dirichlet("
         f"{setup.alpha:g}); {setup.clients_per_round} take part in each of {setup.rounds} rounds. "
-        f"Local Only is the mean accuracy of clients 0-{runner.LOCAL_ONLY_CLIENTS - 1} only, "
-        f"every {runner.LOCAL_ONLY_EVAL_EVERY} rounds; Centralized trains "
-        f"{runner.CENTRAL_EPOCHS} epochs on all training data.",
+        f"Local Only is the mean accuracy of clients 0-{training.LOCAL_ONLY_CLIENTS - 1} only, "
+        f"every {training.LOCAL_ONLY_EVAL_EVERY} rounds; Centralized trains "
+        f"{training.CENTRAL_EPOCHS} epochs on all training data.",
         f"Seeds: {seeds_text}. Points and ranks use the first seed's runs (the submissions), "
         "exactly as the methodology scores submitted values; the other seeds show the spread.",
         "The Protocol B targets are ours, not a paper's: 80 %, 90 % and 95 % of the best "

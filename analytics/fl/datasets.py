@@ -24,8 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from sklearn import datasets as skd
-from sklearn.model_selection import train_test_split
 
 from analytics.core.problems import Problem
 
@@ -100,12 +98,16 @@ def _mnist_5k() -> tuple[np.ndarray, ...]:
 
 
 def _digits() -> tuple[np.ndarray, ...]:
+    from sklearn import datasets as skd  # here: the app's pages import this module, not sklearn
+
     x, y = skd.load_digits(return_X_y=True)
     x = (np.asarray(x) * (255 / 16)).round().astype(np.uint8).reshape(-1, 1, 8, 8)
     return _fixed_split(x, np.asarray(y), test_size=0.25)
 
 
 def _fixed_split(x: np.ndarray, y: np.ndarray, test_size: float | int) -> tuple[np.ndarray, ...]:
+    from sklearn.model_selection import train_test_split
+
     x_tr, x_te, y_tr, y_te = train_test_split(
         x, y, test_size=test_size, stratify=y, random_state=SPLIT_SEED
     )
@@ -131,6 +133,8 @@ def _eval_sample(y_test: np.ndarray) -> np.ndarray:
     drawn once, stratified, with SPLIT_SEED."""
     if len(y_test) <= EVAL_SAMPLES:
         return np.arange(len(y_test))
+    from sklearn.model_selection import train_test_split
+
     keep, _ = train_test_split(
         np.arange(len(y_test)), train_size=EVAL_SAMPLES, stratify=y_test, random_state=SPLIT_SEED
     )

@@ -41,6 +41,13 @@ from analytics.fl.perturbations import (
     training_groups,
 )
 from analytics.fl.submission import Run
+from analytics.fl.training import (
+    CENTRAL_EPOCHS,
+    LEARNING_RATE,
+    LOCAL_ONLY_CLIENTS,
+    LOCAL_ONLY_EVAL_EVERY,
+    LOCAL_TRAINING,
+)
 
 FED_METHODS = ("FedAvg", "FedProx", "FedAvgM", "FedAdagrad", "FedAdam", "FedYogi", "SCAFFOLD")
 REFERENCE_METHODS = ("Local Only", "Centralized")
@@ -49,20 +56,12 @@ MODELS = ("cnn", "mlp")
 SEEDS = (2026, 2027, 2028)  # every reference run is made with each; the first is the submission
 BASE_SEED = SEEDS[0]
 HIDDEN_UNITS = 200  # 2NN of McMahan et al. 2017
-LEARNING_RATE = 0.05  # client SGD
-# Client minibatch size B and local epochs E per dataset (B from McMahan et al. 2017's grid):
-# Fashion-MNIST clients hold 600 images (12 steps a round); the small sets hold 40 (MNIST subset,
-# 4 steps) and 13 (digits; E = 2 gives 4 steps).
-LOCAL_TRAINING = {"fashion_mnist": (50, 1), "mnist": (10, 1), "digits": (10, 2)}
 PROX_MU = 1.0  # FedProx; the top of Li et al.'s grid {0.001, 0.01, 0.1, 1}: each local step
 # pulls the weights back by lr x mu = 5 % of their drift, enough to change the runs (docs/fl.md)
 SERVER_MOMENTUM = {"lr": 1.0, "beta": 0.9}  # FedAvgM (Hsu et al. 2019)
 # Adaptive server optimisers (Reddi et al. 2021): server lr eta, betas, adaptivity tau.
 SERVER_OPT = {"lr": 0.01, "beta1": 0.9, "beta2": 0.99, "tau": 1e-3}
 SERVER_ADAGRAD_LR = 0.1  # Adagrad's sum of squares only grows: a larger eta (their grid)
-LOCAL_ONLY_CLIENTS = 10  # Local Only trains and evaluates clients 0..9 of the split only
-LOCAL_ONLY_EVAL_EVERY = 5  # rounds between Local Only checkpoints (10 models per checkpoint)
-CENTRAL_EPOCHS = 5  # Centralized: one checkpoint per epoch over all training data
 BYTES_PER_VALUE = 4  # float32 weights, as sent and held on the simulated devices
 LOSS_DECIMALS = 8
 PROFILE_STREAM = 1  # device draws use their own stream: they never change training
