@@ -36,7 +36,7 @@ from analytics.llm import finetune, fit_inputs, hardware
 from analytics.llm import fit as hwfit
 
 if TYPE_CHECKING:
-    from analytics.llm import finetune_view
+    from analytics.llm import catalog, finetune_view
 
 
 class _UsageError(Problem):
@@ -144,6 +144,7 @@ class _Inputs:
 
     version: str
     data: dict[str, Any]
+    computed: bool = False  # no stored file: speeds are computed per hardware when asked
 
     def source(self, table: str) -> str:
         return _catalog_source(table, self.version)
@@ -152,6 +153,13 @@ class _Inputs:
         """A catalog GPU x count, its price with the offer count."""
         row = self.data["gpus"][gpu_id]
         return hardware.with_offers(hardware.hardware_of(row, count), row["price_offers"])
+
+    def speeds(self, gpu_id: str, count: int) -> dict[str, list[dict]]:
+        """Checkpoint -> measured speed entries on ``count`` x ``gpu_id``."""
+        gpu = str(gpu_id).casefold()
+        if self.computed:
+            return _computed_speeds(self.version, gpu, count)
+        return self.data["speeds"].get(gpu, {}).get(str(count), {})
 
     @property
     def configs(self) -> list[hardware.Hardware]:
@@ -180,16 +188,27 @@ def _inputs() -> _Inputs:
     if found is not None:
         return _Inputs(version, found)
     version = _serving_version()
-    return _Inputs(version, _computed(version))
+    found = fit_inputs.stored(version)
+    return _Inputs(version, found) if found else _Inputs(version, _computed(version), True)
+
+
+@functools.lru_cache(maxsize=2)
+def _tables(version: str) -> catalog.Catalog:
+    from analytics.llm import catalog
+
+    return catalog.of_version(version, fit_inputs.TABLES_READ)
 
 
 @functools.lru_cache(maxsize=2)
 def _computed(version: str) -> dict[str, Any]:
-    """``fit_inputs`` of a version without a current stored file (a version never changes)."""
-    from analytics.llm import catalog
+    """``fit_inputs`` of a version without a stored file, less the speeds (a version never
+    changes): every hardware's speeds cost seconds, one hardware's a few milliseconds."""
+    return fit_inputs.compute(_tables(version), speeds=False)
 
-    tables = fit_inputs.TABLES_READ
-    return fit_inputs.of_version(version, lambda: catalog.of_version(version, tables))
+
+@functools.lru_cache(maxsize=64)
+def _computed_speeds(version: str, gpu: str, count: int) -> dict[str, list[dict]]:
+    return fit_inputs.hardware_speeds(_tables(version), gpu, count)
 
 
 def _stats(files: list[Path]) -> tuple[tuple[str, int, int], ...]:
@@ -351,7 +370,7 @@ def _fit(args: argparse.Namespace, job: _Job) -> dict:
         out.update(_context_fit(model, args.context, kv, weights, budget))
     out.update(_quants(model, budget, kv, args.context))
     if model.model_id and hw.gpu_id != "custom":
-        out["measured_speeds"] = measured_speeds(job.served().data, model.model_id, hw)
+        out["measured_speeds"] = measured_speeds(job.served(), model.model_id, hw)
     return out
 
 
@@ -385,13 +404,11 @@ def _quants(model: _Model, budget: float, kv: float | None, context: int | None)
     }
 
 
-def measured_speeds(data: dict[str, Any], model_id: str, hw: hardware.Hardware) -> list[dict]:
+def measured_speeds(inputs: _Inputs, model_id: str, hw: hardware.Hardware) -> list[dict]:
     """The measured generation speeds the hardware-fit page shows for this model's checkpoint on
     exactly this GPU and count (``fit_inputs``: one entry per kind, never estimated)."""
-    model = data["models"].get(model_id, {})
-    checkpoint = model.get("checkpoint_id", model_id)
-    on = data["speeds"].get(str(hw.gpu_id).casefold(), {}).get(str(hw.count), {})
-    return on.get(checkpoint, [])
+    checkpoint = inputs.data["models"].get(model_id, {}).get("checkpoint_id", model_id)
+    return inputs.speeds(hw.gpu_id, hw.count).get(checkpoint, [])
 
 
 def _finetune(args: argparse.Namespace, job: _Job) -> dict:

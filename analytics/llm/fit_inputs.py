@@ -16,15 +16,15 @@ The file holds, all from the snapshot's tables:
   speeds the hardware-fit page shows (:func:`throughput.measured_speeds`, one entry per kind:
   :func:`speed_entries`); a hardware the throughput table does not name has none.
 
-:func:`stored` is the read-only reader (None when missing, stale or damaged); :func:`of_version`
-computes in memory when there is no stored file, and stores nothing: the command line never
-writes. ``python -m analytics derive`` writes the file (:func:`derive`), and a test fails when
-the committed one is missing for the current code.
+:func:`stored` is the read-only reader (None when missing, stale or damaged); without a stored
+file the command line computes what it needs (:func:`compute` without the speeds, then
+:func:`hardware_speeds` of the one hardware asked about) and stores nothing: it never writes.
+``python -m analytics derive`` writes the file (:func:`derive`), and a test fails when the
+committed one is missing for the current code.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,20 +70,23 @@ MODEL_FIELDS = (*NUMBERS, *FLAGS, *TEXTS)
 """The ``models`` columns the commands read, by kind (a column the catalog lacks is absent)."""
 
 
-def compute(tables: cat.Catalog) -> dict[str, Any]:
-    """The file's content (module docstring) from a snapshot's tables."""
+def compute(tables: cat.Catalog, speeds: bool = True) -> dict[str, Any]:
+    """The file's content (module docstring) from a snapshot's tables; ``speeds=False`` leaves
+    out the speeds (a reader computing one hardware's: :func:`hardware_speeds`)."""
     from analytics.llm import catalog as cat
 
     models = tables.models
-    return {
+    out = {
         "models": {row["model_id"]: _model(row) for row in models.to_dict("records")},
         "model_names": cat.model_names(models),
         "gpus": {
             str(row["gpu_id"]): _gpu(row) for row in tables.gpus.to_dict("records")
         },
         "gpu_names": cat.gpu_names(tables.gpus),
-        "speeds": _speeds(tables),
     }
+    if speeds:
+        out["speeds"] = _speeds(tables)
+    return out
 
 
 def _model(row: dict) -> dict[str, Any]:
@@ -108,10 +111,8 @@ def _gpu(row: dict) -> dict[str, Any]:
 
 
 def _speeds(tables: cat.Catalog) -> dict[str, dict[str, dict[str, list[dict]]]]:
-    """Every (GPU, count) the throughput table names -> checkpoint -> :func:`speed_entries`."""
+    """Every (GPU, count) the throughput table names -> :func:`hardware_speeds`."""
     import pandas as pd
-
-    from analytics.llm import throughput
 
     rows = tables.throughput
     if rows.empty or tables.models.empty:
@@ -124,12 +125,20 @@ def _speeds(tables: cat.Catalog) -> dict[str, dict[str, dict[str, list[dict]]]]:
     for gpu, count in sorted(keys.itertuples(index=False, name=None)):
         if float(count) != int(count) or int(count) < 1:
             continue  # a count no command line can ask for
-        speeds = throughput.measured_speeds(rows, tables.models, gpu, int(count))
-        found = {str(c): speed_entries(row) for c, row in speeds.iterrows()}
-        found = {c: entries for c, entries in found.items() if entries}
+        found = hardware_speeds(tables, gpu, int(count))
         if found:
             out.setdefault(gpu, {})[str(int(count))] = found
     return out
+
+
+def hardware_speeds(tables: cat.Catalog, gpu: str, count: int) -> dict[str, list[dict]]:
+    """Checkpoint -> :func:`speed_entries` on ``count`` x ``gpu`` (only checkpoints measured
+    there; ``throughput.measured_speeds``)."""
+    from analytics.llm import throughput
+
+    speeds = throughput.measured_speeds(tables.throughput, tables.models, gpu, count)
+    found = {str(c): speed_entries(row) for c, row in speeds.iterrows()}
+    return {c: entries for c, entries in found.items() if entries}
 
 
 def speed_entries(row: pd.Series) -> list[dict]:
@@ -165,12 +174,6 @@ def stored(version: str) -> dict[str, Any] | None:
     stamps = [p for p in (path, path.parent / derived.DIGESTS) if p.exists()]
     found = by_stamps(stamps, ("fit_inputs", str(path)), lambda: derived.read_verified(path))
     return found if isinstance(found, dict) else None
-
-
-def of_version(version: str, tables: Callable[[], cat.Catalog]) -> dict[str, Any]:
-    """The stored file of ``version``, else computed from ``tables()`` (nothing stored)."""
-    found = stored(version)
-    return compute(tables()) if found is None else found
 
 
 def derive(version: str) -> list[Path]:
