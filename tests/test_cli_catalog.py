@@ -4,16 +4,18 @@ open-weight checkpoint answers in-process, in under 30 s of CPU time, and bad in
 from __future__ import annotations
 
 import json
+import shutil
 import time
 
 import pandas as pd
 import pytest
 
-from analytics.core import paths
+from analytics.core import db, derived, paths
 from analytics.llm import checkpoints, fit_cli
 from tests.fixtures.cli import run_main
 from tests.fixtures.store import StorePaths
 
+COMMITTED_DERIVED = derived.folder("_").parent  # data/derived of this checkout
 CPU_LIMIT_S = 30.0  # the budget for both commands over every open-weight checkpoint
 
 
@@ -32,6 +34,10 @@ def test_every_open_weight_checkpoint_answers(store_paths: StorePaths, capsys) -
     rows = _open_checkpoints()
     assert len(rows) > 100
     run_main(capsys, fit_cli.main, "fit", "--params-b", "7", "--gpu", "h100")  # builds snapshot
+    # the served version's derived files, as a user's checkout has them: the commands read the
+    # stored fit inputs (the path without them is compared in tests/test_fit_inputs.py)
+    version = db.current_version()
+    shutil.copytree(COMMITTED_DERIVED / version, derived.folder(version), dirs_exist_ok=True)
     argv = {
         "fit": ("--gpu", "rtx-4090", "--context", "8192", "--json"),
         "finetune": ("--gpu", "rtx-4090", "--samples", "10000", "--json"),
