@@ -189,7 +189,9 @@ def _inputs() -> _Inputs:
         return _Inputs(version, found)
     version = _serving_version()
     found = fit_inputs.stored(version)
-    return _Inputs(version, found) if found else _Inputs(version, _computed(version), True)
+    if found is not None:
+        return _Inputs(version, found)
+    return _Inputs(version, _computed(version), computed=True)
 
 
 @functools.lru_cache(maxsize=2)

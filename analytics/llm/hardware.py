@@ -144,8 +144,7 @@ def gpu_names(rows: Iterable[dict]) -> dict[str, str]:
     separator-insensitive) -> gpu_id, from ``gpus`` rows."""
     names: dict[str, str] = {}
     for row in rows:
-        aliases = text(row.get("aliases"))
-        aliases = "" if aliases == "nan" else aliases
+        aliases = text(row.get("aliases"))  # NaN (no aliases) reads as ""
         for label in [row["gpu_id"], row["name"], *aliases.split(";")]:
             if str(label).strip():
                 names.setdefault(norm_name(label), row["gpu_id"])
